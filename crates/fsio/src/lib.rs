@@ -14,6 +14,7 @@ pub use atomic::{
 pub use error::{Error, ErrorCode, Result};
 pub use lock::{DirLock, LOCK_FILE};
 pub use paths::{
-    check_entry_name, create_dir_private, existing_session_dir, session_dir, session_dir_name,
-    state_root, SESSION_DIR_PREFIX_MAX,
+    check_entry_name, create_dir_private, existing_session_dir, lock_session, session_dir,
+    session_dir_name, state_root, CHECKPOINTS_DIR, OBSERVATIONS_DIR, SESSION_DIR_PREFIX_MAX,
+    STATE_DIR,
 };
