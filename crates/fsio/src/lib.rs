@@ -6,6 +6,7 @@ mod atomic;
 mod error;
 mod lock;
 mod paths;
+mod time;
 
 pub use atomic::{
     atomic_write, atomic_write_with, create_private, sweep_temp_files, sync_dir, Durability,
@@ -18,3 +19,4 @@ pub use paths::{
     session_dir_name, state_root, CHECKPOINTS_DIR, OBSERVATIONS_DIR, SESSION_DIR_PREFIX_MAX,
     STATE_DIR,
 };
+pub use time::{now_ms, parse_rfc3339, rfc3339};
