@@ -1,4 +1,23 @@
 //! Exact tiktoken-compatible token counting (o200k_base, cl100k_base). Knows nothing of napi.
+//!
+//! Same two stages as OpenAI's tiktoken, both linear:
+//! 1. pre-tokenisation with the encoding's split pattern, run by the `regex` crate (a finite
+//!    automaton, linear in the input). tiktoken's pattern has one lookahead, `\s+(?!\S)`, which
+//!    `regex` cannot run; it is emulated exactly by giving back the last whitespace character of a
+//!    run that is followed by a non-space (see [`Pretokenizer::next_piece`]);
+//! 2. byte-pair merging of each piece with the encoding's ranks. Pieces that are one token are a
+//!    single hash look-up; short pieces use tiktoken's own quadratic loop (fastest when small);
+//!    long pieces (1 MB of one repeated character is one piece) use a heap, O(n log n), with the
+//!    same merge order (lowest rank first, leftmost on ties), so the count is identical.
+//!
+//! The rank tables come from tiktoken-rs at build time (see `build.rs`) and are built into hash
+//! maps once per process, on first use or by [`warmup`], behind a `OnceLock` (thread-safe).
+
+use regex::Regex;
+use rustc_hash::FxHashMap;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::OnceLock;
 
 /// A BPE encoding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -11,12 +30,15 @@ pub enum Encoding {
 }
 
 impl Encoding {
+    /// The tiktoken name of the encoding.
     pub fn name(self) -> &'static str {
         match self {
             Encoding::O200kBase => "o200k_base",
             Encoding::Cl100kBase => "cl100k_base",
         }
     }
+
+    /// Parses a tiktoken encoding name.
     pub fn from_name(name: &str) -> Option<Encoding> {
         match name {
             "o200k_base" => Some(Encoding::O200kBase),
@@ -26,16 +48,253 @@ impl Encoding {
     }
 }
 
-/// Counts tokens of `text` as ordinary text (special-token strings count as plain text).
-pub fn count_tokens(text: &str, encoding: Encoding) -> usize {
-    let bpe = match encoding {
-        Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
-        Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
-    };
-    bpe.encode_ordinary(text).len()
+/// o200k_base's split pattern with `\s+(?!\S)|\s+` folded into `\s+` (the lookahead is
+/// emulated in code).
+const O200K_PATTERN: &str = concat!(
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    r"|\p{N}{1,3}",
+    r"| ?[^\s\p{L}\p{N}]+[\r\n/]*",
+    r"|\s*[\r\n]+",
+    r"|\s+",
+);
+
+/// cl100k_base's split pattern: possessive quantifiers dropped (they cannot change a match of this
+/// pattern), `\s+(?!\S)|\s` folded into `\s+` (emulated in code).
+const CL100K_PATTERN: &str = concat!(
+    r"'(?i:[sdmt]|ll|ve|re)",
+    r"|[^\r\n\p{L}\p{N}]?\p{L}+",
+    r"|\p{N}{1,3}",
+    r"| ?[^\s\p{L}\p{N}]+[\r\n]*",
+    r"|\s+$",
+    r"|\s*[\r\n]",
+    r"|\s+",
+);
+
+static O200K_BLOB: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.bin"));
+static CL100K_BLOB: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.bin"));
+
+/// Pieces up to this many bytes are merged with tiktoken's simple loop; longer ones with a heap.
+const HEAP_MERGE_FROM: usize = 128;
+
+struct Tables {
+    ranks: FxHashMap<&'static [u8], u32>,
+    split: Regex,
 }
 
-/// Builds the tables of `encoding` now (idempotent, thread-safe).
-pub fn warmup(encoding: Encoding) {
-    count_tokens("", encoding);
+static O200K: OnceLock<Tables> = OnceLock::new();
+static CL100K: OnceLock<Tables> = OnceLock::new();
+
+fn tables(encoding: Encoding) -> &'static Tables {
+    match encoding {
+        Encoding::O200kBase => O200K.get_or_init(|| Tables::load(O200K_BLOB, O200K_PATTERN)),
+        Encoding::Cl100kBase => CL100K.get_or_init(|| Tables::load(CL100K_BLOB, CL100K_PATTERN)),
+    }
 }
+
+impl Tables {
+    fn load(blob: &'static [u8], pattern: &str) -> Tables {
+        let count = u32::from_le_bytes(blob[..4].try_into().expect("blob header")) as usize;
+        let mut ranks = FxHashMap::with_capacity_and_hasher(count, Default::default());
+        let mut at = 4;
+        for rank in 0..count as u32 {
+            let len = blob[at] as usize;
+            at += 1;
+            if len > 0 {
+                ranks.insert(&blob[at..at + len], rank);
+                at += len;
+            }
+        }
+        let split = Regex::new(pattern).expect("split pattern compiles");
+        Tables { ranks, split }
+    }
+
+    #[inline]
+    fn rank(&self, bytes: &[u8]) -> u32 {
+        self.ranks.get(bytes).copied().unwrap_or(u32::MAX)
+    }
+
+    fn count(&self, text: &str) -> usize {
+        let mut total = 0;
+        let mut pre = Pretokenizer {
+            text,
+            pos: 0,
+            split: &self.split,
+        };
+        while let Some(piece) = pre.next_piece() {
+            total += self.count_piece(piece.as_bytes());
+        }
+        total
+    }
+
+    #[inline]
+    fn count_piece(&self, piece: &[u8]) -> usize {
+        if piece.len() == 1 || self.ranks.contains_key(piece) {
+            return 1;
+        }
+        if piece.len() <= HEAP_MERGE_FROM {
+            self.merge_small(piece)
+        } else {
+            self.merge_large(piece)
+        }
+    }
+
+    /// tiktoken's `_byte_pair_merge`, returning only the number of parts.
+    fn merge_small(&self, piece: &[u8]) -> usize {
+        // (start, rank of merging this part with the next)
+        let mut parts: Vec<(usize, u32)> = Vec::with_capacity(piece.len() + 1);
+        for i in 0..piece.len() - 1 {
+            parts.push((i, self.rank(&piece[i..i + 2])));
+        }
+        parts.push((piece.len() - 1, u32::MAX));
+        parts.push((piece.len(), u32::MAX));
+        loop {
+            let mut min = (u32::MAX, usize::MAX);
+            for (i, &(_, r)) in parts[..parts.len() - 1].iter().enumerate() {
+                if r < min.0 {
+                    min = (r, i);
+                }
+            }
+            if min.0 == u32::MAX {
+                break;
+            }
+            let i = min.1;
+            let rank_at = |parts: &Vec<(usize, u32)>, i: usize| {
+                if i + 3 < parts.len() {
+                    self.rank(&piece[parts[i].0..parts[i + 3].0])
+                } else {
+                    u32::MAX
+                }
+            };
+            parts[i].1 = rank_at(&parts, i);
+            if i > 0 {
+                parts[i - 1].1 = rank_at(&parts, i - 1);
+            }
+            parts.remove(i + 1);
+        }
+        parts.len() - 1
+    }
+
+    /// The same merge order with a min-heap keyed by (rank, start) and a linked list of parts:
+    /// O(n log n) for a piece of n bytes.
+    fn merge_large(&self, piece: &[u8]) -> usize {
+        let n = piece.len();
+        // Part i starts at byte i initially; next/prev link live parts; rank[i] is the rank of
+        // merging part i with its next part (u32::MAX if none).
+        let mut next: Vec<usize> = (1..=n).collect();
+        let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
+        let mut alive = vec![true; n];
+        let mut rank = vec![u32::MAX; n];
+        let mut heap = BinaryHeap::with_capacity(n);
+        for i in 0..n - 1 {
+            rank[i] = self.rank(&piece[i..i + 2]);
+            if rank[i] != u32::MAX {
+                heap.push(Reverse((rank[i], i)));
+            }
+        }
+        let mut parts = n;
+        // End byte of the part after `j`'s next, i.e. the end of a merge of j with next[j].
+        let pair_end = |next: &Vec<usize>, j: usize| -> Option<usize> {
+            let k = next[j];
+            if k >= n {
+                None
+            } else {
+                Some(next[k])
+            }
+        };
+        while let Some(Reverse((r, i))) = heap.pop() {
+            if !alive[i] || rank[i] != r {
+                continue; // stale entry
+            }
+            // Merge part i with its next part j.
+            let j = next[i];
+            alive[j] = false;
+            next[i] = next[j];
+            if next[j] < n {
+                prev[next[j]] = i;
+            }
+            parts -= 1;
+            rank[i] = match pair_end(&next, i) {
+                Some(end) => self.rank(&piece[i..end]),
+                None => u32::MAX,
+            };
+            if rank[i] != u32::MAX {
+                heap.push(Reverse((rank[i], i)));
+            }
+            let p = prev[i];
+            if p < n {
+                rank[p] = match pair_end(&next, p) {
+                    Some(end) => self.rank(&piece[p..end]),
+                    None => u32::MAX,
+                };
+                if rank[p] != u32::MAX {
+                    heap.push(Reverse((rank[p], p)));
+                }
+            }
+        }
+        parts
+    }
+}
+
+/// Splits text into pieces exactly as tiktoken's split pattern does.
+struct Pretokenizer<'t> {
+    text: &'t str,
+    pos: usize,
+    split: &'t Regex,
+}
+
+impl<'t> Pretokenizer<'t> {
+    #[inline]
+    fn next_piece(&mut self) -> Option<&'t str> {
+        if self.pos >= self.text.len() {
+            return None;
+        }
+        let m = self.split.find_at(self.text, self.pos)?;
+        let (start, mut end) = (m.start(), m.end());
+        debug_assert_eq!(start, self.pos, "the split pattern covers every character");
+        let piece = &self.text[start..end];
+        // Emulate `\s+(?!\S)`: a whitespace run (no line break in it, or an earlier alternative
+        // would have matched) followed by a non-space gives its last character to the next piece,
+        // unless the run is a single character.
+        if end < self.text.len() {
+            let mut chars = piece.chars();
+            if let Some(last) = chars.next_back() {
+                if last.is_whitespace()
+                    && last != '\n'
+                    && last != '\r'
+                    && chars.clone().next().is_some()
+                    && piece.chars().all(char::is_whitespace)
+                {
+                    end -= last.len_utf8();
+                }
+            }
+        }
+        self.pos = end;
+        Some(&self.text[start..end])
+    }
+}
+
+/// Counts tokens of `text` as ordinary text (special-token strings count as plain text), exactly
+/// as tiktoken's `encode_ordinary(text).len()`.
+pub fn count_tokens(text: &str, encoding: Encoding) -> usize {
+    if text.is_empty() {
+        return 0;
+    }
+    tables(encoding).count(text)
+}
+
+/// Builds the tables of `encoding` now (idempotent, thread-safe; at most once per process).
+pub fn warmup(encoding: Encoding) {
+    tables(encoding);
+}
+
+/// Whether the tables of `encoding` are already built (for tests and diagnostics).
+pub fn is_warm(encoding: Encoding) -> bool {
+    match encoding {
+        Encoding::O200kBase => O200K.get().is_some(),
+        Encoding::Cl100kBase => CL100K.get().is_some(),
+    }
+}
+
+#[cfg(test)]
+mod tests;
