@@ -1,0 +1,442 @@
+// `openclaw-context replay`: plays a pi session file through the addon the way the OpenClaw runtime would
+// have during the session, and measures what the addon did.
+//
+// Per entry on the active branch, in order:
+// - an assistant message is a turn: before it is added to the context, the gauge reads its provider usage
+//   (input + cacheRead + cacheWrite, what the provider billed as context for that call) against the window;
+//   at `checkpoint` (80%) a checkpoint is written (trigger auto-80pct; the writer skips near-duplicates).
+//   The usage estimator's reading of the context at that moment is compared with the provider's number.
+//   The turn's `session.scratchpad` tool calls are applied to the scratchpad.
+// - a tool result is captured (incremental state) and offered to the observation store; results over the
+//   threshold are parked and the synthetic observation's tokens are compared with the original's.
+// - a `compaction` entry writes a checkpoint (trigger compaction) with the messages being compacted, renders
+//   its post-compaction restore text, and rebuilds the context as pi does: summary + kept messages.
+import { firstKeptIndex, messageText, providerContextTokens } from './transcript.mjs'
+import { has, missing, native, notAvailable } from './native.mjs'
+
+export const DEFAULT_WINDOW = 200_000
+export const DEFAULT_THRESHOLD_BYTES = 4096
+export const SCRATCHPAD_TOOL = 'session.scratchpad'
+
+/** The session key a replay writes under when none is given. */
+export function defaultSessionKey(parsed, file) {
+  const id = parsed.header && typeof parsed.header.id === 'string' ? parsed.header.id : null
+  const base = id ?? String(file ?? 'session').replace(/^.*[\\/]/, '').replace(/\.jsonl$/, '')
+  return `agent:main:replay:${base}`
+}
+
+/** Files named by a tool call's arguments, as pi's compaction fileOps lists them. */
+function addFileOps(ops, name, args) {
+  if (!args || typeof args !== 'object') return
+  const path = typeof args.path === 'string' ? args.path : typeof args.file_path === 'string' ? args.file_path : null
+  if (!path) return
+  if (name === 'read') ops.read.add(path)
+  else if (name === 'write') ops.written.add(path)
+  else if (name === 'edit') ops.edited.add(path)
+}
+
+function median(xs) {
+  if (xs.length === 0) return null
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+
+function mean(xs) {
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null
+}
+
+/**
+ * The estimator adapter: the gauge's incremental ContextEstimator when the build has it, else the
+ * one-shot estimateContextTokens. Returns null when the build has neither.
+ */
+function makeEstimator() {
+  if (typeof native.ContextEstimator === 'function') {
+    const est = new native.ContextEstimator()
+    return {
+      kind: 'ContextEstimator',
+      reset(messages) {
+        est.reset()
+        for (const m of messages) est.push(m)
+      },
+      push(m) {
+        est.push(m)
+      },
+      estimate() {
+        const r = est.estimate()
+        return typeof r === 'number' ? r : r.tokens
+      },
+    }
+  }
+  if (typeof native.estimateContextTokens === 'function') {
+    let ctx = []
+    return {
+      kind: 'estimateContextTokens',
+      reset(messages) {
+        ctx = [...messages]
+      },
+      push(m) {
+        ctx.push(m)
+      },
+      estimate() {
+        const r = native.estimateContextTokens(ctx)
+        return typeof r === 'number' ? r : r.tokens
+      },
+    }
+  }
+  return null
+}
+
+/** Reads the offload result in the shape the build returns. */
+function offloadOutcome(r) {
+  const obs = r?.observation
+  const stored =
+    typeof r?.offloaded === 'boolean'
+      ? r.offloaded
+      : typeof r?.stored === 'boolean'
+        ? r.stored
+        : obs !== null && typeof obs === 'object' && typeof obs.scratchpad_id === 'string'
+  return { stored, observation: obs, id: r?.id ?? obs?.scratchpad_id }
+}
+
+/**
+ * Replays `parsed` (from parseTranscript) and returns the report as data.
+ *
+ * @param {object} parsed
+ * @param {{ file?: string, window?: number, stateDir: string, sessionKey?: string, thresholdBytes?: number,
+ *           onProgress?: (p: { done: number, total: number, turn: number }) => void }} options
+ */
+export async function replay(parsed, options) {
+  const window = options.window ?? DEFAULT_WINDOW
+  const stateDir = options.stateDir
+  const sessionKey = options.sessionKey ?? defaultSessionKey(parsed, options.file)
+  const thresholdBytes = options.thresholdBytes ?? DEFAULT_THRESHOLD_BYTES
+  const entries = parsed.entries
+  const total = entries.length
+  const onProgress = options.onProgress ?? (() => {})
+
+  const canGauge = has('evaluateContextUsage')
+  const canCheckpoint = has('writeCheckpointSync', 'renderCheckpoint')
+  const canOffload = has('offloadObservation')
+  const canState = has('recordToolResult')
+  const canMessages = has('recordMessages')
+  const canScratchpad = has('applyScratchpadAction', 'getScratchpadContent', 'clearScratchpad')
+  const estimator = makeEstimator()
+  // The scratchpad registry is process-wide: a replay uses a session id of its own and clears it after.
+  const scratchpadSession = `${sessionKey}#replay-${process.pid}-${Date.now()}`
+
+  const turns = { assistant: 0, withUsage: 0, user: 0, toolResults: 0, compactions: 0 }
+  const peak = { tokens: 0, utilization: 0, turn: null, line: null }
+  const gaugeFirst = { gauge: null, checkpoint: null } // first turn whose reading asked for each action
+  const checkpoints = [] // written
+  const skipped = [] // attempts the writer skipped
+  const compactions = []
+  const offload = { thresholdBytes, offered: 0, offloaded: 0, bytes: 0, tokensBefore: 0, tokensAfter: 0, largest: null }
+  const estimates = [] // { turn, line, estimate, provider }
+  const scratchpad = { calls: 0, applied: 0, rejected: 0, messages: [] }
+  const errors = [] // addon calls that threw: { line, call, code, message }
+
+  let ctx = [] // the context as pi would send it: AgentMessage[]
+  let ctxIdx = [] // for each ctx message, its index in `entries` (-1 for synthesized)
+  let messagesRecordedUpTo = 0 // ctx length already given to recordMessages
+  let compactionCount = 0
+  let checkpointSaved = false
+  const toolCalls = new Map() // toolCallId -> { name, arguments, turn }
+  const fileOps = { read: new Set(), written: new Set(), edited: new Set() }
+
+  const call = (line, name, fn) => {
+    try {
+      return fn()
+    } catch (e) {
+      errors.push({ line, call: name, code: e?.code ?? 'Error', message: String(e?.message ?? e) })
+      return undefined
+    }
+  }
+  const callAsync = async (line, name, fn) => {
+    try {
+      return await fn()
+    } catch (e) {
+      errors.push({ line, call: name, code: e?.code ?? 'Error', message: String(e?.message ?? e) })
+      return undefined
+    }
+  }
+
+  const pushCtx = (message, idx) => {
+    ctx.push(message)
+    ctxIdx.push(idx)
+    estimator?.push(message)
+  }
+
+  const writeCheckpoint = (line, turn, trigger, inputTokens, extra) => {
+    const input = {
+      stateDir,
+      sessionKey,
+      trigger,
+      tokenUsage: { inputTokens, contextWindow: window, utilization: inputTokens / window },
+      compactionCount,
+      sessionFile: options.file,
+      channel: 'replay',
+      agentId: 'main',
+      messages: ctx,
+      ...extra,
+    }
+    const res = call(line, 'writeCheckpointSync', () => native.writeCheckpointSync(input))
+    if (!res) return null
+    if (!res.written) {
+      skipped.push({ trigger, turn, line, inputTokens, reason: res.reason ?? 'not written' })
+      return null
+    }
+    const restore = call(line, 'renderCheckpoint', () =>
+      native.renderCheckpoint({ stateDir, sessionKey }, { mode: 'post-compaction' }),
+    )
+    const cp = {
+      id: res.checkpointId,
+      trigger,
+      turn,
+      line,
+      inputTokens,
+      utilization: inputTokens / window,
+      restoreTokens: typeof restore === 'string' ? native.countTokens(restore) : null,
+      summaryTokens: null,
+      path: res.path,
+    }
+    checkpoints.push(cp)
+    return cp
+  }
+
+  const recordMessages = (line) => {
+    if (!canMessages) return
+    // The host hands the whole message array to each context event; the state crate remembers the
+    // patterns it has seen, so giving it what is new plus the last few messages for their neighbours is
+    // the same capture without re-reading the whole context on every turn.
+    const from = Math.max(0, messagesRecordedUpTo - 8)
+    call(line, 'recordMessages', () => native.recordMessages({ stateDir, sessionKey, messages: ctx.slice(from) }))
+    messagesRecordedUpTo = ctx.length
+  }
+
+  let lastProgress = 0
+  for (let i = 0; i < total; i++) {
+    const { line, entry } = entries[i]
+    if (i - lastProgress >= 25) {
+      lastProgress = i
+      onProgress({ done: i, total, turn: turns.assistant })
+    }
+    if (entry.type === 'message') {
+      const m = entry.message
+      const role = m.role
+      if (role === 'assistant') {
+        turns.assistant++
+        const turn = turns.assistant
+        const tokens = providerContextTokens(m)
+        recordMessages(line)
+        if (tokens !== null) {
+          turns.withUsage++
+          const utilization = tokens / window
+          if (tokens > peak.tokens) Object.assign(peak, { tokens, utilization, turn, line })
+          if (estimator) {
+            const est = call(line, estimator.kind, () => estimator.estimate())
+            if (typeof est === 'number') estimates.push({ turn, line, estimate: est, provider: tokens })
+          }
+          if (canGauge) {
+            const reading = call(line, 'evaluateContextUsage', () =>
+              native.evaluateContextUsage({ tokens, contextWindow: window }, { checkpointSaved }),
+            )
+            if (reading) {
+              if (reading.action !== 'none' && gaugeFirst.gauge === null) gaugeFirst.gauge = { turn, line, utilization }
+              if (reading.action === 'checkpoint') {
+                if (gaugeFirst.checkpoint === null) gaugeFirst.checkpoint = { turn, line, utilization }
+                if (canCheckpoint) {
+                  const cp = writeCheckpoint(line, turn, 'auto-80pct', tokens, {})
+                  if (cp) checkpointSaved = true
+                }
+              }
+            }
+          }
+        }
+        pushCtx(m, i)
+        if (Array.isArray(m.content)) {
+          for (const b of m.content) {
+            if (!b || b.type !== 'toolCall') continue
+            toolCalls.set(b.id, { name: b.name, arguments: b.arguments, turn })
+            addFileOps(fileOps, b.name, b.arguments)
+            if (b.name === SCRATCHPAD_TOOL) {
+              scratchpad.calls++
+              if (canScratchpad) {
+                const r = call(line, 'applyScratchpadAction', () =>
+                  native.applyScratchpadAction(scratchpadSession, b.arguments ?? {}),
+                )
+                if (r?.ok) scratchpad.applied++
+                else scratchpad.rejected++
+                if (r) scratchpad.messages.push({ turn, line, ok: r.ok, message: r.message })
+              }
+            }
+          }
+        }
+      } else if (role === 'toolResult') {
+        turns.toolResults++
+        const text = messageText(m)
+        const callInfo = toolCalls.get(m.toolCallId)
+        if (canState && typeof m.toolName === 'string' && m.toolName !== '') {
+          call(line, 'recordToolResult', () =>
+            native.recordToolResult({
+              stateDir,
+              sessionKey,
+              toolName: m.toolName,
+              params: callInfo?.arguments ?? {},
+              isError: m.isError === true,
+              error: m.isError === true ? text.slice(0, 500) : undefined,
+            }),
+          )
+        }
+        if (canOffload) {
+          offload.offered++
+          const res = await callAsync(line, 'offloadObservation', () =>
+            native.offloadObservation({
+              stateDir,
+              sessionKey,
+              content: text,
+              toolName: m.toolName,
+              turnId: `turn-${callInfo?.turn ?? turns.assistant}`,
+              thresholdBytes,
+              metadata: { toolCallId: m.toolCallId, line },
+            }),
+          )
+          const out = offloadOutcome(res)
+          if (res && out.stored) {
+            const before = native.countTokens(text)
+            const after = native.countTokens(JSON.stringify(out.observation))
+            offload.offloaded++
+            offload.bytes += Buffer.byteLength(text, 'utf8')
+            offload.tokensBefore += before
+            offload.tokensAfter += after
+            if (!offload.largest || before > offload.largest.tokens) {
+              offload.largest = { line, toolName: m.toolName, tokens: before, bytes: Buffer.byteLength(text, 'utf8') }
+            }
+          }
+        }
+        pushCtx(m, i)
+      } else {
+        if (role === 'user') turns.user++
+        pushCtx(m, i)
+      }
+    } else if (entry.type === 'compaction') {
+      turns.compactions++
+      compactionCount++
+      const summary = typeof entry.summary === 'string' ? entry.summary : ''
+      const kept = firstKeptIndex(entry, entries)
+      // What pi hands the summarizer: the context up to the first kept entry.
+      const cut = kept >= 0 ? ctxIdx.findIndex((x) => x >= kept) : -1
+      const toSummarize = cut >= 0 ? ctx.slice(0, cut) : ctx
+      const tokensBefore = typeof entry.tokensBefore === 'number' ? entry.tokensBefore : (peak.tokens ?? 0)
+      const record = {
+        line,
+        tokensBefore,
+        summaryTokens: native.countTokens(summary),
+        firstKeptLine: kept >= 0 ? entries[kept].line : null,
+        checkpoint: null,
+      }
+      if (canCheckpoint) {
+        recordMessages(line)
+        const saved = ctx
+        ctx = toSummarize
+        const cp = writeCheckpoint(line, turns.assistant, 'compaction', tokensBefore, {
+          fileOps: { read: [...fileOps.read], written: [...fileOps.written], edited: [...fileOps.edited] },
+        })
+        ctx = saved
+        if (cp) {
+          cp.summaryTokens = record.summaryTokens
+          record.checkpoint = cp.id
+        }
+      }
+      compactions.push(record)
+      // pi's context after compaction: the summary, then the kept messages, then what follows.
+      const keptMessages = []
+      const keptIdx = []
+      if (kept >= 0) {
+        for (let k = kept; k < i; k++) {
+          const e = entries[k].entry
+          if (e.type === 'message') {
+            keptMessages.push(e.message)
+            keptIdx.push(k)
+          }
+        }
+      }
+      const summaryMessage = { role: 'compactionSummary', summary, tokensBefore, timestamp: Date.parse(entry.timestamp) || 0 }
+      ctx = [summaryMessage, ...keptMessages]
+      ctxIdx = [-1, ...keptIdx]
+      messagesRecordedUpTo = ctx.length
+      estimator?.reset(ctx)
+      fileOps.read.clear()
+      fileOps.written.clear()
+      fileOps.edited.clear()
+      checkpointSaved = false
+    } else if (entry.type === 'branch_summary' && typeof entry.summary === 'string') {
+      pushCtx({ role: 'branchSummary', summary: entry.summary, fromId: entry.fromId ?? '', timestamp: 0 }, i)
+    } else if (entry.type === 'custom_message') {
+      pushCtx({ role: 'custom', customType: entry.customType, content: entry.content, display: entry.display, timestamp: 0 }, i)
+    }
+  }
+  onProgress({ done: total, total, turn: turns.assistant })
+
+  let scratchpadPrepend = null
+  if (canScratchpad && scratchpad.calls > 0) {
+    const content = call(0, 'getScratchpadContent', () => native.getScratchpadContent(scratchpadSession))
+    scratchpadPrepend = typeof content === 'string' ? { chars: content.length, tokens: native.countTokens(content) } : null
+    call(0, 'clearScratchpad', () => native.clearScratchpad(scratchpadSession))
+  }
+
+  // The estimator against the provider: the transcript lacks the system prompt and tool definitions, so
+  // the error has a roughly constant part; the median error is that offset, and what is left after it
+  // is how well the estimator follows the context as it changes.
+  let estimator_ = { available: false, reason: notAvailable('gauge estimator', ['ContextEstimator', 'estimateContextTokens']) }
+  if (estimator) {
+    const errs = estimates.map((s) => s.estimate - s.provider)
+    const offset = median(errs)
+    estimator_ = {
+      available: true,
+      kind: estimator.kind,
+      samples: estimates.length,
+      meanError: mean(errs),
+      meanAbsError: mean(errs.map(Math.abs)),
+      meanAbsPercent: mean(estimates.map((s) => Math.abs(s.estimate - s.provider) / s.provider)),
+      offset,
+      meanAbsErrorAfterOffset: offset === null ? null : mean(errs.map((e) => Math.abs(e - offset))),
+      maxAbsError: errs.length ? Math.max(...errs.map(Math.abs)) : null,
+    }
+  }
+
+  return {
+    file: options.file ?? null,
+    format: parsed.format,
+    version: parsed.version,
+    sessionId: parsed.header?.id ?? null,
+    sessionKey,
+    stateDir,
+    window,
+    lines: parsed.stats.lines,
+    entries: entries.length,
+    offBranch: parsed.stats.offBranch,
+    problems: parsed.problems,
+    turns,
+    peak,
+    gauge: canGauge
+      ? { available: true, firstGauge: gaugeFirst.gauge, firstCheckpoint: gaugeFirst.checkpoint }
+      : { available: false, reason: notAvailable('gauge', missing('evaluateContextUsage')) },
+    checkpoints: canCheckpoint
+      ? { available: true, written: checkpoints, skipped }
+      : { available: false, reason: notAvailable('checkpoints', missing('writeCheckpointSync', 'renderCheckpoint')), written: [], skipped: [] },
+    compactions,
+    offload: canOffload
+      ? { available: true, ...offload, tokensMoved: offload.tokensBefore - offload.tokensAfter }
+      : { available: false, reason: notAvailable('observation store', missing('offloadObservation')) },
+    estimator: estimator_,
+    state: {
+      toolResults: canState ? { available: true } : { available: false, reason: notAvailable('tool_result capture', missing('recordToolResult')) },
+      messages: canMessages ? { available: true } : { available: false, reason: notAvailable('message capture', missing('recordMessages')) },
+    },
+    scratchpad: canScratchpad
+      ? { available: true, calls: scratchpad.calls, applied: scratchpad.applied, rejected: scratchpad.rejected, prepend: scratchpadPrepend, results: scratchpad.messages }
+      : { available: false, calls: scratchpad.calls, reason: notAvailable('scratchpad', missing('applyScratchpadAction', 'getScratchpadContent', 'clearScratchpad')) },
+    errors,
+  }
+}

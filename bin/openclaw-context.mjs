@@ -1,0 +1,154 @@
+#!/usr/bin/env node
+// openclaw-context: see a session through @openclaw/context-native.
+//   replay <session.jsonl> [--window N] [--state-dir DIR] [--session-key KEY] [--threshold BYTES] [--json]
+//   inspect <stateDir> [sessionKey] [--json]
+//   count [file] [--encoding E] [--json]
+// Thin JS over the addon: the logic it measures lives in Rust; this file parses arguments and prints.
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+
+const USAGE = `usage: openclaw-context <command> [options]
+
+commands
+  replay <session.jsonl>     replay a pi session through the gauge, checkpoints, observation store and
+                             scratchpad, and report what they did
+      --window N             context window in tokens (default 200000)
+      --state-dir DIR        where checkpoints and observations go (default: a new temporary directory)
+      --session-key KEY      session key to write under (default agent:main:replay:<session id>)
+      --threshold BYTES      offload tool results over this many bytes (default 4096)
+      --json                 the report as JSON
+  inspect <stateDir> [key]   sessions in a state dir, their checkpoints and observation stores, and the
+                             restore text of the latest checkpoint (--json for data)
+  count [file]               tokens of a file, or of stdin, per encoding (--encoding E, --json)
+
+Malformed session files are read as far as they can be and every unreadable line is reported.`
+
+class UsageError extends Error {}
+
+function positiveInt(value, name) {
+  if (value === undefined) return undefined
+  const n = Number(value)
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${name} must be a positive integer, got ${JSON.stringify(value)}`)
+  return n
+}
+
+/** A progress line on stderr, only when stderr is a terminal. Returns { tick, done }. */
+function progressLine(label) {
+  if (!process.stderr.isTTY) return { tick() {}, done() {} }
+  let last = 0
+  return {
+    tick({ done, total, turn }) {
+      const now = Date.now()
+      if (now - last < 80 && done < total) return
+      last = now
+      const width = 24
+      const filled = total ? Math.round((done / total) * width) : width
+      process.stderr.write(`\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} entries, turn ${turn}`)
+    },
+    done() {
+      process.stderr.write('\r\x1b[2K')
+    },
+  }
+}
+
+async function cmdReplay(args) {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      window: { type: 'string' },
+      'state-dir': { type: 'string' },
+      'session-key': { type: 'string' },
+      threshold: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  })
+  if (positionals.length !== 1) throw new UsageError('replay takes one session file')
+  const file = positionals[0]
+  const window = positiveInt(values.window, '--window')
+  const thresholdBytes = positiveInt(values.threshold, '--threshold')
+  const { parseTranscript } = await import('./lib/transcript.mjs')
+  const { replay } = await import('./lib/replay.mjs')
+  const { formatReplay } = await import('./lib/report.mjs')
+  const text = readFileSync(file, 'utf8')
+  const parsed = parseTranscript(text)
+  const stateDir = values['state-dir'] ?? mkdtempSync(join(tmpdir(), 'openclaw-context-replay-'))
+  const progress = progressLine('replaying')
+  let report
+  try {
+    report = await replay(parsed, {
+      file,
+      window,
+      stateDir,
+      sessionKey: values['session-key'],
+      thresholdBytes,
+      onProgress: (p) => progress.tick(p),
+    })
+  } finally {
+    progress.done()
+  }
+  process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReplay(report)}\n`)
+  return report.errors.length ? 1 : 0
+}
+
+async function cmdInspect(args) {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean', default: false } } })
+  if (positionals.length < 1 || positionals.length > 2) throw new UsageError('inspect takes a state dir and an optional session key')
+  const { inspect, formatInspect } = await import('./lib/inspect.mjs')
+  const result = inspect(positionals[0], positionals[1])
+  process.stdout.write(values.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatInspect(result)}\n`)
+  return result.sessions.length || !positionals[1] ? 0 : 1
+}
+
+async function cmdCount(args) {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { json: { type: 'boolean', default: false }, encoding: { type: 'string' } },
+  })
+  if (positionals.length > 1) throw new UsageError('count takes at most one file (none or "-" reads stdin)')
+  const { runCount, formatCount } = await import('./lib/count.mjs')
+  const result = runCount(positionals[0], { encoding: values.encoding })
+  process.stdout.write(values.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatCount(result)}\n`)
+  return 0
+}
+
+async function main(argv) {
+  const [command, ...rest] = argv
+  switch (command) {
+    case 'replay':
+      return cmdReplay(rest)
+    case 'inspect':
+      return cmdInspect(rest)
+    case 'count':
+      return cmdCount(rest)
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(`${USAGE}\n`)
+      return command === undefined ? 2 : 0
+    default:
+      throw new UsageError(`unknown command ${JSON.stringify(command)}`)
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code
+  },
+  (err) => {
+    if (err instanceof UsageError || err?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || err?.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+      process.stderr.write(`openclaw-context: ${err.message}\n\n${USAGE}\n`)
+      process.exitCode = 2
+    } else if (err?.code === 'ENOENT' || err?.code === 'EISDIR' || err?.code === 'EACCES') {
+      process.stderr.write(`openclaw-context: ${err.message}\n`)
+      process.exitCode = 1
+    } else {
+      process.stderr.write(`openclaw-context: ${err?.code ? `${err.code}: ` : ''}${err?.stack ?? err}\n`)
+      process.exitCode = 1
+    }
+  },
+)
