@@ -1,1 +1,550 @@
-//! placeholder, replaced by the incremental state work
+//! Incremental state capture (seed 001, section 7): what the host's `tool_result` and `context`
+//! handlers record between checkpoints, kept in JSON files under
+//! `<stateDir>/context/state/<session dir>/`:
+//!
+//! | file | holds | cap (oldest dropped first) |
+//! | --- | --- | --- |
+//! | `decisions.json` | decisions `{id, what, when}` | 50 |
+//! | `thread.json` | topic, recent exchanges, tool failures | 8 exchanges, 50 failures |
+//! | `resources.json` | files read, files modified, tools used (deduplicated) | 100 files per list, 100 tools |
+//! | `open_items.json` | open items | 50 |
+//! | `learnings.json` | learnings | 50 |
+//!
+//! Every update runs under `lock_session` (the lock checkpoint writes take too), reads the file,
+//! changes it and writes it back atomically, so concurrent processes lose nothing below the caps.
+//! Each file records the writing process instance and time; a checkpoint bundles them with
+//! [`read_bundle`] and clears them with [`reset`] (section 12: state of a crashed process is
+//! bundled by the next checkpoint; state of an earlier process older than the latest checkpoint
+//! is discarded). A torn or corrupt file is renamed `<name>.corrupt-<ms>` and reads continue
+//! with that file empty. Deduplicated lists (tools, files, items, learnings) move an entry to the
+//! end when it is recorded again, so the cap drops the least recently used.
+
+mod capture;
+mod files;
+
+pub use capture::{classify_tool, extract_paths, gist, Access, PATHS_KEYS, PATH_KEYS};
+pub use files::{instance_id, ALL_FILES, SCHEMA};
+
+use context_fsio::{
+    existing_session_dir, lock_session, now_ms, rfc3339, session_dir, Error, Result,
+    CHECKPOINTS_DIR, STATE_DIR,
+};
+use files::{
+    load, store, DecisionsData, LearningsData, OpenItemsData, Payload, ResourcesData, StateFile,
+    ThreadData, DECISIONS_FILE, LEARNINGS_FILE, OPEN_ITEMS_FILE, RESOURCES_FILE, THREAD_FILE,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// Most decisions kept between checkpoints.
+pub const MAX_DECISIONS: usize = 50;
+/// Most exchanges kept (the most recent).
+pub const MAX_EXCHANGES: usize = 8;
+/// Most distinct tool names kept.
+pub const MAX_TOOLS: usize = 100;
+/// Most paths kept in each of `files_read` and `files_modified`.
+pub const MAX_FILES: usize = 100;
+/// Most tool failures kept.
+pub const MAX_FAILURES: usize = 50;
+/// Most open items kept.
+pub const MAX_OPEN_ITEMS: usize = 50;
+/// Most learnings kept.
+pub const MAX_LEARNINGS: usize = 50;
+/// Longest decision, open item or learning in characters (longer text is cut).
+pub const MAX_ITEM_CHARS: usize = 1000;
+/// Longest tool failure text in characters.
+pub const MAX_FAILURE_CHARS: usize = 200;
+/// Length of the topic gist (seed 001, 11.1: first 100 chars of the last user message).
+pub const TOPIC_CHARS: usize = 100;
+/// Length of an exchange gist (seed 001, 11.2).
+pub const GIST_CHARS: usize = 120;
+/// A user message shorter than this after a long agent response is decision-like (7.2, Layer B).
+pub const DECISION_USER_MAX_CHARS: usize = 50;
+/// An agent response longer than this is "long" (7.2 and 11.2).
+pub const LONG_AGENT_CHARS: usize = 500;
+/// Fingerprints of recorded decision-like patterns kept for deduplication.
+const MAX_MARKS: usize = 500;
+
+/// A decision, as in the checkpoint's `decisions` section.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Decision {
+    /// `d1`, `d2`, ...: unique within a session key.
+    pub id: String,
+    pub what: String,
+    /// RFC 3339 time the decision was made.
+    #[serde(default)]
+    pub when: Option<String>,
+}
+
+/// One entry of the thread: `role` is `user` or `agent`; `gist` the first 120 characters.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Exchange {
+    pub role: String,
+    pub gist: String,
+}
+
+/// Everything the state files hold, for a checkpoint to bundle.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StateBundle {
+    pub decisions: Vec<Decision>,
+    pub files_read: Vec<String>,
+    pub files_modified: Vec<String>,
+    pub tools_used: Vec<String>,
+    pub tool_failures: Vec<String>,
+    pub open_items: Vec<String>,
+    pub learnings: Vec<String>,
+    pub topic: Option<String>,
+    pub exchanges: Vec<Exchange>,
+}
+
+impl StateBundle {
+    /// True when no file holds anything.
+    pub fn is_empty(&self) -> bool {
+        *self == StateBundle::default()
+    }
+}
+
+/// The session's state directory, created (0700) when missing; symlinks refused.
+fn state_dir_for(state_dir: &Path, session_key: &str) -> Result<PathBuf> {
+    session_dir(state_dir, &STATE_DIR, session_key)
+}
+
+/// Reads every state file of the session into one bundle. The caller holds `lock_session`.
+///
+/// `latest_checkpoint_ms` is the creation time of the session's newest checkpoint: a file written
+/// by another process instance before it is discarded (its content was bundled already, or
+/// belongs to a run the checkpoint superseded). Files of this process, and files written after
+/// the checkpoint (e.g. by a process that crashed since), are bundled. Corrupt files are moved
+/// aside and read as empty. A session without state gives an empty bundle.
+pub fn read_bundle(
+    state_dir: &Path,
+    session_key: &str,
+    latest_checkpoint_ms: Option<u64>,
+) -> Result<StateBundle> {
+    let Some(dir) = existing_session_dir(state_dir, &STATE_DIR, session_key)? else {
+        return Ok(StateBundle::default());
+    };
+    let mut b = StateBundle::default();
+
+    let d: StateFile<DecisionsData> = load(&dir, DECISIONS_FILE)?;
+    if !d.is_stale(latest_checkpoint_ms) {
+        b.decisions = d.data.decisions;
+    }
+    let t: StateFile<ThreadData> = load(&dir, THREAD_FILE)?;
+    if !t.is_stale(latest_checkpoint_ms) {
+        b.topic = t.data.topic;
+        b.exchanges = t.data.exchanges;
+        b.tool_failures = t.data.errors;
+    }
+    let r: StateFile<ResourcesData> = load(&dir, RESOURCES_FILE)?;
+    if !r.is_stale(latest_checkpoint_ms) {
+        b.files_read = r.data.files_read;
+        b.files_modified = r.data.files_modified;
+        b.tools_used = r.data.tools_used;
+    }
+    let o: StateFile<OpenItemsData> = load(&dir, OPEN_ITEMS_FILE)?;
+    if !o.is_stale(latest_checkpoint_ms) {
+        b.open_items = o.data.open_items;
+    }
+    let l: StateFile<LearningsData> = load(&dir, LEARNINGS_FILE)?;
+    if !l.is_stale(latest_checkpoint_ms) {
+        b.learnings = l.data.learnings;
+    }
+    Ok(b)
+}
+
+/// Empties every state file after a checkpoint bundled them (seed 001, 7.3). The caller holds
+/// `lock_session`. The decision id counter and the marks of decision-like patterns already
+/// recorded survive, so ids stay unique and the next `context` event does not record the same
+/// pattern again. Corrupt files are moved aside first. A session without state is left alone.
+pub fn reset(state_dir: &Path, session_key: &str) -> Result<()> {
+    let Some(dir) = existing_session_dir(state_dir, &STATE_DIR, session_key)? else {
+        return Ok(());
+    };
+    let d: StateFile<DecisionsData> = load(&dir, DECISIONS_FILE)?;
+    let mut d2 = StateFile {
+        data: d.data.cleared(),
+        ..StateFile::default()
+    };
+    store(&dir, DECISIONS_FILE, &mut d2)?;
+    store(&dir, THREAD_FILE, &mut StateFile::<ThreadData>::default())?;
+    store(
+        &dir,
+        RESOURCES_FILE,
+        &mut StateFile::<ResourcesData>::default(),
+    )?;
+    store(
+        &dir,
+        OPEN_ITEMS_FILE,
+        &mut StateFile::<OpenItemsData>::default(),
+    )?;
+    store(
+        &dir,
+        LEARNINGS_FILE,
+        &mut StateFile::<LearningsData>::default(),
+    )?;
+    Ok(())
+}
+
+/// Milliseconds of the session's latest checkpoint as record calls see it: the modification time
+/// of `_latest.json` (rewritten atomically by every checkpoint). `None` without checkpoints.
+fn latest_checkpoint_ms(state_dir: &Path, session_key: &str) -> Option<u64> {
+    let dir = existing_session_dir(state_dir, &CHECKPOINTS_DIR, session_key).ok()??;
+    let modified = std::fs::metadata(dir.join("_latest.json"))
+        .ok()?
+        .modified()
+        .ok()?;
+    let d = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
+    Some(d.as_millis() as u64)
+}
+
+/// Locks the session, loads one state file (dropping stale content: a record call must not claim
+/// an earlier process's already-checkpointed state as its own), lets `f` change it, and writes it
+/// back when `f` reports a change or the file was last written by another process.
+fn update<T, R>(
+    state_dir: &Path,
+    session_key: &str,
+    name: &str,
+    f: impl FnOnce(&mut T) -> (bool, R),
+) -> Result<R>
+where
+    T: Serialize + serde::de::DeserializeOwned + Payload,
+{
+    let _lock = lock_session(state_dir, session_key)?;
+    let dir = state_dir_for(state_dir, session_key)?;
+    let mut file: StateFile<T> = load(&dir, name)?;
+    if file.is_stale(latest_checkpoint_ms(state_dir, session_key)) {
+        file.data = std::mem::take(&mut file.data).cleared();
+    }
+    let (changed, out) = f(&mut file.data);
+    if changed || file.instance != instance_id() {
+        store(&dir, name, &mut file)?;
+    }
+    Ok(out)
+}
+
+/// Adds `item` to a deduplicated list, moving it to the end when present; drops the oldest over
+/// `cap`. Returns whether the list changed.
+fn touch(list: &mut Vec<String>, item: &str, cap: usize) -> bool {
+    if list.last().map(String::as_str) == Some(item) {
+        return false;
+    }
+    list.retain(|x| x != item);
+    list.push(item.to_string());
+    if list.len() > cap {
+        let excess = list.len() - cap;
+        list.drain(..excess);
+    }
+    true
+}
+
+fn non_empty(text: &str, what: &str) -> Result<String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err(Error::invalid_arg(format!(
+            "{what} must be a non-empty string"
+        )));
+    }
+    Ok(capture::cap_chars(t, MAX_ITEM_CHARS))
+}
+
+/// A tool result as the host's `tool_result` handler sees it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolResult {
+    pub tool_name: String,
+    /// The tool call's arguments; path-like keys name the files it touched.
+    pub params: Value,
+    pub is_error: bool,
+    /// The error text of a failed call (first line kept).
+    pub error: Option<String>,
+    /// Overrides the read/write classification by tool name.
+    pub access: Option<Access>,
+}
+
+/// What a record call changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolResultOutcome {
+    pub files_read: Vec<String>,
+    pub files_modified: Vec<String>,
+    pub failure: Option<String>,
+}
+
+/// Layer A (section 7.2): records the tool name (deduplicated), the files named by path-like
+/// params (as read or modified by the tool's name, unless `access` says), and a failure.
+/// A failed call records its failure but no files: a failed edit modified nothing.
+pub fn record_tool_result(
+    state_dir: &Path,
+    session_key: &str,
+    input: &ToolResult,
+) -> Result<ToolResultOutcome> {
+    let tool = input.tool_name.trim();
+    if tool.is_empty() {
+        return Err(Error::invalid_arg(
+            "toolName must be a non-empty string, e.g. 'read'",
+        ));
+    }
+    let tool = capture::cap_chars(tool, 200);
+    let mut outcome = ToolResultOutcome::default();
+    if !input.is_error {
+        let paths = extract_paths(&input.params);
+        match input.access.unwrap_or_else(|| classify_tool(&tool)) {
+            Access::Read => outcome.files_read = paths,
+            Access::Write => outcome.files_modified = paths,
+        }
+    }
+    update(
+        state_dir,
+        session_key,
+        RESOURCES_FILE,
+        |r: &mut ResourcesData| {
+            let mut changed = touch(&mut r.tools_used, &tool, MAX_TOOLS);
+            for p in &outcome.files_read {
+                changed |= touch(&mut r.files_read, p, MAX_FILES);
+            }
+            for p in &outcome.files_modified {
+                changed |= touch(&mut r.files_modified, p, MAX_FILES);
+            }
+            (changed, ())
+        },
+    )?;
+    if input.is_error {
+        let detail = input
+            .error
+            .as_deref()
+            .and_then(|e| e.lines().map(str::trim).find(|l| !l.is_empty()))
+            .unwrap_or("failed");
+        let failure = capture::cap_chars(&format!("{tool}: {detail}"), MAX_FAILURE_CHARS);
+        update(state_dir, session_key, THREAD_FILE, |t: &mut ThreadData| {
+            t.errors.push(failure.clone());
+            if t.errors.len() > MAX_FAILURES {
+                t.errors.remove(0);
+            }
+            (true, ())
+        })?;
+        outcome.failure = Some(failure);
+    }
+    Ok(outcome)
+}
+
+fn push_decision(d: &mut DecisionsData, what: String, when: Option<String>) -> Decision {
+    d.next_id += 1;
+    let dec = Decision {
+        id: format!("d{}", d.next_id),
+        what,
+        when,
+    };
+    d.decisions.push(dec.clone());
+    if d.decisions.len() > MAX_DECISIONS {
+        d.decisions.remove(0);
+    }
+    dec
+}
+
+/// Records a decision. The same `what` recorded again returns the existing decision unchanged.
+/// `when` defaults to now (RFC 3339).
+pub fn record_decision(
+    state_dir: &Path,
+    session_key: &str,
+    what: &str,
+    when: Option<&str>,
+) -> Result<Decision> {
+    let what = non_empty(what, "what")?;
+    let when = Some(when.map_or_else(|| rfc3339(now_ms()), str::to_string));
+    update(
+        state_dir,
+        session_key,
+        DECISIONS_FILE,
+        |d: &mut DecisionsData| {
+            if let Some(existing) = d.decisions.iter().find(|x| x.what == what) {
+                return (false, existing.clone());
+            }
+            (true, push_decision(d, what, when))
+        },
+    )
+}
+
+/// Records an open item (deduplicated). Returns the number of open items.
+pub fn record_open_item(state_dir: &Path, session_key: &str, item: &str) -> Result<usize> {
+    let item = non_empty(item, "item")?;
+    update(
+        state_dir,
+        session_key,
+        OPEN_ITEMS_FILE,
+        |o: &mut OpenItemsData| {
+            let changed = touch(&mut o.open_items, &item, MAX_OPEN_ITEMS);
+            (changed, o.open_items.len())
+        },
+    )
+}
+
+/// Removes an open item (exact text, after trimming). Returns whether it was there.
+pub fn resolve_open_item(state_dir: &Path, session_key: &str, item: &str) -> Result<bool> {
+    let item = non_empty(item, "item")?;
+    update(
+        state_dir,
+        session_key,
+        OPEN_ITEMS_FILE,
+        |o: &mut OpenItemsData| {
+            let before = o.open_items.len();
+            o.open_items.retain(|x| *x != item);
+            let removed = o.open_items.len() != before;
+            (removed, removed)
+        },
+    )
+}
+
+/// Records a learning (deduplicated). Returns the number of learnings.
+pub fn record_learning(state_dir: &Path, session_key: &str, text: &str) -> Result<usize> {
+    let text = non_empty(text, "learning")?;
+    update(
+        state_dir,
+        session_key,
+        LEARNINGS_FILE,
+        |l: &mut LearningsData| {
+            let changed = touch(&mut l.learnings, &text, MAX_LEARNINGS);
+            (changed, l.learnings.len())
+        },
+    )
+}
+
+/// What [`record_messages`] found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MessagesOutcome {
+    pub topic: Option<String>,
+    pub exchanges: Vec<Exchange>,
+    /// Decisions recorded by this call (patterns seen by earlier calls are not recorded again).
+    pub decisions: Vec<Decision>,
+}
+
+/// A decision-like pattern: a short user message after a long agent response.
+struct Pattern {
+    mark: String,
+    what: String,
+    when: Option<String>,
+}
+
+/// Layer B (section 7.2) over the message array of a `context` event:
+/// - topic: gist (100 chars) of the last user message with text;
+/// - exchanges: the last 8 user / agent messages with text, as 120-char gists;
+/// - decisions: every user message under 50 characters that follows an agent response (the last
+///   assistant message with text before it) of more than 500 characters. Its `what` is the user's
+///   words plus the end of the agent response they answer (`ok (re: …option B or C?)`); its
+///   `when` the message's timestamp. Each pattern is recorded once per session (fingerprinted),
+///   however often the same messages are passed again.
+pub fn record_messages(
+    state_dir: &Path,
+    session_key: &str,
+    messages: &[Value],
+) -> Result<MessagesOutcome> {
+    let mut topic = None;
+    let mut exchanges: Vec<Exchange> = Vec::new();
+    let mut patterns = Vec::new();
+    let mut last_agent: Option<String> = None;
+    for m in messages {
+        match capture::role(m) {
+            Some("user") => {
+                let text = capture::message_text(m);
+                let squashed = capture::squash(&text);
+                if squashed.is_empty() {
+                    continue;
+                }
+                topic = Some(gist(&squashed, TOPIC_CHARS));
+                exchanges.push(Exchange {
+                    role: "user".into(),
+                    gist: gist(&squashed, GIST_CHARS),
+                });
+                if let Some(agent) = last_agent.take() {
+                    if squashed.chars().count() < DECISION_USER_MAX_CHARS
+                        && agent.chars().count() > LONG_AGENT_CHARS
+                    {
+                        let ts = m.get("timestamp").and_then(Value::as_u64);
+                        patterns.push(Pattern {
+                            mark: capture::fingerprint(&[
+                                &agent,
+                                &squashed,
+                                &ts.unwrap_or(0).to_string(),
+                            ]),
+                            what: format!("{squashed} (re: {})", capture::tail_gist(&agent, 100)),
+                            when: ts.map(rfc3339),
+                        });
+                    }
+                }
+            }
+            Some("assistant") => {
+                let text = capture::message_text(m);
+                if !text.trim().is_empty() {
+                    exchanges.push(Exchange {
+                        role: "agent".into(),
+                        gist: gist(&text, GIST_CHARS),
+                    });
+                    last_agent = Some(text);
+                }
+            }
+            _ => {}
+        }
+    }
+    if exchanges.len() > MAX_EXCHANGES {
+        exchanges.drain(..exchanges.len() - MAX_EXCHANGES);
+    }
+    let decisions = if patterns.is_empty() {
+        Vec::new()
+    } else {
+        update(
+            state_dir,
+            session_key,
+            DECISIONS_FILE,
+            |d: &mut DecisionsData| {
+                let mut added = Vec::new();
+                for p in patterns {
+                    if d.marks.contains(&p.mark) {
+                        continue;
+                    }
+                    d.marks.push(p.mark);
+                    let when = p.when.or_else(|| Some(rfc3339(now_ms())));
+                    added.push(push_decision(d, p.what, when));
+                }
+                if d.marks.len() > MAX_MARKS {
+                    let excess = d.marks.len() - MAX_MARKS;
+                    d.marks.drain(..excess);
+                }
+                (!added.is_empty(), added)
+            },
+        )?
+    };
+    if topic.is_some() || !exchanges.is_empty() {
+        let (t2, e2) = (topic.clone(), exchanges.clone());
+        update(state_dir, session_key, THREAD_FILE, |t: &mut ThreadData| {
+            let changed = t.topic != t2 || t.exchanges != e2;
+            t.topic = t2;
+            t.exchanges = e2;
+            (changed, ())
+        })?;
+    }
+    Ok(MessagesOutcome {
+        topic,
+        exchanges,
+        decisions,
+    })
+}
+
+/// Reads the state as the next checkpoint would bundle it (taking the session lock; the latest
+/// checkpoint time is that of `_latest.json`). For inspection and tests.
+pub fn read_state(state_dir: &Path, session_key: &str) -> Result<StateBundle> {
+    let _lock = lock_session(state_dir, session_key)?;
+    read_bundle(
+        state_dir,
+        session_key,
+        latest_checkpoint_ms(state_dir, session_key),
+    )
+}
+
+/// Empties the state files under the session lock (the checkpoint crate calls [`reset`] inside
+/// its own locked write instead).
+pub fn clear_state(state_dir: &Path, session_key: &str) -> Result<()> {
+    let _lock = lock_session(state_dir, session_key)?;
+    reset(state_dir, session_key)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,293 @@
+//! Pure extraction helpers: file paths from tool params, read vs write tools, message text, gists.
+
+use serde_json::Value;
+
+/// Param keys whose string value (or array of strings) is a file path.
+pub const PATH_KEYS: &[&str] = &[
+    "path",
+    "file_path",
+    "filePath",
+    "filepath",
+    "file",
+    "filename",
+    "fileName",
+    "target_file",
+    "targetFile",
+    "notebook_path",
+    "notebookPath",
+    "old_path",
+    "new_path",
+    "source",
+    "destination",
+];
+
+/// Param keys whose value is an array of paths (or of objects with a path key, e.g. multi-file edits).
+pub const PATHS_KEYS: &[&str] = &[
+    "paths",
+    "file_paths",
+    "filePaths",
+    "files",
+    "edits",
+    "changes",
+];
+
+/// Words in a tool name that mark it as changing files.
+const WRITE_WORDS: &[&str] = &[
+    "write",
+    "edit",
+    "multiedit",
+    "create",
+    "patch",
+    "apply",
+    "replace",
+    "delete",
+    "remove",
+    "rm",
+    "move",
+    "mv",
+    "rename",
+    "mkdir",
+    "append",
+    "insert",
+    "save",
+    "update",
+    "modify",
+    "touch",
+    "copy",
+    "cp",
+    "overwrite",
+    "put",
+];
+
+/// Longest path kept; longer strings are not paths but content that happened to sit in a `path` key.
+pub const MAX_PATH_LEN: usize = 1024;
+
+/// How a tool touches the files in its params.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+}
+
+/// Splits a tool name into lowercase words at `_`, `-`, `.`, `:`, spaces and camelCase humps.
+fn words(name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if !c.is_alphanumeric() {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        cur.extend(c.to_lowercase());
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// Read-ish unless a word of the tool name says it writes (`write`, `edit`, `create`, `patch`,
+/// `delete`, `move`, ...): `read`, `view`, `grep`, `ls` and unknown tools count as reads, the
+/// weaker claim.
+pub fn classify_tool(tool_name: &str) -> Access {
+    if words(tool_name)
+        .iter()
+        .any(|w| WRITE_WORDS.contains(&w.as_str()))
+    {
+        Access::Write
+    } else {
+        Access::Read
+    }
+}
+
+fn push_path(out: &mut Vec<String>, v: &Value) {
+    if let Value::String(s) = v {
+        let s = s.trim();
+        if !s.is_empty()
+            && s.len() <= MAX_PATH_LEN
+            && !s.contains('\n')
+            && !out.iter().any(|p| p == s)
+        {
+            out.push(s.to_string());
+        }
+    }
+}
+
+/// The file paths named by a tool call's params: the string values of [`PATH_KEYS`], and the
+/// strings (or objects' path keys) inside the arrays of [`PATHS_KEYS`]. Deduplicated, in order.
+pub fn extract_paths(params: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let Value::Object(map) = params else {
+        return out;
+    };
+    for key in PATH_KEYS {
+        if let Some(v) = map.get(*key) {
+            push_path(&mut out, v);
+        }
+    }
+    for key in PATHS_KEYS {
+        if let Some(Value::Array(items)) = map.get(*key) {
+            for item in items {
+                match item {
+                    Value::String(_) => push_path(&mut out, item),
+                    Value::Object(inner) => {
+                        for k in PATH_KEYS {
+                            if let Some(v) = inner.get(*k) {
+                                push_path(&mut out, v);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The role of a pi message (`user`, `assistant`, `toolResult`, ...), if any.
+pub fn role(message: &Value) -> Option<&str> {
+    message.get("role").and_then(Value::as_str)
+}
+
+/// The visible text of a user or assistant message: the string content, or its `text` blocks
+/// joined by newlines (thinking, tool calls and images are not what the other side reads).
+pub fn message_text(message: &Value) -> String {
+    match message.get("content") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(blocks)) => {
+            let mut out = String::new();
+            for b in blocks {
+                if b.get("type").and_then(Value::as_str) == Some("text") {
+                    if let Some(t) = b.get("text").and_then(Value::as_str) {
+                        if !out.is_empty() {
+                            out.push('\n');
+                        }
+                        out.push_str(t);
+                    }
+                }
+            }
+            out
+        }
+        _ => String::new(),
+    }
+}
+
+/// Collapses whitespace runs to one space and trims.
+pub fn squash(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The first `max` characters of the squashed text; when cut, the last one is `…`.
+pub fn gist(text: &str, max: usize) -> String {
+    let s = squash(text);
+    if s.chars().count() <= max {
+        return s;
+    }
+    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+    out.truncate(out.trim_end().len());
+    out.push('…');
+    out
+}
+
+/// The last `max` characters of the squashed text; when cut, the first one is `…`.
+pub fn tail_gist(text: &str, max: usize) -> String {
+    let s = squash(text);
+    let n = s.chars().count();
+    if n <= max {
+        return s;
+    }
+    let tail: String = s.chars().skip(n - (max - 1)).collect();
+    format!("…{}", tail.trim_start())
+}
+
+/// Cuts `text` to at most `max` characters (no squashing: decisions and items keep their form).
+pub fn cap_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => text[..i].to_string(),
+        None => text.to_string(),
+    }
+}
+
+/// A 64-bit FNV-1a fingerprint, hex: stable across processes and versions (unlike `DefaultHasher`).
+pub fn fingerprint(parts: &[&str]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in parts {
+        for b in p.bytes().chain(std::iter::once(0xff)) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("{h:016x}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tools_are_classified_by_words() {
+        for w in [
+            "write",
+            "edit",
+            "multi_edit",
+            "MultiEdit",
+            "apply_patch",
+            "createFile",
+            "fs.delete",
+            "str_replace",
+            "notebook-edit",
+        ] {
+            assert_eq!(classify_tool(w), Access::Write, "{w}");
+        }
+        for r in [
+            "read",
+            "Read",
+            "view_file",
+            "grep",
+            "ls",
+            "bash",
+            "web_search",
+            "format",
+            "terminal",
+        ] {
+            assert_eq!(classify_tool(r), Access::Read, "{r}");
+        }
+    }
+
+    #[test]
+    fn paths_come_from_path_like_params() {
+        let p = json!({"path": " src/a.rs ", "file_path": "src/a.rs", "filePath": "b.ts",
+            "paths": ["c", "", 3, "c"], "edits": [{"path": "d"}, {"text": "x"}], "content": "src/e"});
+        assert_eq!(extract_paths(&p), vec!["src/a.rs", "b.ts", "c", "d"]);
+        assert!(extract_paths(&json!("path")).is_empty());
+        assert!(extract_paths(&json!({"path": "a\nb"})).is_empty());
+        assert!(extract_paths(&json!({"path": "x".repeat(MAX_PATH_LEN + 1)})).is_empty());
+    }
+
+    #[test]
+    fn gists_and_text() {
+        assert_eq!(gist("  a \n b  ", 10), "a b");
+        assert_eq!(gist("abcdefghijk", 5), "abcd…");
+        assert_eq!(gist("日本語のテキスト", 4), "日本語…");
+        assert_eq!(tail_gist("abcdefghijk", 5), "…hijk");
+        assert_eq!(cap_chars("héllo", 2), "hé");
+        let m = json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "x"},
+            {"type": "text", "text": "one"}, {"type": "toolCall", "name": "read"}, {"type": "text", "text": "two"}]});
+        assert_eq!(message_text(&m), "one\ntwo");
+        assert_eq!(
+            message_text(&json!({"role": "user", "content": "hi"})),
+            "hi"
+        );
+        assert_ne!(fingerprint(&["ab", "c"]), fingerprint(&["a", "bc"]));
+    }
+}

@@ -1,0 +1,206 @@
+//! The on-disk layer: one JSON file per concern under `<stateDir>/context/state/<session dir>/`,
+//! each stamped with the writing process instance and time, written atomically, moved aside when
+//! torn or corrupt.
+
+use crate::{Decision, Exchange};
+use context_fsio::{atomic_write, now_ms, parse_rfc3339, rfc3339, Durability, Error, Result};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::fs;
+use std::io::ErrorKind;
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// The `schema` value stamped into every state file.
+pub const SCHEMA: &str = "openclaw/context-state";
+
+/// `decisions.json`: decisions, the id counter and the marks of decision-like patterns already seen.
+pub const DECISIONS_FILE: &str = "decisions.json";
+/// `thread.json`: current topic, recent exchanges, tool failures.
+pub const THREAD_FILE: &str = "thread.json";
+/// `resources.json`: files read, files modified, tools used.
+pub const RESOURCES_FILE: &str = "resources.json";
+/// `open_items.json`: open items.
+pub const OPEN_ITEMS_FILE: &str = "open_items.json";
+/// `learnings.json`: learnings.
+pub const LEARNINGS_FILE: &str = "learnings.json";
+
+/// Every state file, in the order they are read.
+pub const ALL_FILES: [&str; 5] = [
+    DECISIONS_FILE,
+    THREAD_FILE,
+    RESOURCES_FILE,
+    OPEN_ITEMS_FILE,
+    LEARNINGS_FILE,
+];
+
+/// An id for this process instance, stamped into every state file it writes: the pid alone is not
+/// enough (pids are reused across restarts), so the process start time in nanoseconds is added.
+pub fn instance_id() -> &'static str {
+    static ID: OnceLock<String> = OnceLock::new();
+    ID.get_or_init(|| {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        format!("{}-{:x}", std::process::id(), nanos)
+    })
+}
+
+/// The envelope of every state file: who wrote it, when, then the payload's own fields.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StateFile<T> {
+    #[serde(default)]
+    pub schema: String,
+    #[serde(default)]
+    pub version: u32,
+    /// `instance_id()` of the process that last wrote the file.
+    #[serde(default)]
+    pub instance: String,
+    /// RFC 3339 time of the last write.
+    #[serde(default)]
+    pub updated_at: String,
+    #[serde(flatten)]
+    pub data: T,
+}
+
+impl<T: Default> Default for StateFile<T> {
+    fn default() -> Self {
+        StateFile {
+            schema: SCHEMA.into(),
+            version: 1,
+            instance: String::new(),
+            updated_at: String::new(),
+            data: T::default(),
+        }
+    }
+}
+
+impl<T> StateFile<T> {
+    /// Milliseconds of `updated_at`; 0 when missing or unreadable (treated as old).
+    pub fn updated_ms(&self) -> u64 {
+        parse_rfc3339(&self.updated_at).unwrap_or(0)
+    }
+
+    /// Seed 001 section 12: state written by an earlier process and older than the session's
+    /// latest checkpoint was already bundled (or belongs to a superseded run) and is discarded.
+    pub fn is_stale(&self, latest_checkpoint_ms: Option<u64>) -> bool {
+        match latest_checkpoint_ms {
+            Some(cp) => self.instance != instance_id() && self.updated_ms() < cp,
+            None => false,
+        }
+    }
+}
+
+/// A state file's payload.
+pub trait Payload: Default {
+    /// The payload emptied by a reset or a stale discard: content goes, bookkeeping stays.
+    fn cleared(self) -> Self {
+        Self::default()
+    }
+}
+
+impl Payload for DecisionsData {
+    fn cleared(self) -> Self {
+        DecisionsData {
+            decisions: Vec::new(),
+            next_id: self.next_id,
+            marks: self.marks,
+        }
+    }
+}
+impl Payload for ThreadData {}
+impl Payload for ResourcesData {}
+impl Payload for OpenItemsData {}
+impl Payload for LearningsData {}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DecisionsData {
+    #[serde(default)]
+    pub decisions: Vec<Decision>,
+    /// The number of the next `dN` id; kept across resets so ids stay unique in a session.
+    #[serde(default)]
+    pub next_id: u64,
+    /// Fingerprints of the decision-like patterns already recorded from messages (kept across
+    /// resets, so a checkpoint does not make the next `context` event record them again).
+    #[serde(default)]
+    pub marks: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ThreadData {
+    #[serde(default)]
+    pub topic: Option<String>,
+    #[serde(default)]
+    pub exchanges: Vec<Exchange>,
+    /// Tool failures: `"<tool>: <first line of the error>"`.
+    #[serde(default)]
+    pub errors: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ResourcesData {
+    #[serde(default)]
+    pub files_read: Vec<String>,
+    #[serde(default)]
+    pub files_modified: Vec<String>,
+    #[serde(default)]
+    pub tools_used: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OpenItemsData {
+    #[serde(default)]
+    pub open_items: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LearningsData {
+    #[serde(default)]
+    pub learnings: Vec<String>,
+}
+
+/// Reads `dir/name`. Missing: the default. Torn or corrupt (not JSON, wrong shape): the file is
+/// renamed to `<name>.corrupt-<ms>` so nothing is silently lost, and the default is returned.
+/// The caller holds the session lock.
+pub fn load<T: DeserializeOwned + Default>(dir: &Path, name: &str) -> Result<StateFile<T>> {
+    let path = dir.join(name);
+    let bytes = match fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(StateFile::default()),
+        Err(e) => return Err(Error::io(format!("reading {}", path.display()), e)),
+    };
+    match serde_json::from_slice::<StateFile<T>>(&bytes) {
+        Ok(f) => Ok(f),
+        Err(_) => {
+            move_aside(dir, name)?;
+            Ok(StateFile::default())
+        }
+    }
+}
+
+/// Renames a corrupt state file out of the way, keeping it for inspection.
+fn move_aside(dir: &Path, name: &str) -> Result<()> {
+    let from = dir.join(name);
+    let mut ms = now_ms();
+    loop {
+        let to = dir.join(format!("{name}.corrupt-{ms}"));
+        if !to.exists() {
+            return fs::rename(&from, &to)
+                .map_err(|e| Error::io(format!("moving aside corrupt {}", from.display()), e));
+        }
+        ms += 1;
+    }
+}
+
+/// Stamps `file` with this process and the current time and writes it atomically (0600, fsync).
+pub fn store<T: Serialize>(dir: &Path, name: &str, file: &mut StateFile<T>) -> Result<()> {
+    file.schema = SCHEMA.into();
+    file.version = 1;
+    file.instance = instance_id().to_string();
+    file.updated_at = rfc3339(now_ms());
+    let mut bytes = serde_json::to_vec_pretty(file)
+        .map_err(|e| Error::new(context_fsio::ErrorCode::Io, format!("encoding {name}: {e}")))?;
+    bytes.push(b'\n');
+    atomic_write(dir, name, &bytes, Durability::Durable)
+}

@@ -1,0 +1,303 @@
+use super::*;
+use serde_json::json;
+use std::fs;
+
+fn tmp(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("context-state-{tag}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    d
+}
+
+fn tool(name: &str, params: Value) -> ToolResult {
+    ToolResult {
+        tool_name: name.into(),
+        params,
+        ..ToolResult::default()
+    }
+}
+
+fn bundle(root: &Path, key: &str) -> StateBundle {
+    let _l = lock_session(root, key).unwrap();
+    read_bundle(root, key, None).unwrap()
+}
+
+#[test]
+fn tool_results_capture_tools_files_and_failures() {
+    let root = tmp("tools");
+    let k = "agent:main:telegram:1";
+    let o = record_tool_result(&root, k, &tool("read", json!({"path": "src/a.rs"}))).unwrap();
+    assert_eq!(o.files_read, vec!["src/a.rs"]);
+    record_tool_result(&root, k, &tool("edit", json!({"file_path": "src/b.rs"}))).unwrap();
+    record_tool_result(&root, k, &tool("bash", json!({"command": "ls"}))).unwrap();
+    record_tool_result(
+        &root,
+        k,
+        &tool("read", json!({"paths": ["src/c.rs", "src/a.rs"]})),
+    )
+    .unwrap();
+    let failed = ToolResult {
+        is_error: true,
+        error: Some("\nENOENT: no such file\nstack...".into()),
+        ..tool("write", json!({"path": "nope.txt"}))
+    };
+    let o = record_tool_result(&root, k, &failed).unwrap();
+    assert_eq!(o.failure.as_deref(), Some("write: ENOENT: no such file"));
+    assert!(o.files_modified.is_empty());
+    let forced = ToolResult {
+        access: Some(Access::Write),
+        ..tool("custom_tool", json!({"path": "gen.txt"}))
+    };
+    record_tool_result(&root, k, &forced).unwrap();
+
+    let b = bundle(&root, k);
+    assert_eq!(
+        b.tools_used,
+        vec!["edit", "bash", "read", "write", "custom_tool"]
+    );
+    assert_eq!(b.files_read, vec!["src/c.rs", "src/a.rs"]);
+    assert_eq!(b.files_modified, vec!["src/b.rs", "gen.txt"]);
+    assert_eq!(b.tool_failures, vec!["write: ENOENT: no such file"]);
+    assert!(record_tool_result(&root, k, &tool("  ", json!({}))).is_err());
+    fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn caps_drop_the_oldest() {
+    let root = tmp("caps");
+    let k = "caps";
+    for i in 0..105 {
+        record_tool_result(
+            &root,
+            k,
+            &tool(&format!("t{i}"), json!({"path": format!("f{i}")})),
+        )
+        .unwrap();
+    }
+    for i in 0..55 {
+        record_decision(&root, k, &format!("decision {i}"), None).unwrap();
+        record_open_item(&root, k, &format!("item {i}")).unwrap();
+        record_learning(&root, k, &format!("learning {i}")).unwrap();
+    }
+    let b = bundle(&root, k);
+    assert_eq!(b.tools_used.len(), MAX_TOOLS);
+    assert_eq!(b.tools_used[0], "t5");
+    assert_eq!(b.files_read.len(), MAX_FILES);
+    assert_eq!(b.files_read[99], "f104");
+    assert_eq!(b.decisions.len(), MAX_DECISIONS);
+    assert_eq!(b.decisions[0].what, "decision 5");
+    assert_eq!(b.decisions[0].id, "d6");
+    assert_eq!(b.open_items.len(), MAX_OPEN_ITEMS);
+    assert_eq!(b.learnings.len(), MAX_LEARNINGS);
+    fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn decisions_items_and_learnings_dedup_and_resolve() {
+    let root = tmp("items");
+    let k = "k";
+    let d1 = record_decision(&root, k, "Use budget hotels", Some("2026-02-24T14:15:00Z")).unwrap();
+    let again = record_decision(&root, k, "  Use budget hotels ", None).unwrap();
+    assert_eq!(d1, again);
+    let d2 = record_decision(&root, k, "Fly from Belgrade", None).unwrap();
+    assert_eq!((d1.id.as_str(), d2.id.as_str()), ("d1", "d2"));
+    assert!(d2.when.as_deref().unwrap().ends_with('Z'));
+    assert_eq!(record_open_item(&root, k, "visa").unwrap(), 1);
+    assert_eq!(record_open_item(&root, k, "hotel").unwrap(), 2);
+    assert_eq!(record_open_item(&root, k, "visa").unwrap(), 2);
+    assert!(resolve_open_item(&root, k, "visa").unwrap());
+    assert!(!resolve_open_item(&root, k, "visa").unwrap());
+    assert_eq!(record_learning(&root, k, "price-sensitive").unwrap(), 1);
+    assert!(record_learning(&root, k, "").is_err());
+    let b = bundle(&root, k);
+    assert_eq!(b.open_items, vec!["hotel"]);
+    assert_eq!(b.learnings, vec!["price-sensitive"]);
+    assert_eq!(b.decisions.len(), 2);
+
+    // Reset empties everything but ids keep counting.
+    {
+        let _l = lock_session(&root, k).unwrap();
+        reset(&root, k).unwrap();
+    }
+    assert!(bundle(&root, k).is_empty());
+    let d3 = record_decision(&root, k, "Use budget hotels", None).unwrap();
+    assert_eq!(d3.id, "d3");
+    fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn corrupt_files_are_moved_aside_not_replaced() {
+    let root = tmp("corrupt");
+    let k = "k";
+    record_decision(&root, k, "keep me", None).unwrap();
+    record_open_item(&root, k, "open").unwrap();
+    let dir = session_dir(&root, &STATE_DIR, k).unwrap();
+    fs::write(
+        dir.join(DECISIONS_FILE),
+        b"{\"decisions\": [ {\"id\": \"d1\", \"wh",
+    )
+    .unwrap();
+    fs::write(dir.join(RESOURCES_FILE), b"[1, 2]").unwrap();
+    let b = bundle(&root, k);
+    assert!(b.decisions.is_empty());
+    assert_eq!(b.open_items, vec!["open"]);
+    let aside: Vec<String> = fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".corrupt-"))
+        .collect();
+    assert_eq!(aside.len(), 2, "{aside:?}");
+    let torn = aside
+        .iter()
+        .find(|n| n.starts_with(DECISIONS_FILE))
+        .unwrap();
+    assert!(fs::read_to_string(dir.join(torn)).unwrap().contains("\"wh"));
+    // Recording continues from empty.
+    record_decision(&root, k, "after", None).unwrap();
+    assert_eq!(bundle(&root, k).decisions.len(), 1);
+    fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn stale_state_of_an_earlier_process_is_discarded() {
+    let root = tmp("stale");
+    let k = "k";
+    record_open_item(&root, k, "mine").unwrap();
+    let dir = session_dir(&root, &STATE_DIR, k).unwrap();
+    let old = json!({"schema": SCHEMA, "version": 1, "instance": "1-dead",
+        "updated_at": "2026-01-01T00:00:00.000Z", "learnings": ["crashed"]});
+    fs::write(dir.join(LEARNINGS_FILE), old.to_string()).unwrap();
+    let cp_after = context_fsio::parse_rfc3339("2026-01-02T00:00:00Z");
+    let cp_before = context_fsio::parse_rfc3339("2025-12-31T00:00:00Z");
+    let _l = lock_session(&root, k).unwrap();
+    // Crashed process, no checkpoint since: bundled.
+    assert_eq!(
+        read_bundle(&root, k, cp_before).unwrap().learnings,
+        vec!["crashed"]
+    );
+    assert_eq!(
+        read_bundle(&root, k, None).unwrap().learnings,
+        vec!["crashed"]
+    );
+    // Older than the latest checkpoint and from another process: discarded. Our own file stays.
+    let b = read_bundle(&root, k, cp_after).unwrap();
+    assert!(b.learnings.is_empty());
+    assert_eq!(b.open_items, vec!["mine"]);
+    drop(_l);
+    fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn record_calls_drop_stale_content_before_adding() {
+    let root = tmp("stale-rec");
+    let k = "k";
+    let dir = session_dir(&root, &STATE_DIR, k).unwrap();
+    let old = json!({"instance": "1-dead", "updated_at": "2020-01-01T00:00:00Z",
+        "open_items": ["old"]});
+    fs::write(dir.join(OPEN_ITEMS_FILE), old.to_string()).unwrap();
+    let cps = session_dir(&root, &CHECKPOINTS_DIR, k).unwrap();
+    fs::write(cps.join("_latest.json"), b"{}").unwrap();
+    assert_eq!(record_open_item(&root, k, "new").unwrap(), 1);
+    assert_eq!(read_state(&root, k).unwrap().open_items, vec!["new"]);
+    fs::remove_dir_all(&root).unwrap();
+}
+
+fn msg(role: &str, text: &str, ts: u64) -> Value {
+    json!({"role": role, "content": [{"type": "text", "text": text}], "timestamp": ts})
+}
+
+#[test]
+fn layer_b_topic_exchanges_and_decisions_once() {
+    let root = tmp("layerb");
+    let k = "k";
+    let long = format!(
+        "{} Should I go with option B or C?",
+        "Plan details. ".repeat(50)
+    );
+    let mut msgs = vec![
+        msg("user", "Plan a trip to Japan in March", 1),
+        msg("assistant", &long, 2),
+        json!({"role": "toolResult", "toolName": "read", "content": [{"type": "text", "text": "x"}]}),
+        msg("user", "B please", 3),
+        msg("assistant", "short answer", 4),
+        msg("user", "ok", 5),
+    ];
+    let o = record_messages(&root, k, &msgs).unwrap();
+    assert_eq!(o.topic.as_deref(), Some("ok"));
+    assert_eq!(o.decisions.len(), 1);
+    assert!(o.decisions[0].what.starts_with("B please (re: …"));
+    assert!(o.decisions[0].what.ends_with("option B or C?)"));
+    assert_eq!(
+        o.decisions[0].when.as_deref(),
+        Some("1970-01-01T00:00:00.003Z")
+    );
+    assert_eq!(o.exchanges.len(), 5);
+    // The same messages again: no new decision, even after a checkpoint reset.
+    assert!(record_messages(&root, k, &msgs)
+        .unwrap()
+        .decisions
+        .is_empty());
+    {
+        let _l = lock_session(&root, k).unwrap();
+        reset(&root, k).unwrap();
+    }
+    assert!(record_messages(&root, k, &msgs)
+        .unwrap()
+        .decisions
+        .is_empty());
+    for i in 0..10 {
+        msgs.push(msg("user", &format!("question {i}"), 10 + i));
+        msgs.push(msg("assistant", &format!("answer {i}"), 10 + i));
+    }
+    let o = record_messages(&root, k, &msgs).unwrap();
+    assert_eq!(o.exchanges.len(), MAX_EXCHANGES);
+    assert_eq!(o.exchanges[7].gist, "answer 9");
+    let b = bundle(&root, k);
+    assert_eq!(b.topic.as_deref(), Some("question 9"));
+    assert_eq!(b.exchanges, o.exchanges);
+    fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn concurrent_threads_lose_nothing() {
+    let root = tmp("conc");
+    let k = "k";
+    let handles: Vec<_> = (0..4)
+        .map(|t| {
+            let root = root.clone();
+            std::thread::spawn(move || {
+                for i in 0..25 {
+                    record_tool_result(&root, k, &tool(&format!("t{t}_{i}"), json!({}))).unwrap();
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    assert_eq!(bundle(&root, k).tools_used.len(), 100);
+    fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn empty_session_reads_empty_and_files_are_private() {
+    let root = tmp("empty");
+    assert!(read_bundle(&root, "none", None).unwrap().is_empty());
+    reset(&root, "none").unwrap();
+    record_learning(&root, "k", "x").unwrap();
+    let dir = session_dir(&root, &STATE_DIR, "k").unwrap();
+    let text = fs::read_to_string(dir.join(LEARNINGS_FILE)).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["instance"], instance_id());
+    assert!(context_fsio::parse_rfc3339(v["updated_at"].as_str().unwrap()).is_some());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(dir.join(LEARNINGS_FILE))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    fs::remove_dir_all(&root).unwrap();
+}
