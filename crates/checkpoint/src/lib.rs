@@ -1,1 +1,12 @@
-//! placeholder, replaced by the checkpoint work
+//! Checkpoints of seed 001: schema v1 (section 5.3), the YAML writer and reader, ids, the
+//! `previous_checkpoint` chain, `_latest.json`, retention, dedup, thread extraction (11.2),
+//! bundling of the incremental state (section 7) and the restore text (8.2). Knows nothing of napi.
+
+pub mod model;
+pub mod yaml;
+
+pub use model::*;
+pub use yaml::{from_yaml, to_yaml};
+
+#[cfg(test)]
+pub(crate) mod testgen;
