@@ -1,0 +1,275 @@
+// The openclaw-context CLI, run as a user runs it (a child process), on the bundled real transcripts, on
+// v3 conversions of them made by pi's own migration, and on malformed copies. Every number the report
+// gives is checked against the transcript read independently here.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { spawnSync } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const root = resolve(here, '..')
+const CLI = join(root, 'bin', 'openclaw-context.mjs')
+const FIXTURES = join(here, 'fixtures', 'transcripts')
+const native = createRequire(import.meta.url)('../index.js')
+
+let tmp: string
+beforeAll(() => {
+  tmp = mkdtempSync(join(tmpdir(), 'cli-test-'))
+})
+afterAll(() => {
+  rmSync(tmp, { recursive: true, force: true })
+})
+
+function run(args: string[], input?: string) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { input, encoding: 'utf8', maxBuffer: 64 << 20 })
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
+function replayJson(file: string, extra: string[] = []) {
+  const stateDir = mkdtempSync(join(tmp, 'state-'))
+  const r = run(['replay', file, '--json', '--state-dir', stateDir, ...extra])
+  expect(r.stderr).toBe('')
+  const report = JSON.parse(r.stdout)
+  return { ...r, report, stateDir }
+}
+
+/** The transcript read the plain way (the fixtures are clean JSONL). */
+function readLines(file: string): any[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l))
+}
+
+function facts(entries: any[], window = 200_000) {
+  let assistant = 0
+  let withUsage = 0
+  let user = 0
+  let toolResults = 0
+  let peak = 0
+  const compactions: any[] = []
+  for (const e of entries) {
+    if (e.type === 'compaction') compactions.push(e)
+    if (e.type !== 'message') continue
+    const m = e.message
+    if (m.role === 'assistant') {
+      assistant++
+      const u = m.usage ?? {}
+      const t = (u.input ?? 0) + (u.cacheRead ?? 0) + (u.cacheWrite ?? 0)
+      if (t > 0) {
+        withUsage++
+        peak = Math.max(peak, t)
+      }
+    } else if (m.role === 'user') user++
+    else if (m.role === 'toolResult') toolResults++
+  }
+  return { assistant, withUsage, user, toolResults, peak, peakUtilization: peak / window, compactions }
+}
+
+const large = join(FIXTURES, 'large-session.jsonl')
+const before = join(FIXTURES, 'before-compaction.jsonl')
+
+describe('count', () => {
+  it('counts a file in both encodings, exactly as countTokens does', () => {
+    const text = readFileSync(join(FIXTURES, 'README.md'), 'utf8')
+    const r = run(['count', join(FIXTURES, 'README.md'), '--json'])
+    expect(r.code).toBe(0)
+    const j = JSON.parse(r.stdout)
+    expect(j.tokens).toEqual({
+      o200k_base: native.countTokens(text, 'o200k_base'),
+      cl100k_base: native.countTokens(text, 'cl100k_base'),
+    })
+    expect(j.bytes).toBe(Buffer.byteLength(text))
+    expect(j.chars).toBe(text.length)
+  })
+
+  it('reads stdin and prints one line per encoding', () => {
+    const text = 'héllo wörld 👋\nsecond line\n'
+    const r = run(['count'], text)
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('<stdin>: ')
+    expect(r.stdout).toContain(`2 lines`)
+    expect(r.stdout).toMatch(new RegExp(`o200k_base\\s+${native.countTokens(text, 'o200k_base')} tokens`))
+    expect(r.stdout).toMatch(new RegExp(`cl100k_base\\s+${native.countTokens(text, 'cl100k_base')} tokens`))
+  })
+
+  it('fails with a message, not a stack, on a missing file or a bad encoding', () => {
+    const r = run(['count', join(tmp, 'nope.txt')])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/ENOENT/)
+    const e = run(['count', '--encoding', 'p50k_base'], 'x')
+    expect(e.code).toBe(1)
+    expect(e.stderr).toMatch(/InvalidArg/)
+  })
+
+  it('rejects unknown commands and options with the usage', () => {
+    expect(run(['frobnicate']).code).toBe(2)
+    const r = run(['replay', large, '--windw', '5'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/usage: openclaw-context/)
+    expect(run(['replay', large, '--window=abc']).stderr).toMatch(/--window must be a positive integer/)
+  })
+})
+
+describe('replay: what the transcript holds', () => {
+  for (const file of [large, before]) {
+    it(`finds the turns, usage peak and compaction entries of ${file.replace(/^.*\//, '')}`, () => {
+      const f = facts(readLines(file))
+      const { code, report } = replayJson(file)
+      expect(code).toBe(0)
+      expect(report.format).toBe('v1')
+      expect(report.problems).toEqual([])
+      expect(report.turns).toEqual({
+        assistant: f.assistant,
+        withUsage: f.withUsage,
+        user: f.user,
+        toolResults: f.toolResults,
+        compactions: f.compactions.length,
+      })
+      expect(report.peak.tokens).toBe(f.peak)
+      expect(report.peak.utilization).toBeCloseTo(f.peakUtilization, 10)
+      expect(report.compactions.map((c: any) => c.tokensBefore)).toEqual(f.compactions.map((c) => c.tokensBefore))
+      expect(report.compactions.map((c: any) => c.summaryTokens)).toEqual(
+        f.compactions.map((c) => native.countTokens(c.summary)),
+      )
+    })
+  }
+
+  it('reads the window from --window', () => {
+    const f = facts(readLines(large), 400_000)
+    const { report } = replayJson(large, ['--window', '400000'])
+    expect(report.window).toBe(400_000)
+    expect(report.peak.utilization).toBeCloseTo(f.peakUtilization, 10)
+  })
+})
+
+describe('replay: malformed input is survived and reported', () => {
+  it('two objects on a line, a garbage line, an unknown entry type, CRLF and a truncated last line', () => {
+    const lines = readFileSync(large, 'utf8').split('\n').filter((l) => l !== '')
+    const entries = lines.map((l) => JSON.parse(l))
+    // lines 10 and 11 joined into one; garbage after line 20; an unknown type after line 30; the last
+    // line cut in half; every line ending in CRLF.
+    const out: string[] = []
+    const expected: Array<{ line: number; kind: string }> = []
+    for (let i = 0; i < lines.length; i++) {
+      if (i === 9) {
+        out.push(lines[9] + lines[10])
+        expected.push({ line: out.length, kind: 'two-objects' })
+        i++
+        continue
+      }
+      if (i === lines.length - 1) {
+        out.push(lines[i].slice(0, Math.floor(lines[i].length / 2)))
+        expected.push({ line: out.length, kind: 'truncated-last-line' })
+        continue
+      }
+      out.push(lines[i])
+      if (i === 20) {
+        out.push('this is not json {"type":"message"')
+        expected.push({ line: out.length, kind: 'garbage' })
+      }
+      if (i === 30) {
+        out.push(JSON.stringify({ type: 'telemetry_ping', timestamp: '2025-11-20T23:40:00.000Z' }))
+        expected.push({ line: out.length, kind: 'unknown-type' })
+      }
+    }
+    const file = join(tmp, 'malformed.jsonl')
+    writeFileSync(file, out.join('\r\n'))
+    const { code, report } = replayJson(file)
+    expect(code).toBe(0)
+    expect(report.problems.map((p: any) => ({ line: p.line, kind: p.kind }))).toEqual(expected)
+    // Everything but the truncated last entry is replayed.
+    const f = facts(entries.slice(0, -1))
+    expect(report.turns.assistant).toBe(f.assistant)
+    expect(report.turns.user).toBe(f.user)
+    expect(report.turns.toolResults).toBe(f.toolResults)
+    expect(report.peak.tokens).toBe(f.peak)
+
+    const text = run(['replay', file, '--state-dir', mkdtempSync(join(tmp, 'state-'))])
+    expect(text.code).toBe(0)
+    expect(text.stdout).toMatch(/4 line\(s\) could not be read as they stand/)
+    for (const p of expected) expect(text.stdout).toContain(`line ${p.line}: ${p.kind}`)
+  })
+
+  it('a file of garbage, and an empty file, replay to an empty report', () => {
+    const g = join(tmp, 'garbage.jsonl')
+    writeFileSync(g, 'hello\n\u0000\u0001binary\n[1,2,3]\n"just a string"\n')
+    const { code, report } = replayJson(g)
+    expect(code).toBe(0)
+    expect(report.format).toBe('unknown')
+    expect(report.problems.map((p: any) => p.kind)).toEqual(['garbage', 'garbage', 'not-an-entry', 'not-an-entry'])
+    expect(report.turns.assistant).toBe(0)
+    const e = join(tmp, 'empty.jsonl')
+    writeFileSync(e, '')
+    expect(replayJson(e).report.entries).toBe(0)
+  })
+})
+
+describe('replay: pi v3 sessions (id / parentId)', () => {
+  let migrate: (entries: any[]) => void
+  beforeAll(async () => {
+    // pi's own migration makes the v3 copies: the conversion is the SDK's, not this test's.
+    ;({ migrateSessionEntries: migrate } = (await import('@mariozechner/pi-coding-agent')) as any)
+  })
+
+  function toV3(file: string) {
+    const entries = readLines(file)
+    migrate(entries)
+    expect(entries[0].version).toBe(3)
+    return entries
+  }
+
+  for (const file of [large, before]) {
+    it(`a v3 conversion of ${file.replace(/^.*\//, '')} replays to the same numbers as the v1 file`, () => {
+      const v3 = toV3(file)
+      const out = join(tmp, `v3-${file.replace(/^.*\//, '')}`)
+      writeFileSync(out, v3.map((e) => JSON.stringify(e)).join('\n') + '\n')
+      const a = replayJson(file).report
+      const b = replayJson(out).report
+      expect(b.format).toBe('v3')
+      expect(b.problems).toEqual([])
+      expect(b.turns).toEqual(a.turns)
+      expect(b.peak).toEqual(a.peak)
+      expect(b.compactions.map((c: any) => [c.tokensBefore, c.summaryTokens, c.firstKeptLine])).toEqual(
+        a.compactions.map((c: any) => [c.tokensBefore, c.summaryTokens, c.firstKeptLine]),
+      )
+    })
+  }
+
+  it('replays only the active branch of a tree, and reports an orphaned entry', () => {
+    const v3 = toV3(large)
+    // An abandoned branch: a user message and an assistant reply hanging off entry 50, written in the
+    // middle of the file (pi appends branches where they happen); the leaf stays the last entry.
+    const side = [
+      { type: 'message', id: 'side0001', parentId: v3[50].id, timestamp: v3[50].timestamp, message: { role: 'user', content: 'try another way', timestamp: 0 } },
+      {
+        type: 'message',
+        id: 'side0002',
+        parentId: 'side0001',
+        timestamp: v3[50].timestamp,
+        message: { role: 'assistant', content: [], usage: { input: 199_000, output: 1, cacheRead: 0, cacheWrite: 0 }, stopReason: 'stop', timestamp: 0 },
+      },
+    ]
+    const tree = [...v3.slice(0, 60), ...side, ...v3.slice(60)]
+    const file = join(tmp, 'tree.jsonl')
+    writeFileSync(file, tree.map((e) => JSON.stringify(e)).join('\n'))
+    const f = facts(v3)
+    const { report } = replayJson(file)
+    expect(report.offBranch).toBe(2)
+    expect(report.turns.assistant).toBe(f.assistant)
+    expect(report.peak.tokens).toBe(f.peak) // the side branch's 199k turn is not on the branch
+
+    // Cut the chain: an entry whose parent does not exist starts the branch there.
+    const broken = v3.map((e) => ({ ...e }))
+    broken[500].parentId = 'missing1'
+    const bf = join(tmp, 'orphan.jsonl')
+    writeFileSync(bf, broken.map((e) => JSON.stringify(e)).join('\n'))
+    const r = replayJson(bf).report
+    expect(r.problems).toEqual([expect.objectContaining({ line: 501, kind: 'orphan' })])
+    expect(r.entries).toBe(v3.length - 500)
+    expect(r.turns.assistant).toBe(facts(v3.slice(500)).assistant)
+  })
+})
