@@ -1,0 +1,315 @@
+// An OpenClaw extension that wires @openclaw/context-native into the pi agent runtime.
+//
+// What it does, per pi extension event:
+//   session_start           restore the scratchpad from the session's custom entries (resume, reload)
+//   before_agent_start      add the scratchpad section to the system prompt
+//   session.scratchpad      the tool: apply the action, persist the entries it returns with appendEntry
+//   scratchpad_read         the tool: read an offloaded tool result (head / tail / range / lines / grep)
+//   turn_start, message_end feed the opt-in nudges (seed 002)
+//   context                 the gauge (and the 80% checkpoint), then the prepend: nudges, scratchpad block
+//                           and gauge line in front of the last user message, for this LLM call only
+//   tool_result             capture tools and files into the incremental state; park large results in
+//                           the observation store and hand the model the synthetic observation instead
+//   session_before_compact  write a checkpoint before pi summarises (the host's summary still runs)
+//   session_compact         inject the checkpoint's restore text into the next turn
+//
+// Settings: openclaw.plugin.json's configSchema; `resolveSettings` applies the same defaults.
+import type { ExtensionAPI, ExtensionContext, ExtensionFactory } from '@mariozechner/pi-coding-agent'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import {
+  applyScratchpadAction,
+  evaluateContextUsage,
+  getScratchpadContent,
+  offloadObservation,
+  readObservation,
+  recordToolResult,
+  renderCheckpoint,
+  restoreScratchpad,
+  scratchpadNudge,
+  scratchpadReadToolDefinition,
+  scratchpadSystemPrompt,
+  scratchpadToolDefinition,
+  writeCheckpoint,
+  type ReadObservationInput,
+  type ScratchpadAction,
+  type ScratchpadLimits,
+} from '@openclaw/context-native'
+
+export interface ContextNativeSettings {
+  stateDir: string
+  contextWindow: number
+  scratchpad: {
+    enabled: boolean
+    maxTokens: number
+    notesMaxChars: number
+    planMaxChars: number
+    refsMax: number
+    nudgeAfterTurns: number
+    nudgeOnPlanDetected: number
+    nudgeAfterCompaction: number
+    nudgeTurnsSinceLastUse: number
+  }
+  gauge: { gaugeAt: number; checkpointAt: number }
+  checkpoints: { enabled: boolean; restoreMaxTokens: number }
+  offload: { enabled: boolean; thresholdBytes: number; ttlSeconds: number }
+}
+
+type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] }
+
+/** The settings with openclaw.plugin.json's defaults filled in. */
+export function resolveSettings(raw: DeepPartial<ContextNativeSettings> = {}): ContextNativeSettings {
+  return {
+    stateDir: raw.stateDir ?? process.env.OPENCLAW_STATE_DIR ?? join(homedir(), '.openclaw'),
+    contextWindow: raw.contextWindow ?? 200_000,
+    scratchpad: {
+      enabled: true,
+      maxTokens: 2000,
+      notesMaxChars: 4000,
+      planMaxChars: 2000,
+      refsMax: 50,
+      nudgeAfterTurns: 0,
+      nudgeOnPlanDetected: 0,
+      nudgeAfterCompaction: 0,
+      nudgeTurnsSinceLastUse: 0,
+      ...raw.scratchpad,
+    },
+    gauge: { gaugeAt: 0.7, checkpointAt: 0.8, ...raw.gauge },
+    checkpoints: { enabled: true, restoreMaxTokens: 800, ...raw.checkpoints },
+    offload: { enabled: true, thresholdBytes: 4096, ttlSeconds: 3600, ...raw.offload },
+  }
+}
+
+export interface ContextNativeOptions {
+  settings?: DeepPartial<ContextNativeSettings>
+  /**
+   * The OpenClaw session key (`agent:main:telegram:direct:123456`) of the session `ctx` belongs to.
+   * OpenClaw knows it when it builds the extension factories; pi alone only has the session id.
+   */
+  sessionKey?: (ctx: ExtensionContext) => string
+}
+
+/** Custom message type of the post-compaction restore (a hidden message on the next turn). */
+export const RESTORE_MESSAGE_TYPE = 'openclaw:checkpoint-restore'
+
+interface SessionState {
+  checkpointSaved: boolean
+  compactions: number
+  turn: number
+  hints: string[]
+}
+
+/** Builds the extension. `export default` below is the one OpenClaw loads with the plugin's settings. */
+export function createContextNativeExtension(options: ContextNativeOptions = {}): ExtensionFactory {
+  const settings = resolveSettings(options.settings)
+  const { stateDir } = settings
+  const limits: ScratchpadLimits = {
+    notesMaxChars: settings.scratchpad.notesMaxChars,
+    planMaxChars: settings.scratchpad.planMaxChars,
+    refsMax: settings.scratchpad.refsMax,
+    maxTokens: settings.scratchpad.maxTokens,
+  }
+  const nudgeSettings = {
+    nudgeAfterTurns: settings.scratchpad.nudgeAfterTurns,
+    nudgeOnPlanDetected: settings.scratchpad.nudgeOnPlanDetected,
+    nudgeAfterCompaction: settings.scratchpad.nudgeAfterCompaction,
+    nudgeTurnsSinceLastUse: settings.scratchpad.nudgeTurnsSinceLastUse,
+  }
+  const sessionIdOf = (ctx: ExtensionContext) => ctx.sessionManager.getSessionId()
+  const sessionKeyOf = (ctx: ExtensionContext) => options.sessionKey?.(ctx) ?? sessionIdOf(ctx)
+  const windowOf = (ctx: ExtensionContext) => ctx.getContextUsage()?.contextWindow ?? ctx.model?.contextWindow ?? settings.contextWindow
+
+  const states = new Map<string, SessionState>()
+  const stateOf = (ctx: ExtensionContext): SessionState => {
+    const id = sessionIdOf(ctx)
+    let s = states.get(id)
+    if (!s) {
+      s = { checkpointSaved: false, compactions: 0, turn: 0, hints: [] }
+      states.set(id, s)
+    }
+    return s
+  }
+  const queueHint = (ctx: ExtensionContext, hint: string | undefined | null) => {
+    if (hint) stateOf(ctx).hints.push(hint)
+  }
+
+  return (pi: ExtensionAPI) => {
+    // --- scratchpad: tool, system prompt, restore on resume -----------------------------------
+    if (settings.scratchpad.enabled) {
+      const def = scratchpadToolDefinition(limits)
+      pi.registerTool({
+        name: def.name,
+        label: 'Scratchpad',
+        description: def.description,
+        parameters: def.parameters,
+        async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
+          const result = applyScratchpadAction(sessionIdOf(ctx), params as ScratchpadAction, limits)
+          // Persistence stays with the host: the entries a successful change returns, in order.
+          for (const entry of result.persist) pi.appendEntry(entry.customType, entry.data)
+          return { content: [{ type: 'text', text: result.message }], details: result.usage }
+        },
+      })
+
+      pi.on('session_start', (_event, ctx) => {
+        const leaf = ctx.sessionManager.getLeafId()
+        restoreScratchpad(sessionIdOf(ctx), ctx.sessionManager.getEntries(), leaf ?? undefined)
+      })
+
+      pi.on('before_agent_start', (event) => ({
+        systemPrompt: `${event.systemPrompt}\n\n${scratchpadSystemPrompt(limits)}`,
+      }))
+
+      pi.on('turn_start', (_event, ctx) => {
+        stateOf(ctx).turn++
+        queueHint(ctx, scratchpadNudge(sessionIdOf(ctx), { event: 'turn_start' }, nudgeSettings))
+      })
+
+      pi.on('message_end', (event, ctx) => {
+        const m = event.message
+        if (m.role !== 'assistant') return
+        const text = m.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n')
+        queueHint(ctx, scratchpadNudge(sessionIdOf(ctx), { event: 'assistant_message', text }, nudgeSettings))
+      })
+    }
+
+    // --- observation store: scratchpad_read ---------------------------------------------------
+    if (settings.offload.enabled) {
+      const def = scratchpadReadToolDefinition()
+      pi.registerTool({
+        name: def.name,
+        label: 'Read offloaded result',
+        description: def.description,
+        parameters: def.parameters,
+        async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
+          const p = params as Omit<ReadObservationInput, 'stateDir' | 'sessionKey'> & { scratchpad_id?: string }
+          const result = await readObservation({
+            ...p,
+            id: p.id ?? p.scratchpad_id,
+            stateDir,
+            sessionKey: sessionKeyOf(ctx),
+          })
+          return { content: [{ type: 'text', text: result.content }], details: result }
+        },
+      })
+    }
+
+    // --- the gauge, the 80% checkpoint, and the prepend ---------------------------------------
+    pi.on('context', async (event, ctx) => {
+      const state = stateOf(ctx)
+      const sessionKey = sessionKeyOf(ctx)
+      let gaugeLine: string | undefined
+      const usage = ctx.getContextUsage()
+      if (usage) {
+        const gaugeOptions = { gaugeAt: settings.gauge.gaugeAt, checkpointAt: settings.gauge.checkpointAt }
+        let reading = evaluateContextUsage(usage, { ...gaugeOptions, checkpointSaved: state.checkpointSaved })
+        if (reading.action === 'checkpoint' && settings.checkpoints.enabled) {
+          // Every call at or over the threshold asks; the writer skips one within 5% of the last
+          // checkpoint's tokens (reason 'dedup'), so a long stretch over 80% leaves a checkpoint per step.
+          const written = await writeCheckpoint({
+            stateDir,
+            sessionKey,
+            trigger: 'auto-80pct',
+            tokenUsage: {
+              inputTokens: usage.tokens ?? Math.round(reading.utilization * usage.contextWindow),
+              contextWindow: usage.contextWindow,
+              utilization: reading.utilization,
+            },
+            compactionCount: state.compactions,
+            sessionFile: ctx.sessionManager.getSessionFile(),
+            messages: event.messages,
+          })
+          state.checkpointSaved = written.written || written.reason === 'dedup'
+          reading = evaluateContextUsage(usage, { ...gaugeOptions, checkpointSaved: state.checkpointSaved })
+        }
+        gaugeLine = reading.line ?? undefined
+      }
+
+      const parts = [...state.hints]
+      state.hints = []
+      const scratchpad = settings.scratchpad.enabled ? getScratchpadContent(sessionIdOf(ctx)) : undefined
+      if (scratchpad) parts.push(scratchpad)
+      if (gaugeLine) parts.push(gaugeLine)
+      if (parts.length === 0) return
+
+      // Transient: only this LLM call sees the prepend; the session file keeps the user's own words.
+      const messages = [...event.messages]
+      for (let i = messages.length - 1; i >= 0; i--) {
+        const m = messages[i]
+        if (m.role !== 'user') continue
+        const prefix = `${parts.join('\n\n')}\n\n`
+        messages[i] =
+          typeof m.content === 'string'
+            ? { ...m, content: prefix + m.content }
+            : { ...m, content: [{ type: 'text', text: prefix }, ...m.content] }
+        return { messages }
+      }
+      return
+    })
+
+    // --- tool_result: incremental capture and offload ----------------------------------------
+    pi.on('tool_result', async (event, ctx) => {
+      const sessionKey = sessionKeyOf(ctx)
+      const text = event.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n')
+      await recordToolResult({
+        stateDir,
+        sessionKey,
+        toolName: event.toolName,
+        params: event.input,
+        isError: event.isError,
+        error: event.isError ? text : undefined,
+      })
+      if (!settings.offload.enabled || event.isError || event.toolName === 'scratchpad_read') return
+      if (event.content.some((c) => c.type !== 'text')) return // images stay inline
+      const result = await offloadObservation({
+        stateDir,
+        sessionKey,
+        content: text,
+        toolName: event.toolName,
+        turnId: `turn-${stateOf(ctx).turn}`,
+        thresholdBytes: settings.offload.thresholdBytes,
+        ttlSeconds: settings.offload.ttlSeconds,
+        metadata: { toolCallId: event.toolCallId },
+      })
+      if (!result.offloaded) return
+      return { content: [{ type: 'text', text: JSON.stringify(result.observation, null, 2) }] }
+    })
+
+    // --- compaction: checkpoint before, restore after ------------------------------------------
+    pi.on('session_before_compact', async (event, ctx) => {
+      if (!settings.checkpoints.enabled) return
+      const state = stateOf(ctx)
+      state.compactions++
+      const p = event.preparation
+      await writeCheckpoint({
+        stateDir,
+        sessionKey: sessionKeyOf(ctx),
+        trigger: 'compaction',
+        tokenUsage: { inputTokens: p.tokensBefore, contextWindow: windowOf(ctx) },
+        compactionCount: state.compactions,
+        sessionFile: ctx.sessionManager.getSessionFile(),
+        messages: p.messagesToSummarize,
+        isSplitTurn: p.isSplitTurn,
+        fileOps: { read: [...p.fileOps.read], written: [...p.fileOps.written], edited: [...p.fileOps.edited] },
+      })
+      // Nothing returned: pi's (or the host's) summariser runs as before; the checkpoint is on disk first.
+    })
+
+    pi.on('session_compact', (_event, ctx) => {
+      const state = stateOf(ctx)
+      state.checkpointSaved = false
+      if (settings.scratchpad.enabled) {
+        queueHint(ctx, scratchpadNudge(sessionIdOf(ctx), { event: 'compaction_end' }, nudgeSettings))
+      }
+      if (!settings.checkpoints.enabled) return
+      const restore = renderCheckpoint(
+        { stateDir, sessionKey: sessionKeyOf(ctx) },
+        { mode: 'post-compaction', maxTokens: settings.checkpoints.restoreMaxTokens },
+      )
+      if (restore) {
+        pi.sendMessage({ customType: RESTORE_MESSAGE_TYPE, content: restore, display: false }, { deliverAs: 'nextTurn' })
+      }
+    })
+  }
+}
+
+export default createContextNativeExtension()
