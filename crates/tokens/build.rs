@@ -18,12 +18,23 @@ fn dump(name: &str, bpe: &tiktoken_rs::CoreBPE, max_rank: u32) {
             Err(_) => blob.push(0),
         }
     }
-    std::fs::File::create(out).unwrap().write_all(&blob).unwrap();
+    std::fs::File::create(out)
+        .unwrap()
+        .write_all(&blob)
+        .unwrap();
 }
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     // Ordinary ranks only: specials (199999+, 100257+) count as plain text by design.
-    dump("o200k_base.bin", &tiktoken_rs::o200k_base().unwrap(), 199_998);
-    dump("cl100k_base.bin", &tiktoken_rs::cl100k_base().unwrap(), 100_256);
+    dump(
+        "o200k_base.bin",
+        &tiktoken_rs::o200k_base().unwrap(),
+        199_998,
+    );
+    dump(
+        "cl100k_base.bin",
+        &tiktoken_rs::cl100k_base().unwrap(),
+        100_256,
+    );
 }

@@ -16,7 +16,7 @@
 use regex::Regex;
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::sync::OnceLock;
 
 /// A BPE encoding.
@@ -175,64 +175,113 @@ impl Tables {
         parts.len() - 1
     }
 
-    /// The same merge order with a min-heap keyed by (rank, start) and a linked list of parts:
-    /// O(n log n) for a piece of n bytes.
+    /// The same merge order (lowest rank first, leftmost on ties) for long pieces, in
+    /// O(n log n): a linked list of parts and a [`MergeQueue`].
     fn merge_large(&self, piece: &[u8]) -> usize {
         let n = piece.len();
-        // Part i starts at byte i initially; next/prev link live parts; rank[i] is the rank of
-        // merging part i with its next part (u32::MAX if none).
-        let mut next: Vec<usize> = (1..=n).collect();
-        let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
-        let mut alive = vec![true; n];
-        let mut rank = vec![u32::MAX; n];
-        let mut heap = BinaryHeap::with_capacity(n);
+        assert!(n < (u32::MAX - 2) as usize, "piece too long");
+        const NONE: u32 = u32::MAX;
+        // Part i starts at byte i; next/prev link live parts; rank[i] is the rank of merging part
+        // i with its next part (NONE if impossible); a dead part has rank DEAD.
+        const DEAD: u32 = u32::MAX - 1;
+        let n32 = n as u32;
+        let mut next: Vec<u32> = (1..=n32).collect();
+        let mut prev: Vec<u32> = (0..n32).map(|i| i.wrapping_sub(1)).collect();
+        let mut rank: Vec<u32> = Vec::with_capacity(n);
+        let mut queue = MergeQueue::default();
         for i in 0..n - 1 {
-            rank[i] = self.rank(&piece[i..i + 2]);
-            if rank[i] != u32::MAX {
-                heap.push(Reverse((rank[i], i)));
+            let r = self.rank(&piece[i..i + 2]);
+            rank.push(r);
+            if r != NONE {
+                queue.push(r, i as u32);
             }
         }
+        rank.push(NONE);
         let mut parts = n;
-        // End byte of the part after `j`'s next, i.e. the end of a merge of j with next[j].
-        let pair_end = |next: &Vec<usize>, j: usize| -> Option<usize> {
-            let k = next[j];
-            if k >= n {
-                None
+        let pair_rank = |next: &[u32], j: u32| -> u32 {
+            let k = next[j as usize];
+            if k >= n32 {
+                NONE
             } else {
-                Some(next[k])
+                self.rank(&piece[j as usize..next[k as usize] as usize])
             }
         };
-        while let Some(Reverse((r, i))) = heap.pop() {
-            if !alive[i] || rank[i] != r {
-                continue; // stale entry
+        while let Some((r, i)) = queue.pop() {
+            if rank[i as usize] != r {
+                continue; // stale: the part died or its rank changed since this was pushed
             }
-            // Merge part i with its next part j.
-            let j = next[i];
-            alive[j] = false;
-            next[i] = next[j];
-            if next[j] < n {
-                prev[next[j]] = i;
+            let j = next[i as usize];
+            rank[j as usize] = DEAD;
+            let after = next[j as usize];
+            next[i as usize] = after;
+            if after < n32 {
+                prev[after as usize] = i;
             }
             parts -= 1;
-            rank[i] = match pair_end(&next, i) {
-                Some(end) => self.rank(&piece[i..end]),
-                None => u32::MAX,
-            };
-            if rank[i] != u32::MAX {
-                heap.push(Reverse((rank[i], i)));
+            let ri = pair_rank(&next, i);
+            rank[i as usize] = ri;
+            if ri != NONE {
+                queue.push(ri, i);
             }
-            let p = prev[i];
-            if p < n {
-                rank[p] = match pair_end(&next, p) {
-                    Some(end) => self.rank(&piece[p..end]),
-                    None => u32::MAX,
-                };
-                if rank[p] != u32::MAX {
-                    heap.push(Reverse((rank[p], p)));
+            let p = prev[i as usize];
+            if p < n32 {
+                let rp = pair_rank(&next, p);
+                if rp != rank[p as usize] {
+                    rank[p as usize] = rp;
+                    if rp != NONE {
+                        queue.push(rp, p);
+                    }
                 }
             }
         }
         parts
+    }
+}
+
+/// A priority queue of (rank, position), popping the lowest rank, leftmost first.
+///
+/// Ranks are few and positions mostly arrive in ascending order (merges sweep left to right), so
+/// each rank keeps a sorted deque for in-order pushes and a small heap for the rest; the lowest
+/// rank is found in a `BTreeMap`. Memory access stays sequential, unlike one big binary heap.
+#[derive(Default)]
+struct MergeQueue {
+    by_rank: BTreeMap<u32, RankQueue>,
+}
+
+#[derive(Default)]
+struct RankQueue {
+    sorted: VecDeque<u32>,
+    heap: BinaryHeap<Reverse<u32>>,
+}
+
+impl MergeQueue {
+    fn push(&mut self, rank: u32, pos: u32) {
+        let q = self.by_rank.entry(rank).or_default();
+        match q.sorted.back() {
+            Some(&last) if last >= pos => q.heap.push(Reverse(pos)),
+            _ => q.sorted.push_back(pos),
+        }
+    }
+
+    fn pop(&mut self) -> Option<(u32, u32)> {
+        let mut entry = self.by_rank.first_entry()?;
+        let rank = *entry.key();
+        let q = entry.get_mut();
+        let from_heap = match (q.sorted.front(), q.heap.peek()) {
+            (Some(&a), Some(&Reverse(b))) => b < a,
+            (None, Some(_)) => true,
+            _ => false,
+        };
+        let pos = if from_heap {
+            q.heap.pop().map(|Reverse(p)| p)
+        } else {
+            q.sorted.pop_front()
+        }
+        .expect("a rank queue in the map is never empty");
+        if q.sorted.is_empty() && q.heap.is_empty() {
+            entry.remove();
+        }
+        Some((rank, pos))
     }
 }
 

@@ -73,7 +73,9 @@ fn long_pieces_use_the_heap_merge_and_agree() {
     let mut s = String::new();
     let mut seed = 7u64;
     for _ in 0..3000 {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         s.push((b'a' + (seed >> 59) as u8 % 26) as char);
     }
     assert_same(&s);
@@ -96,10 +98,52 @@ impl Rng {
 #[test]
 fn random_strings_match_tiktoken() {
     let atoms = [
-        " ", "  ", "\t", "\n", "\r\n", "\u{a0}", "\u{3000}", "a", "Z", "hello", "World", "'s",
-        "'LL", "'", "1", "42", "12345", ".", ",", "!?", "/", "\\", "-", "_", "(", ")", "{", "}",
-        "é", "ß", "ı", "İ", "日本", "中", "😀", "👍🏽", "\u{301}", "\u{200d}", "ـ", "१२", "Ⅻ",
-        "<|endoftext|>", "\u{0}", "\u{7f}", "\u{feff}", "x\u{2028}y",
+        " ",
+        "  ",
+        "\t",
+        "\n",
+        "\r\n",
+        "\u{a0}",
+        "\u{3000}",
+        "a",
+        "Z",
+        "hello",
+        "World",
+        "'s",
+        "'LL",
+        "'",
+        "1",
+        "42",
+        "12345",
+        ".",
+        ",",
+        "!?",
+        "/",
+        "\\",
+        "-",
+        "_",
+        "(",
+        ")",
+        "{",
+        "}",
+        "é",
+        "ß",
+        "ı",
+        "İ",
+        "日本",
+        "中",
+        "😀",
+        "👍🏽",
+        "\u{301}",
+        "\u{200d}",
+        "ـ",
+        "१२",
+        "Ⅻ",
+        "<|endoftext|>",
+        "\u{0}",
+        "\u{7f}",
+        "\u{feff}",
+        "x\u{2028}y",
     ];
     let mut rng = Rng(0x9E3779B97F4A7C15);
     for _ in 0..4000 {
@@ -111,7 +155,8 @@ fn random_strings_match_tiktoken() {
 
 #[test]
 fn real_transcripts_match_tiktoken() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../__test__/fixtures/transcripts");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../__test__/fixtures/transcripts");
     let mut texts = 0;
     for name in ["before-compaction.jsonl", "large-session.jsonl"] {
         let data = std::fs::read_to_string(dir.join(name)).expect("fixture transcript");
