@@ -26,10 +26,10 @@ import {
   recordToolResult,
   renderCheckpoint,
   restoreScratchpad,
-  scratchpadNudge,
+  evaluateScratchpadNudge,
+  getScratchpadSystemPrompt,
+  getScratchpadToolDefinition,
   scratchpadReadToolDefinition,
-  scratchpadSystemPrompt,
-  scratchpadToolDefinition,
   writeCheckpoint,
   type ReadObservationInput,
   type ScratchpadAction,
@@ -136,7 +136,7 @@ export function createContextNativeExtension(options: ContextNativeOptions = {})
   return (pi: ExtensionAPI) => {
     // --- scratchpad: tool, system prompt, restore on resume -----------------------------------
     if (settings.scratchpad.enabled) {
-      const def = scratchpadToolDefinition(limits)
+      const def = getScratchpadToolDefinition(limits)
       pi.registerTool({
         name: def.name,
         label: 'Scratchpad',
@@ -152,23 +152,23 @@ export function createContextNativeExtension(options: ContextNativeOptions = {})
 
       pi.on('session_start', (_event, ctx) => {
         const leaf = ctx.sessionManager.getLeafId()
-        restoreScratchpad(sessionIdOf(ctx), ctx.sessionManager.getEntries(), leaf ?? undefined)
+        restoreScratchpad(sessionIdOf(ctx), ctx.sessionManager.getEntries(), leaf ?? undefined, limits)
       })
 
       pi.on('before_agent_start', (event) => ({
-        systemPrompt: `${event.systemPrompt}\n\n${scratchpadSystemPrompt(limits)}`,
+        systemPrompt: `${event.systemPrompt}\n\n${getScratchpadSystemPrompt(limits)}`,
       }))
 
       pi.on('turn_start', (_event, ctx) => {
         stateOf(ctx).turn++
-        queueHint(ctx, scratchpadNudge(sessionIdOf(ctx), { event: 'turn_start' }, nudgeSettings))
+        queueHint(ctx, evaluateScratchpadNudge(sessionIdOf(ctx), { kind: 'turn_start' }, nudgeSettings))
       })
 
       pi.on('message_end', (event, ctx) => {
         const m = event.message
         if (m.role !== 'assistant') return
         const text = m.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n')
-        queueHint(ctx, scratchpadNudge(sessionIdOf(ctx), { event: 'assistant_message', text }, nudgeSettings))
+        queueHint(ctx, evaluateScratchpadNudge(sessionIdOf(ctx), { kind: 'assistant_message', text }, nudgeSettings))
       })
     }
 
@@ -298,7 +298,7 @@ export function createContextNativeExtension(options: ContextNativeOptions = {})
       const state = stateOf(ctx)
       state.checkpointSaved = false
       if (settings.scratchpad.enabled) {
-        queueHint(ctx, scratchpadNudge(sessionIdOf(ctx), { event: 'compaction_end' }, nudgeSettings))
+        queueHint(ctx, evaluateScratchpadNudge(sessionIdOf(ctx), { kind: 'compaction_end' }, nudgeSettings))
       }
       if (!settings.checkpoints.enabled) return
       const restore = renderCheckpoint(
