@@ -17,7 +17,7 @@
 //
 // Asynchronous with `fs/promises`, as the host's hooks are.
 
-import { promises as fsp } from 'node:fs'
+import { promises as fsp, readFileSync } from 'node:fs'
 import path from 'node:path'
 import YAML from 'yaml'
 
@@ -282,5 +282,26 @@ export function renderRestoreText(cp, { mode = 'post-compaction' } = {}) {
 /** The contract's `renderCheckpoint`: read (from disk or a YAML string), parse, render. */
 export async function renderCheckpoint(source, options) {
   const cp = await readCheckpoint(source)
+  return cp && renderRestoreText(cp, options)
+}
+
+/** Synchronous twin of `readCheckpoint` (what a host calls inside a sync hook). */
+export function readCheckpointSync(source) {
+  if ('yaml' in source) return parseCheckpoint(source.yaml)
+  const dir = checkpointDir(source.stateDir, source.sessionKey)
+  let pointer
+  try {
+    pointer = JSON.parse(readFileSync(path.join(dir, LATEST), 'utf8'))
+  } catch (e) {
+    if (e.code === 'ENOENT') return undefined
+    throw e
+  }
+  if (!pointer?.checkpoint_id) return undefined
+  return parseCheckpoint(readFileSync(path.join(dir, `${pointer.checkpoint_id}.yaml`), 'utf8'))
+}
+
+/** Synchronous twin of `renderCheckpoint`. */
+export function renderCheckpointSync(source, options) {
+  const cp = readCheckpointSync(source)
   return cp && renderRestoreText(cp, options)
 }
