@@ -273,3 +273,34 @@ describe('replay: pi v3 sessions (id / parentId)', () => {
     expect(r.turns.assistant).toBe(facts(v3.slice(500)).assistant)
   })
 })
+
+describe('replay: session.scratchpad calls', () => {
+  it('applies the session’s session.scratchpad tool calls and reports the prepend they leave', () => {
+    const entries = readLines(large)
+    const calls = [
+      { action: 'set_plan', content: '1. Read the theme docs\n2. Port the colours\n3. Test' },
+      { action: 'refs.add', ref: 'packages/coding-agent/docs/theme.md' },
+      { action: 'append_notes', content: 'x'.repeat(5000) }, // over the notes limit: rejected
+      { action: 'bogus' }, // not an action: rejected
+      { action: 'append_notes', content: 'theme tokens are all required' },
+    ]
+    // Attach each call to a different assistant turn that has usage, as the model would make them.
+    const turns = entries.filter((e) => e.type === 'message' && e.message.role === 'assistant' && e.message.usage?.input > 0)
+    calls.forEach((args, i) => turns[10 + i * 20].message.content.push({ type: 'toolCall', id: `sp${i}`, name: 'session.scratchpad', arguments: args }))
+    const file = join(tmp, 'scratchpad.jsonl')
+    writeFileSync(file, entries.map((e) => JSON.stringify(e)).join('\n'))
+
+    const { report } = replayJson(file)
+    expect(report.scratchpad.available).toBe(true)
+    expect(report.scratchpad.calls).toBe(5)
+    expect(report.scratchpad.results.map((r: any) => r.ok)).toEqual([true, true, false, false, true])
+    expect(report.scratchpad.applied).toBe(3)
+    expect(report.scratchpad.rejected).toBe(2)
+    // The same calls applied directly give the same block.
+    const id = `cli-test-${process.pid}`
+    for (const c of calls) native.applyScratchpadAction(id, c)
+    const block = native.getScratchpadContent(id)
+    native.clearScratchpad(id)
+    expect(report.scratchpad.prepend).toEqual({ chars: block.length, tokens: native.countTokens(block) })
+  })
+})
