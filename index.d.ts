@@ -16,6 +16,37 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 export declare function __panicForTest(): void
 
 /**
+ * Applies one `session.scratchpad` tool call to the session's scratchpad.
+ *
+ * Budgets (seed 002, plus seed 000's token budget over the whole block): `set_notes` /
+ * `set_plan` cut to the char limit and the token budget with a warning; `append_notes` joins
+ * with a newline and is rejected (notes unchanged) when the result would not fit; `refs.add`
+ * drops the oldest ref when full; `refs.remove` removes an exact match or reports it missing;
+ * `refs.set` keeps the first `refsMax` strings. Cuts never split a surrogate pair, a character
+ * (grapheme cluster) or a ref.
+ *
+ * A malformed call from the model is answered `ok: false` with a message listing the valid
+ * actions; nothing is thrown and nothing changes. Append `persist` to the session with
+ * `appendCustomEntry` after every call (it is empty when nothing changed).
+ *
+ * @param limits - this session's budgets (kept for later calls); defaults 4000 / 2000 / 50 / 2000.
+ * @throws `InvalidArg` for a non-string or empty `sessionId`, or invalid `limits`.
+ */
+export declare function applyScratchpadAction(sessionId: string, action: ScratchpadAction, limits?: ScratchpadLimits): ScratchpadResult
+
+/**
+ * Frees the session's scratchpad and nudge state (call it when a session ends). The persisted
+ * entries are untouched: `restoreScratchpad` brings the content back. Returns `true` if the
+ * registry held the session.
+ *
+ * The registry also bounds itself: beyond 10,000 sessions it evicts the least recently used
+ * (1% at a time); an evicted session is restored from its entries like a resumed one.
+ *
+ * @throws `InvalidArg` for a non-string or empty `sessionId`.
+ */
+export declare function clearScratchpad(sessionId: string): boolean
+
+/**
  * Counts the tokens of `text` exactly as OpenAI's `tiktoken` does with
  * `encode(text, [], [])`: special-token strings such as `<|endoftext|>` count as plain text.
  *
@@ -29,6 +60,260 @@ export declare function countTokens(text: string, encoding?: Encoding): number
 
 /** A tiktoken encoding: `'o200k_base'` (GPT-4o, GPT-5; the default) or `'cl100k_base'` (GPT-4). */
 export type Encoding = string
+
+/**
+ * Seed 002's opt-in nudges. Call it on each turn event; it returns the `[Hint: ...]` line to
+ * prepend to the next user message (e.g. through `pendingSteer`), or `undefined`.
+ *
+ * - `turn_start` counts a turn, then: `nudgeAfterTurns: N` hints once when the scratchpad has
+ *   stayed empty for N whole turns; `nudgeTurnsSinceLastUse: N` hints once when it has content
+ *   but was not changed for N whole turns.
+ * - `assistant_message` with `nudgeOnPlanDetected: 1` hints once when the text holds a plan
+ *   (3+ numbered items, "Step N" mentions or task-list items) while the scratchpad is empty.
+ * - `compaction_end` with `nudgeAfterCompaction: 1` hints after every compaction.
+ *
+ * Each hint fires once per episode of its condition: an "empty" episode ends when the
+ * scratchpad gets content, a "not used" episode when it changes. Trigger state is transient
+ * (it resets with the process or `clearScratchpad`), as the seed specifies.
+ *
+ * @param settings - the four `nudge*` settings; all off (0) by default.
+ * @throws `InvalidArg` for a non-string `sessionId`, an unknown event kind, an
+ * `assistant_message` without `text`, or invalid settings.
+ */
+export declare function evaluateScratchpadNudge(sessionId: string, event: ScratchpadNudgeEvent, settings?: ScratchpadNudgeSettings): string | undefined
+
+/**
+ * The block to prepend to the next user message, or `undefined` when all spaces are empty or
+ * the session is unknown. It opens with `[Session Scratchpad - your persistent working memory]`,
+ * holds the non-empty spaces in the order notes, plan, refs (each under a `[Notes: n/max chars]`,
+ * `[Plan: n/max chars]`, `[Refs: n/max]` label, refs one per line as `- ref`) and closes with
+ * `[End Scratchpad]`. Content lines that would read as one of these markers are escaped with a
+ * leading `\`, so content can never end the block early.
+ *
+ * Cached: the block is rendered and counted when the scratchpad changes, so this call does no
+ * work beyond a lookup. Prepend it as `${block}
+
+${prompt}`.
+ *
+ * @throws `InvalidArg` for a non-string or empty `sessionId`.
+ */
+export declare function getScratchpadContent(sessionId: string): string | undefined
+
+/**
+ * The system-prompt section for the scratchpad (seed 000's guidance, updated for the three
+ * spaces of seed 002), Markdown starting with `## Session Scratchpad`, stating the given limits.
+ *
+ * @param limits - the budgets to describe; defaults 4000 / 2000 / 50 / 2000.
+ * @throws `InvalidArg` for invalid `limits`.
+ */
+export declare function getScratchpadSystemPrompt(limits?: ScratchpadLimits): string
+
+/**
+ * The `session.scratchpad` tool definition (name, description, JSON-Schema parameters for the
+ * six actions of seed 002), stating the given limits.
+ *
+ * @param limits - the budgets to describe; defaults 4000 / 2000 / 50 / 2000.
+ * @throws `InvalidArg` for invalid `limits`.
+ */
+export declare function getScratchpadToolDefinition(limits?: ScratchpadLimits): ScratchpadToolDefinition
+
+/**
+ * How full the session's scratchpad is, or `undefined` for a session the registry does not hold.
+ *
+ * @throws `InvalidArg` for a non-string or empty `sessionId`.
+ */
+export declare function getScratchpadUsage(sessionId: string): ScratchpadUsage | undefined
+
+/**
+ * Rebuilds the session's scratchpad from its pi session entries (on resume, after a process
+ * restart, or when the registry evicted an idle session): the last entry of each key wins
+ * (`openclaw:scratchpad:notes`, `:plan`, `:refs`); the legacy `openclaw:scratchpad` entry of
+ * seed 000 fills notes when no notes entry exists. With `leafId`, only entries on the branch
+ * from the root to that leaf count (pi sessions are trees). Replaces whatever the session held.
+ *
+ * Restored content never exceeds the limits silently: it is cut to fit (notes first, then plan,
+ * then refs, for the token budget) and each cut is listed in `warnings`.
+ *
+ * @param entries - `SessionManager.getEntries()`.
+ * @param leafId - `SessionManager.getLeafId()` to restore the current branch only.
+ * @param limits - this session's budgets, as for `applyScratchpadAction`.
+ * @throws `InvalidArg` for a non-string `sessionId`, a non-array `entries` or a non-object
+ * entry; `NotFound` when `leafId` is not the id of any entry.
+ */
+export declare function restoreScratchpad(sessionId: string, entries: SessionEntryLike[], leafId?: string | undefined | null, limits?: ScratchpadLimits): ScratchpadRestoreResult
+
+/**
+ * One `session.scratchpad` tool call: the arguments the model sent, passed through as they are.
+ * A malformed call (unknown action, missing field, wrong type) is answered `ok: false`; it never
+ * throws.
+ */
+export interface ScratchpadAction {
+  /** What to do. */
+  action: 'set_notes' | 'append_notes' | 'set_plan' | 'refs.add' | 'refs.remove' | 'refs.set'
+  /**
+   * `set_notes`, `append_notes`, `set_plan`: the text. An empty string clears the space
+   * (`append_notes` needs non-empty text).
+   */
+  content?: string
+  /** `refs.add`, `refs.remove`: one non-empty file path, URL, PR link or identifier. */
+  ref?: string
+  /**
+   * `refs.set`: the new refs; non-strings, empty strings and repeats are dropped, the first
+   * `refsMax` kept.
+   */
+  items?: unknown[]
+  /**
+   * Optimistic concurrency for sub-agents sharing a session: when given and different from the
+   * session's current `version`, the call is answered `ok: false` and nothing changes.
+   */
+  expectedVersion?: number
+}
+
+/**
+ * Budgets of one session. Missing fields take their defaults; each must be a positive integer
+ * (anything else throws `InvalidArg`). Limits passed to a call are kept for the session: the
+ * block's labels show them. Lowering a limit does not cut existing content; the next write to
+ * that space enforces it.
+ */
+export interface ScratchpadLimits {
+  /**
+   * Notes limit in characters (UTF-16 code units, JS `string.length`).
+   * @default 4000
+   */
+  notesMaxChars?: number
+  /**
+   * Plan limit in characters (UTF-16 code units).
+   * @default 2000
+   */
+  planMaxChars?: number
+  /**
+   * Maximum number of refs.
+   * @default 50
+   */
+  refsMax?: number
+  /**
+   * Token budget (o200k_base, exact) of the whole rendered block, markers and labels included.
+   * @default 2000
+   */
+  maxTokens?: number
+}
+
+/** A turn event for `evaluateScratchpadNudge`. */
+export interface ScratchpadNudgeEvent {
+  /** `'turn_start'` (counts a turn), `'assistant_message'` (needs `text`) or `'compaction_end'`. */
+  kind: 'turn_start' | 'assistant_message' | 'compaction_end'
+  /** The assistant's text, for `'assistant_message'`. */
+  text?: string
+}
+
+/** Seed 002's nudge settings (`scratchpad.nudge*`). All are off (0) by default. */
+export interface ScratchpadNudgeSettings {
+  /**
+   * Nudge to populate the scratchpad when it is still empty after this many turns.
+   * @default 0
+   */
+  nudgeAfterTurns?: number
+  /**
+   * 1: nudge when the assistant writes a plan (3+ numbered items, "Step N" mentions or task
+   * list items) while the scratchpad is empty.
+   * @default 0
+   */
+  nudgeOnPlanDetected?: number
+  /**
+   * 1: nudge to save / review the scratchpad after every context compaction.
+   * @default 0
+   */
+  nudgeAfterCompaction?: number
+  /**
+   * Nudge to review the scratchpad when it has content but was not updated for this many turns.
+   * @default 0
+   */
+  nudgeTurnsSinceLastUse?: number
+}
+
+/** A session entry for the host to append with `appendCustomEntry(customType, data)`. */
+export interface ScratchpadPersistEntry {
+  /** `'openclaw:scratchpad:notes'`, `'openclaw:scratchpad:plan'` or `'openclaw:scratchpad:refs'`. */
+  customType: string
+  /** The space's full new content: a string for notes and plan, a string array for refs. */
+  data: string | string[]
+}
+
+/** What `restoreScratchpad` did: a `ScratchpadUsage` plus what had to be cut or ignored. */
+export interface ScratchpadRestoreResult {
+  /** Notes length in UTF-16 code units. */
+  notesChars: number
+  /** Plan length in UTF-16 code units. */
+  planChars: number
+  /** Number of refs. */
+  refs: number
+  /** Tokens (o200k_base) of the restored block. */
+  tokens: number
+  /** The session's version after the restore (a restore counts as a change). */
+  version: number
+  /** Restored content exceeded a limit and was cut (see `warnings`). */
+  truncated: boolean
+  /** One line per cut made or entry ignored; empty when the entries restored as they were. */
+  warnings: Array<string>
+}
+
+/** The answer to one `applyScratchpadAction` call. */
+export interface ScratchpadResult {
+  /** `false`: the call was invalid, conflicted or rejected, and the state is unchanged. */
+  ok: boolean
+  /**
+   * The tool response for the model: what happened, how full the space and the whole block
+   * are, and on rejection what to do instead.
+   */
+  message: string
+  /** Content was cut to fit a limit (the message says so). */
+  truncated: boolean
+  /** Entries to append, in order, for the changed spaces only; empty when nothing changed. */
+  persist: Array<ScratchpadPersistEntry>
+  /** Usage after the call. */
+  usage: ScratchpadUsage
+}
+
+/** The `session.scratchpad` tool, ready for the host's tool registry. */
+export interface ScratchpadToolDefinition {
+  /** `'session.scratchpad'`. */
+  name: string
+  /** What the tool is for and how its budgets behave, with the configured limits. */
+  description: string
+  /** JSON Schema of the arguments (`action`, `content`, `ref`, `items`, `expectedVersion`). */
+  parameters: Record<string, unknown>
+}
+
+/** How full a session's scratchpad is. */
+export interface ScratchpadUsage {
+  /** Notes length in UTF-16 code units. */
+  notesChars: number
+  /** Plan length in UTF-16 code units. */
+  planChars: number
+  /** Number of refs. */
+  refs: number
+  /** Tokens (o200k_base) of the block `getScratchpadContent` returns; 0 when it is empty. */
+  tokens: number
+  /** Incremented by every change (actions and restores); compare with `expectedVersion`. */
+  version: number
+}
+
+/**
+ * A pi session entry (`SessionManager.getEntries()` returns them). Only `custom` entries with a
+ * scratchpad `customType` are read; `id` / `parentId` matter when a `leafId` is given.
+ */
+export interface SessionEntryLike {
+  /** The entry type; scratchpad entries are `'custom'`. */
+  type: string
+  /** For `custom` entries, the key passed to `appendCustomEntry`. */
+  customType?: string
+  /** For `custom` entries, the data passed to `appendCustomEntry`. */
+  data?: unknown
+  /** The entry id (pi sessions v2+). */
+  id?: string
+  /** The parent entry id; `null` for a root. */
+  parentId?: string | null
+}
 
 /**
  * Builds the BPE tables of `encoding` on a worker thread, so the first `countTokens` on the

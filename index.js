@@ -836,5 +836,13 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.__panicForTest = nativeBinding.__panicForTest
+module.exports.applyScratchpadAction = nativeBinding.applyScratchpadAction
+module.exports.clearScratchpad = nativeBinding.clearScratchpad
 module.exports.countTokens = nativeBinding.countTokens
+module.exports.evaluateScratchpadNudge = nativeBinding.evaluateScratchpadNudge
+module.exports.getScratchpadContent = nativeBinding.getScratchpadContent
+module.exports.getScratchpadSystemPrompt = nativeBinding.getScratchpadSystemPrompt
+module.exports.getScratchpadToolDefinition = nativeBinding.getScratchpadToolDefinition
+module.exports.getScratchpadUsage = nativeBinding.getScratchpadUsage
+module.exports.restoreScratchpad = nativeBinding.restoreScratchpad
 module.exports.warmup = nativeBinding.warmup

@@ -4,6 +4,7 @@
 #![deny(clippy::all)]
 
 mod error;
+mod scratchpad;
 mod tokens;
 
 use napi::Env;
