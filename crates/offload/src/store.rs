@@ -1,0 +1,585 @@
+//! One session's store on disk: `<stateDir>/context/observations/<session dir>/` holding
+//! `catalog.json` (every entry's metadata and the name -> id map), `<id>.dat` (the content) and, for
+//! text, `<id>.idx` (the sparse index). Entries are stored by id: a name never becomes a path. Every
+//! operation holds the directory's lock (`.lock`), so readers never see a half-replaced entry.
+
+use crate::index::TextIndex;
+use crate::observation::{sha256_hex, Kind};
+use context_fsio::{
+    atomic_write, atomic_write_with, check_entry_name, existing_session_dir, session_dir,
+    session_dir_name, sweep_temp_files, DirLock, Durability, Error, ErrorCode, Result,
+    CHECKPOINTS_DIR, OBSERVATIONS_DIR,
+};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashSet};
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The catalog file of a session store.
+pub const CATALOG_FILE: &str = "catalog.json";
+const CATALOG_VERSION: u32 = 1;
+/// Largest latest-checkpoint file read when looking for protected entries.
+const MAX_CHECKPOINT_BYTES: u64 = 8 * 1024 * 1024;
+
+/// One stored entry (its metadata; the content is in `<id>.dat`). Times are milliseconds since the
+/// Unix epoch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// 16 hex characters from the OS random source.
+    pub id: String,
+    /// Unique in the session: given (`write`, `name`) or automatic (`<tool>_<n>`).
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_name: Option<String>,
+    pub kind: Kind,
+    pub size_bytes: u64,
+    /// Unicode characters (text); equal to `size_bytes` for binary.
+    pub chars: u64,
+    /// Lines (text; a last line without `\n` counts); 0 for binary.
+    pub lines: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    pub created_at: u64,
+    pub updated_at: u64,
+    #[serde(default)]
+    pub expires_at: Option<u64>,
+    #[serde(default)]
+    pub last_read_at: Option<u64>,
+}
+
+impl Entry {
+    /// Whether the entry's TTL has run out at `now`.
+    pub fn is_expired(&self, now: u64) -> bool {
+        self.expires_at.is_some_and(|e| e <= now)
+    }
+    /// The last time the entry was written or read (the LRU key of the quota).
+    pub fn last_used(&self) -> u64 {
+        self.updated_at.max(self.last_read_at.unwrap_or(0))
+    }
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Catalog {
+    version: u32,
+    /// Next auto-name number per tool prefix.
+    #[serde(default)]
+    counters: BTreeMap<String, u64>,
+    #[serde(default)]
+    entries: Vec<Entry>,
+}
+
+/// Entries that must never be evicted: ids or names the host passes (the session's scratchpad
+/// refs, for example) plus every entry whose id or name appears as a whole word in the session's
+/// latest checkpoint (`context/checkpoints/<session dir>/_latest.json` -> its YAML).
+pub struct Protection {
+    names: HashSet<String>,
+    checkpoint: Option<String>,
+}
+
+impl Protection {
+    pub fn new(explicit: &[String], checkpoint: Option<String>) -> Protection {
+        Protection {
+            names: explicit.iter().cloned().collect(),
+            checkpoint,
+        }
+    }
+
+    pub fn protects(&self, e: &Entry) -> bool {
+        if self.names.contains(&e.id) || self.names.contains(&e.name) {
+            return true;
+        }
+        match &self.checkpoint {
+            Some(text) => contains_word(text, &e.id) || contains_word(text, &e.name),
+            None => false,
+        }
+    }
+}
+
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
+}
+
+/// Whether `word` occurs in `text` not glued to a letter, digit, `_` or `-` on either side
+/// (`read_1` is not found in `read_10`).
+pub fn contains_word(text: &str, word: &str) -> bool {
+    if word.is_empty() {
+        return false;
+    }
+    let (t, w) = (text.as_bytes(), word.as_bytes());
+    let glued = |i: usize, j: usize| {
+        (i > 0 && is_word_byte(t[i - 1]) && is_word_byte(w[0]))
+            || (j < t.len() && is_word_byte(t[j]) && is_word_byte(w[w.len() - 1]))
+    };
+    memchr::memmem::find_iter(t, w).any(|i| !glued(i, i + w.len()))
+}
+
+/// The text of the session's latest checkpoint, if there is one (errors read as "none": a broken
+/// checkpoint must not block the store; symlinks are not followed).
+pub fn latest_checkpoint_text(state_dir: &Path, dir_name: &str) -> Option<String> {
+    let mut dir = state_dir.to_path_buf();
+    for part in CHECKPOINTS_DIR.iter().copied().chain([dir_name]) {
+        dir.push(part);
+        let m = fs::symlink_metadata(&dir).ok()?;
+        if !m.is_dir() {
+            return None;
+        }
+    }
+    let latest = read_small(&dir.join("_latest.json"))?;
+    let pointer: serde_json::Value = serde_json::from_slice(&latest).ok()?;
+    let from_path = pointer
+        .get("path")
+        .and_then(|p| p.as_str())
+        .and_then(|p| p.rsplit(['/', '\\']).next())
+        .map(str::to_string);
+    let from_id = pointer
+        .get("checkpoint_id")
+        .and_then(|p| p.as_str())
+        .map(|id| format!("{id}.yaml"));
+    let mut text = String::from_utf8_lossy(&latest).into_owned();
+    for file in [from_path, from_id].into_iter().flatten() {
+        if check_entry_name(&file).is_err() {
+            continue;
+        }
+        if let Some(bytes) = read_small(&dir.join(&file)) {
+            text.push('\n');
+            text.push_str(&String::from_utf8_lossy(&bytes));
+            break;
+        }
+    }
+    Some(text)
+}
+
+fn read_small(path: &Path) -> Option<Vec<u8>> {
+    let m = fs::symlink_metadata(path).ok()?;
+    if !m.is_file() || m.len() > MAX_CHECKPOINT_BYTES {
+        return None;
+    }
+    fs::read(path).ok()
+}
+
+/// A 16-hex-character id from the OS random source.
+pub fn new_id() -> Result<String> {
+    let mut b = [0u8; 8];
+    getrandom::fill(&mut b)
+        .map_err(|e| Error::new(ErrorCode::Io, format!("the OS random source failed: {e}")))?;
+    Ok(crate::observation::hex(&b))
+}
+
+/// The auto-name prefix of a tool: characters outside `[A-Za-z0-9._-]` become `_`.
+fn name_prefix(tool: Option<&str>) -> String {
+    let tool = tool.filter(|t| !t.is_empty()).unwrap_or("observation");
+    let mut p: String = tool
+        .chars()
+        .take(100)
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if p.starts_with('.') {
+        p.replace_range(0..1, "_");
+    }
+    p
+}
+
+/// An open, locked session store.
+pub struct Session {
+    pub dir: PathBuf,
+    pub state_dir: PathBuf,
+    catalog: Catalog,
+    _lock: DirLock,
+}
+
+impl Session {
+    /// Opens (creating) the store of `session_key` and takes its lock.
+    pub fn open(state_dir: &Path, session_key: &str) -> Result<Session> {
+        let dir = session_dir(state_dir, &OBSERVATIONS_DIR, session_key)?;
+        Session::open_dir(state_dir, dir)
+    }
+
+    /// Opens an existing store; `None` when the session has none.
+    pub fn open_existing(state_dir: &Path, session_key: &str) -> Result<Option<Session>> {
+        match existing_session_dir(state_dir, &OBSERVATIONS_DIR, session_key)? {
+            Some(dir) => Session::open_dir(state_dir, dir).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Opens the store in `dir` (a session directory) and takes its lock.
+    pub fn open_dir(state_dir: &Path, dir: PathBuf) -> Result<Session> {
+        let lock = DirLock::acquire(&dir)?;
+        let path = dir.join(CATALOG_FILE);
+        let catalog = match fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice::<Catalog>(&bytes).map_err(|e| {
+                Error::corrupt(format!(
+                    "{} is not a valid observation catalog ({e}); delete the session's observation store",
+                    path.display()
+                ))
+            })?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Catalog {
+                version: CATALOG_VERSION,
+                ..Catalog::default()
+            },
+            Err(e) => return Err(Error::io(format!("reading {}", path.display()), e)),
+        };
+        Ok(Session {
+            dir,
+            state_dir: state_dir.to_path_buf(),
+            catalog,
+            _lock: lock,
+        })
+    }
+
+    pub fn entries(&self) -> &[Entry] {
+        &self.catalog.entries
+    }
+
+    pub fn entry_mut(&mut self, i: usize) -> &mut Entry {
+        &mut self.catalog.entries[i]
+    }
+
+    /// Writes the catalog atomically.
+    pub fn save(&self, durability: Durability) -> Result<()> {
+        let json = serde_json::to_vec(&self.catalog)
+            .map_err(|e| Error::new(ErrorCode::Io, format!("serialising the catalog: {e}")))?;
+        atomic_write(&self.dir, CATALOG_FILE, &json, durability)
+    }
+
+    pub fn data_path(&self, id: &str) -> PathBuf {
+        self.dir.join(format!("{id}.dat"))
+    }
+
+    pub fn index_path(&self, id: &str) -> PathBuf {
+        self.dir.join(format!("{id}.idx"))
+    }
+
+    fn position(&self, f: impl Fn(&Entry) -> bool) -> Option<usize> {
+        self.catalog.entries.iter().position(f)
+    }
+
+    /// Finds an entry by id or name (each falls back to the other: models mix them up). With
+    /// `turn_id`, an entry of another turn is not found. Expired entries are not found.
+    pub fn find(
+        &self,
+        id: Option<&str>,
+        name: Option<&str>,
+        turn_id: Option<&str>,
+        now: u64,
+    ) -> Result<usize> {
+        let key = match (id, name) {
+            (Some(k), _) | (None, Some(k)) => k,
+            (None, None) => {
+                return Err(Error::invalid_arg(
+                    "name the entry with `id` (its scratchpad_id) or `name`",
+                ))
+            }
+        };
+        let by_id = |k: &str| self.position(|e| e.id == k);
+        let by_name = |k: &str| self.position(|e| e.name == k);
+        let found = if id.is_some() {
+            by_id(key).or_else(|| by_name(key))
+        } else {
+            by_name(key).or_else(|| by_id(key))
+        };
+        let Some(i) = found else {
+            return Err(Error::not_found(format!(
+                "no observation entry {key:?} in this session; list the entries to see the ids and names"
+            )));
+        };
+        let e = &self.catalog.entries[i];
+        if let Some(t) = turn_id {
+            if e.turn_id.as_deref() != Some(t) {
+                return Err(Error::not_found(format!(
+                    "observation entry {key:?} does not belong to turn {t:?}"
+                )));
+            }
+        }
+        if e.is_expired(now) {
+            return Err(Error::not_found(format!(
+                "observation entry {key:?} expired at {}",
+                context_fsio::rfc3339(e.expires_at.unwrap_or(0))
+            )));
+        }
+        Ok(i)
+    }
+
+    /// The session directory's name (shared with the checkpoint store).
+    pub fn dir_name(&self) -> String {
+        self.dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+
+    /// The protection for this session: `explicit` plus the latest checkpoint's text.
+    pub fn protection(&self, explicit: &[String]) -> Protection {
+        Protection::new(
+            explicit,
+            latest_checkpoint_text(&self.state_dir, &self.dir_name()),
+        )
+    }
+
+    /// Removes entries from the catalog (not yet from disk); returns them.
+    fn take(&mut self, mut idx: Vec<usize>) -> Vec<Entry> {
+        idx.sort_unstable();
+        idx.dedup();
+        idx.iter()
+            .rev()
+            .map(|&i| self.catalog.entries.remove(i))
+            .collect()
+    }
+
+    /// Deletes the files of entries already taken out of the catalog (after the catalog is saved,
+    /// so a crash leaves orphan files for `gc`, never a catalog entry without its content).
+    pub fn remove_files(&self, removed: &[Entry]) {
+        for e in removed {
+            let _ = fs::remove_file(self.data_path(&e.id));
+            let _ = fs::remove_file(self.index_path(&e.id));
+        }
+    }
+
+    /// Removes the entry at `i` from the catalog and disk (catalog saved first).
+    pub fn delete(&mut self, i: usize, durability: Durability) -> Result<Entry> {
+        let removed = self.take(vec![i]);
+        self.save(durability)?;
+        self.remove_files(&removed);
+        Ok(removed.into_iter().next().expect("one entry taken"))
+    }
+
+    /// Expired entries (not protected) and, while the store plus `incoming` bytes exceeds
+    /// `quota`, the least recently used ones; `keep` is never chosen. `TooLarge` when protected
+    /// entries alone leave no room.
+    fn plan_eviction(
+        &self,
+        incoming: u64,
+        keep: Option<usize>,
+        quota: u64,
+        protection: &dyn Fn(&Entry) -> bool,
+        now: u64,
+    ) -> Result<Vec<usize>> {
+        let entries = &self.catalog.entries;
+        let mut out: Vec<usize> = (0..entries.len())
+            .filter(|&i| Some(i) != keep && entries[i].is_expired(now) && !protection(&entries[i]))
+            .collect();
+        let mut total: u64 = entries
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| Some(*i) != keep && !out.contains(i))
+            .map(|(_, e)| e.size_bytes)
+            .sum::<u64>()
+            + incoming;
+        if total <= quota {
+            return Ok(out);
+        }
+        let mut lru: Vec<usize> = (0..entries.len())
+            .filter(|&i| Some(i) != keep && !out.contains(&i) && !protection(&entries[i]))
+            .collect();
+        lru.sort_by_key(|&i| (entries[i].last_used(), entries[i].created_at));
+        for i in lru {
+            if total <= quota {
+                break;
+            }
+            total -= entries[i].size_bytes;
+            out.push(i);
+        }
+        if total > quota {
+            return Err(Error::new(
+                ErrorCode::TooLarge,
+                format!(
+                    "the session's observation store would hold {total} bytes, above its quota of {quota} \
+                     bytes, and the remaining entries are protected; raise quotaBytes or delete entries"
+                ),
+            ));
+        }
+        Ok(out)
+    }
+
+    /// Applies the quota and TTL with `incoming` more bytes on the way; returns the evicted entries
+    /// (taken out of the catalog, files not yet removed). Reads the checkpoint only when something
+    /// would go.
+    pub fn evict_for(
+        &mut self,
+        incoming: u64,
+        keep: Option<usize>,
+        quota: u64,
+        protect: &[String],
+        now: u64,
+    ) -> Result<Vec<Entry>> {
+        let nothing = |_: &Entry| false;
+        let plan = self.plan_eviction(incoming, keep, quota, &nothing, now);
+        if matches!(&plan, Ok(p) if p.is_empty()) {
+            return Ok(vec![]);
+        }
+        let protection = self.protection(protect);
+        let plan = self.plan_eviction(incoming, keep, quota, &|e| protection.protects(e), now)?;
+        Ok(self.take(plan))
+    }
+
+    /// A free auto name `<prefix>_<n>` (n counts up per prefix and per session).
+    fn auto_name(&mut self, tool: Option<&str>) -> String {
+        let prefix = name_prefix(tool);
+        let mut n = self.catalog.counters.get(&prefix).copied().unwrap_or(0);
+        loop {
+            n += 1;
+            let name = format!("{prefix}_{n}");
+            if self.position(|e| e.name == name).is_none() {
+                self.catalog.counters.insert(prefix, n);
+                return name;
+            }
+        }
+    }
+
+    /// Stores `bytes` as a new entry or, when `name` is taken, in place of that entry (same id).
+    /// Applies TTL expiry and the quota first. Returns the entry and the evicted entries.
+    #[allow(clippy::too_many_arguments)]
+    pub fn store(
+        &mut self,
+        kind: Kind,
+        bytes: &[u8],
+        name: Option<&str>,
+        tool_name: Option<&str>,
+        turn_id: Option<&str>,
+        ttl_ms: Option<u64>,
+        quota: u64,
+        protect: &[String],
+        durability: Durability,
+        now: u64,
+    ) -> Result<(Entry, Vec<Entry>)> {
+        let size = bytes.len() as u64;
+        if size > quota {
+            return Err(Error::new(
+                ErrorCode::TooLarge,
+                format!("content of {size} bytes exceeds the session's observation quota of {quota} bytes"),
+            ));
+        }
+        if let Some(n) = name {
+            check_entry_name(n)?;
+        }
+        let existing = name.and_then(|n| self.position(|e| e.name == n));
+        let evicted = self.evict_for(size, existing, quota, protect, now)?;
+        let existing = name.and_then(|n| self.position(|e| e.name == n));
+        let (id, name, created_at) = match existing {
+            Some(i) => {
+                let e = &self.catalog.entries[i];
+                (e.id.clone(), e.name.clone(), e.created_at)
+            }
+            None => {
+                let mut id = new_id()?;
+                while self.position(|e| e.id == id).is_some() {
+                    id = new_id()?;
+                }
+                let name = match name {
+                    Some(n) => n.to_string(),
+                    None => self.auto_name(tool_name),
+                };
+                (id, name, now)
+            }
+        };
+        let (chars, lines, sha256) = self.write_content(&id, kind, bytes, durability)?;
+        let entry = Entry {
+            id,
+            name,
+            turn_id: turn_id.map(str::to_string),
+            tool_name: tool_name.map(str::to_string),
+            kind,
+            size_bytes: size,
+            chars,
+            lines,
+            sha256,
+            created_at,
+            updated_at: now,
+            expires_at: ttl_ms.map(|t| now.saturating_add(t)),
+            last_read_at: None,
+        };
+        match existing {
+            Some(i) => self.catalog.entries[i] = entry.clone(),
+            None => self.catalog.entries.push(entry.clone()),
+        }
+        self.save(durability)?;
+        self.remove_files(&evicted);
+        Ok((entry, evicted))
+    }
+
+    /// Writes `<id>.dat` (and `<id>.idx` for text) atomically; returns (chars, lines, sha256).
+    fn write_content(
+        &self,
+        id: &str,
+        kind: Kind,
+        bytes: &[u8],
+        durability: Durability,
+    ) -> Result<(u64, u64, Option<String>)> {
+        atomic_write_with(&self.dir, &format!("{id}.dat"), durability, |f| {
+            f.write_all(bytes)
+        })?;
+        match kind {
+            Kind::Text => {
+                let index = TextIndex::build(bytes);
+                atomic_write_with(&self.dir, &format!("{id}.idx"), durability, |f| {
+                    index.write_to(f)
+                })?;
+                Ok((index.chars, index.lines, None))
+            }
+            Kind::Binary => {
+                let _ = fs::remove_file(self.index_path(id));
+                Ok((bytes.len() as u64, 0, Some(sha256_hex(bytes))))
+            }
+        }
+    }
+
+    /// Replaces the content of entry `i` in place (same id and name; TTL and turn kept).
+    pub fn rewrite(
+        &mut self,
+        i: usize,
+        text: &str,
+        durability: Durability,
+        now: u64,
+    ) -> Result<Entry> {
+        let id = self.catalog.entries[i].id.clone();
+        let (chars, lines, _) = self.write_content(&id, Kind::Text, text.as_bytes(), durability)?;
+        let e = &mut self.catalog.entries[i];
+        e.size_bytes = text.len() as u64;
+        e.chars = chars;
+        e.lines = lines;
+        e.updated_at = now;
+        let e = e.clone();
+        self.save(durability)?;
+        Ok(e)
+    }
+
+    /// Garbage collection of this store: expired entries, the quota, files no entry owns and temp
+    /// files left by crashed writes.
+    pub fn collect(&mut self, quota: u64, protect: &[String], now: u64) -> Result<Vec<Entry>> {
+        let removed = self.evict_for(0, None, quota, protect, now)?;
+        if !removed.is_empty() {
+            self.save(Durability::Durable)?;
+            self.remove_files(&removed);
+        }
+        sweep_temp_files(&self.dir);
+        let live: HashSet<&str> = self.catalog.entries.iter().map(|e| e.id.as_str()).collect();
+        if let Ok(rd) = fs::read_dir(&self.dir) {
+            for f in rd.flatten() {
+                let name = f.file_name().to_string_lossy().into_owned();
+                let stem = name
+                    .strip_suffix(".dat")
+                    .or_else(|| name.strip_suffix(".idx"));
+                if let Some(stem) = stem {
+                    if !live.contains(stem) {
+                        let _ = fs::remove_file(f.path());
+                    }
+                }
+            }
+        }
+        Ok(removed)
+    }
+}
+
+/// The session directory name of `session_key` (checks the key).
+pub fn dir_name(session_key: &str) -> Result<String> {
+    session_dir_name(session_key)
+}
