@@ -2,10 +2,22 @@
 //! `previous_checkpoint` chain, `_latest.json`, retention, dedup, thread extraction (11.2),
 //! bundling of the incremental state (section 7) and the restore text (8.2). Knows nothing of napi.
 
+pub mod input;
 pub mod model;
+pub mod render;
+pub mod store;
+pub mod thread;
 pub mod yaml;
 
+pub use input::{
+    CheckpointInput, DecisionInput, FileOps, ResourcesInput, ThreadInput, WorkingInput,
+};
 pub use model::*;
+pub use render::{render, Mode, RenderOptions, DEFAULT_MAX_TOKENS};
+pub use store::{
+    checkpoint_id, newest_valid, parse_id, read_latest, write_checkpoint, WriteResult, LATEST_FILE,
+    RETAIN,
+};
 pub use yaml::{from_yaml, to_yaml};
 
 #[cfg(test)]

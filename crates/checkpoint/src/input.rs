@@ -1,0 +1,310 @@
+//! What the host passes to `writeCheckpoint`, and how a checkpoint is assembled from it, the
+//! messages (11.2), the compaction's file ops and the incremental state (section 7).
+
+use crate::model::*;
+use crate::thread::{extract, touch};
+use context_fsio::{Error, Result};
+use context_state::StateBundle;
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// Most decisions kept (the newest).
+pub const MAX_DECISIONS: usize = 50;
+/// Most files per list and most tools kept (the most recently used).
+pub const MAX_FILES: usize = 100;
+/// Most tools kept.
+pub const MAX_TOOLS: usize = 100;
+/// Most open items and learnings kept (the newest).
+pub const MAX_ITEMS: usize = 50;
+/// Most tool failures carried into `open_items` when the input has none of its own.
+pub const MAX_FAILURE_ITEMS: usize = 5;
+
+/// `working` as the host gives it; every field optional.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WorkingInput {
+    pub topic: Option<String>,
+    pub status: Option<Status>,
+    pub interrupted: Option<bool>,
+    pub last_tool_call: Option<ToolCall>,
+    pub next_action: Option<String>,
+}
+
+/// A decision as the host gives it: the id is assigned (`d1`, `d2`, ...) when missing.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DecisionInput {
+    pub id: Option<String>,
+    pub what: String,
+    pub when: Option<String>,
+}
+
+/// `resources` as the host gives it; a list left out comes from the state files and messages.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ResourcesInput {
+    pub files_read: Option<Vec<String>>,
+    pub files_modified: Option<Vec<String>>,
+    pub tools_used: Option<Vec<String>>,
+}
+
+/// `thread` as the host gives it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ThreadInput {
+    pub summary: Option<String>,
+    pub key_exchanges: Option<Vec<Exchange>>,
+}
+
+/// `CompactionPreparation.fileOps`: authoritative file lists of a compaction.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileOps {
+    pub read: Vec<String>,
+    pub written: Vec<String>,
+    pub edited: Vec<String>,
+}
+
+/// Everything `writeCheckpoint` receives (the contract's `CheckpointInput`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckpointInput {
+    pub state_dir: PathBuf,
+    pub session_key: String,
+    pub trigger: Trigger,
+    pub input_tokens: u64,
+    pub context_window: u64,
+    pub utilization: Option<f64>,
+    pub compaction_count: Option<u64>,
+    pub session_file: Option<String>,
+    pub channel: Option<String>,
+    pub agent_id: Option<String>,
+    pub working: Option<WorkingInput>,
+    pub decisions: Option<Vec<DecisionInput>>,
+    pub resources: Option<ResourcesInput>,
+    pub thread: Option<ThreadInput>,
+    pub open_items: Option<Vec<String>>,
+    pub learnings: Option<Vec<String>>,
+    pub messages: Option<Vec<Value>>,
+    pub is_split_turn: Option<bool>,
+    pub file_ops: Option<FileOps>,
+}
+
+impl CheckpointInput {
+    /// A minimal input: everything else left out.
+    pub fn new(
+        state_dir: impl Into<PathBuf>,
+        session_key: impl Into<String>,
+        trigger: Trigger,
+        input_tokens: u64,
+        context_window: u64,
+    ) -> CheckpointInput {
+        CheckpointInput {
+            state_dir: state_dir.into(),
+            session_key: session_key.into(),
+            trigger,
+            input_tokens,
+            context_window,
+            utilization: None,
+            compaction_count: None,
+            session_file: None,
+            channel: None,
+            agent_id: None,
+            working: None,
+            decisions: None,
+            resources: None,
+            thread: None,
+            open_items: None,
+            learnings: None,
+            messages: None,
+            is_split_turn: None,
+            file_ops: None,
+        }
+    }
+
+    /// Rejects values no checkpoint can hold (`InvalidArg`).
+    pub fn validate(&self) -> Result<()> {
+        if self.context_window == 0 {
+            return Err(Error::invalid_arg(
+                "input.tokenUsage.contextWindow must be > 0, e.g. 200000",
+            ));
+        }
+        if let Some(u) = self.utilization {
+            if !u.is_finite() || u < 0.0 {
+                return Err(Error::invalid_arg(format!(
+                    "input.tokenUsage.utilization must be a finite number >= 0 (a 0..1 ratio), got {u}"
+                )));
+            }
+        }
+        context_fsio::session_dir_name(&self.session_key)?;
+        Ok(())
+    }
+}
+
+/// Keeps the last `max` items.
+fn keep_last<T>(mut v: Vec<T>, max: usize) -> Vec<T> {
+    if v.len() > max {
+        v.drain(..v.len() - max);
+    }
+    v
+}
+
+fn union(mut base: Vec<String>, more: &[String]) -> Vec<String> {
+    for m in more {
+        touch(&mut base, m);
+    }
+    base
+}
+
+fn round4(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
+fn assign_ids(decisions: Vec<DecisionInput>) -> Vec<Decision> {
+    let taken: Vec<String> = decisions.iter().filter_map(|d| d.id.clone()).collect();
+    let mut next = 1u64;
+    decisions
+        .into_iter()
+        .map(|d| {
+            let id = d.id.unwrap_or_else(|| loop {
+                let candidate = format!("d{next}");
+                next += 1;
+                if !taken.contains(&candidate) {
+                    break candidate;
+                }
+            });
+            Decision {
+                id,
+                what: d.what,
+                when: d.when,
+            }
+        })
+        .collect()
+}
+
+/// What the checkpoint being written inherits from the one before it.
+#[derive(Debug, Clone, Default)]
+pub struct Previous {
+    pub id: Option<String>,
+    pub compaction_count: u64,
+}
+
+/// Assembles the checkpoint: the input's sections first; what it leaves out from the messages
+/// (topic, summary, key exchanges, status, tools and files), the compaction's file ops and the
+/// state bundle. `checkpoint_id` and `created_at` are the caller's.
+pub fn assemble(
+    input: &CheckpointInput,
+    state: StateBundle,
+    previous: &Previous,
+    checkpoint_id: String,
+    created_at: String,
+) -> Checkpoint {
+    let ex = extract(input.messages.as_deref().unwrap_or(&[]));
+    let w = input.working.clone().unwrap_or_default();
+    let interrupted = w.interrupted.or(input.is_split_turn).unwrap_or(false);
+    let has_state = !state.is_empty();
+    let status = w.status.or(ex.status).unwrap_or(if has_state {
+        Status::InProgress
+    } else {
+        Status::Idle
+    });
+    let working = Working {
+        topic: w.topic.or(ex.topic).or(state.topic),
+        status,
+        interrupted,
+        last_tool_call: w
+            .last_tool_call
+            .or(if interrupted { ex.last_tool_call } else { None }),
+        next_action: w.next_action,
+    };
+
+    let decisions = match input.decisions.clone() {
+        Some(d) => assign_ids(d),
+        None => state
+            .decisions
+            .into_iter()
+            .map(|d| Decision {
+                id: d.id,
+                what: d.what,
+                when: d.when,
+            })
+            .collect(),
+    };
+
+    let r = input.resources.clone().unwrap_or_default();
+    let ops = input.file_ops.clone().unwrap_or_default();
+    let files_read = r
+        .files_read
+        .unwrap_or_else(|| union(state.files_read, &ex.files_read));
+    let files_modified = r
+        .files_modified
+        .unwrap_or_else(|| union(state.files_modified, &ex.files_modified));
+    let resources = Resources {
+        files_read: keep_last(union(files_read, &ops.read), MAX_FILES),
+        files_modified: keep_last(
+            union(union(files_modified, &ops.written), &ops.edited),
+            MAX_FILES,
+        ),
+        tools_used: keep_last(
+            r.tools_used
+                .unwrap_or_else(|| union(state.tools_used, &ex.tools_used)),
+            MAX_TOOLS,
+        ),
+    };
+
+    let t = input.thread.clone().unwrap_or_default();
+    let state_exchanges: Vec<Exchange> = state
+        .exchanges
+        .iter()
+        .filter_map(|e| {
+            Some(Exchange {
+                role: Role::parse(&e.role)?,
+                gist: e.gist.clone(),
+            })
+        })
+        .collect();
+    let key_exchanges = t.key_exchanges.unwrap_or(if ex.key_exchanges.is_empty() {
+        state_exchanges
+    } else {
+        ex.key_exchanges
+    });
+    let thread = Thread {
+        summary: t.summary.or(ex.summary),
+        key_exchanges: keep_last(key_exchanges, crate::thread::MAX_EXCHANGES),
+    };
+
+    let open_items = match input.open_items.clone() {
+        Some(items) => items,
+        None => {
+            let mut items = state.open_items;
+            let failures = keep_last(state.tool_failures, MAX_FAILURE_ITEMS);
+            for f in failures {
+                items.push(format!("Unresolved tool failure: {f}"));
+            }
+            items
+        }
+    };
+    let learnings = input.learnings.clone().unwrap_or(state.learnings);
+
+    let utilization = input
+        .utilization
+        .unwrap_or(input.input_tokens as f64 / input.context_window as f64);
+    Checkpoint {
+        meta: Meta {
+            checkpoint_id,
+            session_key: input.session_key.clone(),
+            session_file: input.session_file.clone(),
+            created_at,
+            trigger: input.trigger,
+            compaction_count: input.compaction_count.unwrap_or(previous.compaction_count),
+            token_usage: TokenUsage {
+                input_tokens: input.input_tokens,
+                context_window: input.context_window,
+                utilization: round4(utilization),
+            },
+            previous_checkpoint: previous.id.clone(),
+            channel: input.channel.clone(),
+            agent_id: input.agent_id.clone(),
+        },
+        working,
+        decisions: keep_last(decisions, MAX_DECISIONS),
+        resources,
+        thread,
+        open_items: keep_last(open_items, MAX_ITEMS),
+        learnings: keep_last(learnings, MAX_ITEMS),
+    }
+}

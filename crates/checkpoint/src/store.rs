@@ -1,0 +1,229 @@
+//! Checkpoint files on disk (seed 001, 5.2 and 5.5): `cp_NNN.yaml` ordered by number,
+//! `_latest.json`, the `previous_checkpoint` chain, retention of the newest five, dedup, all
+//! under the session lock the state files share, every file written atomically.
+
+use crate::input::{assemble, CheckpointInput, Previous};
+use crate::model::{Checkpoint, Trigger};
+use crate::yaml::{from_yaml, to_yaml};
+use context_fsio::{
+    atomic_write, existing_session_dir, lock_session, now_ms, parse_rfc3339, rfc3339, session_dir,
+    sweep_temp_files, Durability, Error, Result, CHECKPOINTS_DIR,
+};
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// The pointer file naming the newest checkpoint of a session directory.
+pub const LATEST_FILE: &str = "_latest.json";
+/// Checkpoints kept per session key.
+pub const RETAIN: usize = 5;
+/// A write whose input tokens differ from the last checkpoint's by less than this is skipped.
+pub const DEDUP_RATIO: f64 = 0.05;
+/// Largest checkpoint file read; anything bigger is not one this crate wrote.
+pub const MAX_FILE_BYTES: u64 = 4 << 20;
+
+/// What `write_checkpoint` did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteResult {
+    /// False when the write was skipped as a duplicate of the last checkpoint.
+    pub written: bool,
+    /// The id written, or (when skipped) the id of the checkpoint that made it a duplicate.
+    pub checkpoint_id: String,
+    /// Absolute path of that checkpoint file.
+    pub path: PathBuf,
+    /// `Some("dedup")` when skipped.
+    pub reason: Option<&'static str>,
+    /// Ids deleted by retention, oldest first.
+    pub pruned: Vec<String>,
+}
+
+/// `cp_001`, ..., `cp_999`, `cp_1000`, ...
+pub fn checkpoint_id(n: u64) -> String {
+    format!("cp_{n:03}")
+}
+
+/// The number of a checkpoint id (`cp_007` -> 7); `None` for anything else.
+pub fn parse_id(id: &str) -> Option<u64> {
+    let digits = id.strip_prefix("cp_")?;
+    if digits.is_empty() || digits.len() > 19 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+fn file_name(id: &str) -> String {
+    format!("{id}.yaml")
+}
+
+/// The checkpoint files of a directory as (number, id), ascending by number.
+pub fn list(dir: &Path) -> Result<Vec<(u64, String)>> {
+    let rd = match fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io(format!("listing {}", dir.display()), e)),
+    };
+    let mut out = Vec::new();
+    for e in rd.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(id) = name.strip_suffix(".yaml") else {
+            continue;
+        };
+        if let Some(n) = parse_id(id) {
+            out.push((n, id.to_string()));
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Reads and parses one checkpoint file; `Corrupt` when unreadable as a checkpoint.
+pub fn load(dir: &Path, id: &str) -> Result<Checkpoint> {
+    let path = dir.join(file_name(id));
+    let meta = fs::symlink_metadata(&path).map_err(|e| Error::io(path.display(), e))?;
+    if !meta.is_file() {
+        return Err(Error::corrupt(format!(
+            "{} is not a regular file",
+            path.display()
+        )));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(Error::corrupt(format!("{} is too large", path.display())));
+    }
+    let mut text = String::new();
+    fs::File::open(&path)
+        .and_then(|mut f| f.read_to_string(&mut text))
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::InvalidData => {
+                Error::corrupt(format!("{} is not UTF-8", path.display()))
+            }
+            _ => Error::io(path.display(), e),
+        })?;
+    from_yaml(&text)
+}
+
+fn read_pointer(dir: &Path) -> Option<String> {
+    let bytes = fs::read(dir.join(LATEST_FILE)).ok()?;
+    let v: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    let id = v.get("checkpoint_id")?.as_str()?;
+    parse_id(id).map(|_| id.to_string())
+}
+
+/// The newest valid checkpoint of a session directory: the one `_latest.json` names when it is
+/// the newest by number and parses; otherwise the newest by number that parses (a missing or
+/// stale pointer, or a damaged file, falls back to the one before). `None` when none is valid.
+pub fn newest_valid(dir: &Path) -> Result<Option<(String, Checkpoint)>> {
+    let files = list(dir)?;
+    if let (Some(id), Some((_, newest))) = (read_pointer(dir), files.last()) {
+        if id == *newest {
+            if let Ok(cp) = load(dir, &id) {
+                return Ok(Some((id, cp)));
+            }
+        }
+    }
+    for (_, id) in files.iter().rev() {
+        if let Ok(cp) = load(dir, id) {
+            return Ok(Some((id.clone(), cp)));
+        }
+    }
+    Ok(None)
+}
+
+/// The newest valid checkpoint of a session, without creating anything. `None` when the session
+/// has no valid checkpoint; `UnsafePath` when its directory is a symlink.
+pub fn read_latest(state_dir: &Path, session_key: &str) -> Result<Option<Checkpoint>> {
+    let Some(dir) = existing_session_dir(state_dir, &CHECKPOINTS_DIR, session_key)? else {
+        return Ok(None);
+    };
+    Ok(newest_valid(&dir)?.map(|(_, cp)| cp))
+}
+
+/// Whether a checkpoint with `input_tokens` would duplicate `last` (seed 001, 5.2): the token
+/// count moved less than 5%, unless it is a compaction checkpoint whose compaction count changed.
+pub fn is_duplicate(
+    last: &Checkpoint,
+    trigger: Trigger,
+    input_tokens: u64,
+    compaction_count: u64,
+) -> bool {
+    if trigger == Trigger::Compaction && compaction_count != last.meta.compaction_count {
+        return false;
+    }
+    let base = last.meta.token_usage.input_tokens;
+    let delta = base.abs_diff(input_tokens) as f64;
+    delta < DEDUP_RATIO * base as f64 || (base == 0 && input_tokens == 0)
+}
+
+/// Writes the next checkpoint of a session (seed 001, 7.3 and 8.1), under the session lock:
+/// sweeps temp files left by crashed writes, bundles the state files for what the input leaves
+/// out, skips a duplicate, writes `cp_NNN.yaml` then `_latest.json` atomically, prunes all but
+/// the newest five, and resets the state files.
+pub fn write_checkpoint(input: &CheckpointInput) -> Result<WriteResult> {
+    input.validate()?;
+    let dir = session_dir(&input.state_dir, &CHECKPOINTS_DIR, &input.session_key)?;
+    let _lock = lock_session(&input.state_dir, &input.session_key)?;
+    sweep_temp_files(&dir);
+
+    let files = list(&dir)?;
+    let latest = newest_valid(&dir)?;
+    let previous = Previous {
+        id: latest.as_ref().map(|(id, _)| id.clone()),
+        compaction_count: latest
+            .as_ref()
+            .map_or(0, |(_, cp)| cp.meta.compaction_count),
+    };
+    if let Some((id, last)) = &latest {
+        let count = input.compaction_count.unwrap_or(previous.compaction_count);
+        if is_duplicate(last, input.trigger, input.input_tokens, count) {
+            return Ok(WriteResult {
+                written: false,
+                checkpoint_id: id.clone(),
+                path: dir.join(file_name(id)),
+                reason: Some("dedup"),
+                pruned: Vec::new(),
+            });
+        }
+    }
+    let latest_ms = latest
+        .as_ref()
+        .and_then(|(_, cp)| parse_rfc3339(&cp.meta.created_at));
+    let state = context_state::read_bundle(&input.state_dir, &input.session_key, latest_ms)?;
+
+    let n = files.last().map_or(1, |(n, _)| n + 1);
+    let id = checkpoint_id(n);
+    let cp = assemble(input, state, &previous, id.clone(), rfc3339(now_ms()));
+    let name = file_name(&id);
+    atomic_write(&dir, &name, to_yaml(&cp).as_bytes(), Durability::Durable)?;
+    let path = dir.join(&name);
+    let pointer = serde_json::json!({
+        "checkpoint_id": id,
+        "path": path.to_string_lossy(),
+    });
+    atomic_write(
+        &dir,
+        LATEST_FILE,
+        format!("{pointer}\n").as_bytes(),
+        Durability::Durable,
+    )?;
+
+    let mut pruned = Vec::new();
+    let mut all = files;
+    all.push((n, id.clone()));
+    if all.len() > RETAIN {
+        for (_, old) in &all[..all.len() - RETAIN] {
+            match fs::remove_file(dir.join(file_name(old))) {
+                Ok(()) => pruned.push(old.clone()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(Error::io(format!("pruning {old}"), e)),
+            }
+        }
+    }
+    context_state::reset(&input.state_dir, &input.session_key)?;
+    Ok(WriteResult {
+        written: true,
+        checkpoint_id: id,
+        path,
+        reason: None,
+        pruned,
+    })
+}

@@ -1,0 +1,357 @@
+//! Checkpoint files on disk: ids, chain, pointer, retention, dedup, fallback, temp sweep,
+//! permissions, concurrency, and the bundling of the incremental state.
+
+use context_checkpoint::*;
+use serde_json::json;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn tmp(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("cp-store-{tag}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    d
+}
+
+fn dir_of(state: &Path, key: &str) -> PathBuf {
+    state
+        .join("context/checkpoints")
+        .join(context_fsio::session_dir_name(key).unwrap())
+}
+
+fn ids_on_disk(dir: &Path) -> Vec<String> {
+    store::list(dir)
+        .unwrap()
+        .into_iter()
+        .map(|(_, id)| id)
+        .collect()
+}
+
+fn input(state: &Path, key: &str, tokens: u64) -> CheckpointInput {
+    CheckpointInput::new(state, key, Trigger::Auto80Pct, tokens, 200_000)
+}
+
+fn pointer(dir: &Path) -> serde_json::Value {
+    serde_json::from_slice(&fs::read(dir.join(LATEST_FILE)).unwrap()).unwrap()
+}
+
+#[test]
+fn ids_chain_pointer_and_retention() {
+    let state = tmp("chain");
+    let key = "telegram:user123";
+    let mut tokens = 100_000u64;
+    let mut all_pruned = Vec::new();
+    for i in 1..=12u64 {
+        let r = write_checkpoint(&input(&state, key, tokens)).unwrap();
+        assert!(r.written);
+        assert_eq!(r.checkpoint_id, format!("cp_{i:03}"));
+        assert!(r.path.ends_with(format!("cp_{i:03}.yaml")));
+        all_pruned.extend(r.pruned);
+        tokens = tokens * 11 / 10;
+    }
+    let dir = dir_of(&state, key);
+    assert_eq!(
+        ids_on_disk(&dir),
+        ["cp_008", "cp_009", "cp_010", "cp_011", "cp_012"]
+    );
+    let expected: Vec<String> = (1..=7).map(checkpoint_id).collect();
+    assert_eq!(all_pruned, expected);
+    let p = pointer(&dir);
+    assert_eq!(p["checkpoint_id"], "cp_012");
+    assert_eq!(
+        p["path"],
+        dir.join("cp_012.yaml").to_string_lossy().as_ref()
+    );
+    for n in 8..=12 {
+        let cp = store::load(&dir, &checkpoint_id(n)).unwrap();
+        assert_eq!(cp.meta.checkpoint_id, checkpoint_id(n));
+        assert_eq!(cp.meta.previous_checkpoint, Some(checkpoint_id(n - 1)));
+        assert_eq!(cp.meta.session_key, key);
+    }
+    let first = write_checkpoint(&input(&state, "other", 1000)).unwrap();
+    assert_eq!(first.checkpoint_id, "cp_001");
+    let cp = read_latest(&state, "other").unwrap().unwrap();
+    assert_eq!(cp.meta.previous_checkpoint, None);
+    assert_eq!(cp.meta.trigger, Trigger::Auto80Pct);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&dir), 0o700);
+        assert_eq!(mode(&dir.join("cp_012.yaml")), 0o600);
+        assert_eq!(mode(&dir.join(LATEST_FILE)), 0o600);
+    }
+    fs::remove_dir_all(&state).unwrap();
+}
+
+#[test]
+fn numbers_order_ids_past_999() {
+    let state = tmp("k");
+    let key = "k";
+    write_checkpoint(&input(&state, key, 1000)).unwrap();
+    let dir = dir_of(&state, key);
+    let yaml = fs::read_to_string(dir.join("cp_001.yaml")).unwrap();
+    for n in [2u64, 10, 99, 998, 999] {
+        let y = yaml.replace("\"cp_001\"", &format!("\"{}\"", checkpoint_id(n)));
+        fs::write(dir.join(format!("{}.yaml", checkpoint_id(n))), y).unwrap();
+    }
+    fs::remove_file(dir.join(LATEST_FILE)).unwrap();
+    // without a pointer, the newest by number (not by name) is the latest
+    assert_eq!(
+        read_latest(&state, key)
+            .unwrap()
+            .unwrap()
+            .meta
+            .checkpoint_id,
+        "cp_999"
+    );
+    let r = write_checkpoint(&input(&state, key, 5000)).unwrap();
+    assert_eq!(r.checkpoint_id, "cp_1000");
+    assert_eq!(r.pruned, ["cp_001", "cp_002"]);
+    let r = write_checkpoint(&input(&state, key, 9000)).unwrap();
+    assert_eq!(r.checkpoint_id, "cp_1001");
+    assert_eq!(r.pruned, ["cp_010"]);
+    assert_eq!(
+        ids_on_disk(&dir),
+        ["cp_099", "cp_998", "cp_999", "cp_1000", "cp_1001"]
+    );
+    let cp = read_latest(&state, key).unwrap().unwrap();
+    assert_eq!(cp.meta.previous_checkpoint.as_deref(), Some("cp_1000"));
+    assert_eq!(parse_id("cp_1000"), Some(1000));
+    assert_eq!(parse_id("cp_x"), None);
+    assert_eq!(parse_id("cp_"), None);
+    fs::remove_dir_all(&state).unwrap();
+}
+
+#[test]
+fn dedup_under_five_percent_except_a_new_compaction() {
+    let state = tmp("dedup");
+    let key = "k";
+    let a = write_checkpoint(&input(&state, key, 100_000)).unwrap();
+    let b = write_checkpoint(&input(&state, key, 104_999)).unwrap();
+    assert!(!b.written);
+    assert_eq!(b.reason, Some("dedup"));
+    assert_eq!(b.checkpoint_id, a.checkpoint_id);
+    assert_eq!(b.path, a.path);
+    let b = write_checkpoint(&input(&state, key, 95_001)).unwrap();
+    assert!(!b.written, "a drop under 5% is a duplicate too");
+    let c = write_checkpoint(&input(&state, key, 105_000)).unwrap();
+    assert!(c.written && c.checkpoint_id == "cp_002");
+    // compaction with the same count: dedup applies
+    let mut same = input(&state, key, 106_000);
+    same.trigger = Trigger::Compaction;
+    assert!(!write_checkpoint(&same).unwrap().written);
+    // compaction whose count changed: always written, even with equal tokens
+    let mut comp = same.clone();
+    comp.compaction_count = Some(1);
+    let d = write_checkpoint(&comp).unwrap();
+    assert!(d.written && d.checkpoint_id == "cp_003");
+    assert!(!write_checkpoint(&comp).unwrap().written);
+    // the count is inherited when left out
+    let e = write_checkpoint(&input(&state, key, 200_000)).unwrap();
+    let cp = read_latest(&state, key).unwrap().unwrap();
+    assert_eq!(
+        (e.checkpoint_id.as_str(), cp.meta.compaction_count),
+        ("cp_004", 1)
+    );
+    assert_eq!(cp.meta.token_usage.utilization, 1.0);
+    fs::remove_dir_all(&state).unwrap();
+}
+
+#[test]
+fn corrupt_pointer_or_files_fall_back_to_the_newest_valid() {
+    let state = tmp("corrupt");
+    let key = "k";
+    for t in [10_000, 20_000, 30_000] {
+        write_checkpoint(&input(&state, key, t)).unwrap();
+    }
+    let dir = dir_of(&state, key);
+    let latest = |s: &Path| read_latest(s, key).unwrap().map(|c| c.meta.checkpoint_id);
+    fs::write(dir.join(LATEST_FILE), "{not json").unwrap();
+    assert_eq!(latest(&state).as_deref(), Some("cp_003"));
+    fs::write(
+        dir.join(LATEST_FILE),
+        r#"{"checkpoint_id":"../../etc/passwd"}"#,
+    )
+    .unwrap();
+    assert_eq!(latest(&state).as_deref(), Some("cp_003"));
+    fs::write(dir.join("cp_003.yaml"), "schema: [oops").unwrap();
+    assert_eq!(latest(&state).as_deref(), Some("cp_002"));
+    fs::write(dir.join("cp_002.yaml"), b"\xff\xfe garbage").unwrap();
+    assert_eq!(latest(&state).as_deref(), Some("cp_001"));
+    // a write after corruption: a fresh number, chained to the newest valid one
+    let r = write_checkpoint(&input(&state, key, 50_000)).unwrap();
+    assert_eq!(r.checkpoint_id, "cp_004");
+    let cp = read_latest(&state, key).unwrap().unwrap();
+    assert_eq!(cp.meta.previous_checkpoint.as_deref(), Some("cp_001"));
+    for id in ["cp_001", "cp_004"] {
+        fs::write(dir.join(format!("{id}.yaml")), "").unwrap();
+    }
+    fs::write(dir.join("cp_003.yaml"), "").unwrap();
+    assert_eq!(latest(&state), None);
+    assert_eq!(read_latest(&state, "never-written").unwrap(), None);
+    fs::remove_dir_all(&state).unwrap();
+}
+
+#[test]
+fn no_temp_file_outlives_a_later_write() {
+    let state = tmp("sweep");
+    write_checkpoint(&input(&state, "k", 1000)).unwrap();
+    let dir = dir_of(&state, "k");
+    fs::write(dir.join(".tmp-cp_002.yaml-999-1"), "torn").unwrap();
+    fs::write(dir.join(".tmp-_latest.json-999-2"), "torn").unwrap();
+    write_checkpoint(&input(&state, "k", 2000)).unwrap();
+    let names: Vec<String> = fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.starts_with(".tmp-")), "{names:?}");
+    fs::remove_dir_all(&state).unwrap();
+}
+
+#[test]
+fn concurrent_writers_get_unique_ids_and_exact_retention() {
+    let state = tmp("threads");
+    let handles: Vec<_> = (0..4u64)
+        .map(|t| {
+            let state = state.clone();
+            std::thread::spawn(move || {
+                (0..10u64)
+                    .map(|i| {
+                        let mut inp = input(&state, "shared", 150_000);
+                        inp.trigger = Trigger::Compaction;
+                        inp.compaction_count = Some(t * 100 + i + 1);
+                        write_checkpoint(&inp).unwrap().checkpoint_id
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let mut ids: Vec<u64> = handles
+        .into_iter()
+        .flat_map(|h| h.join().unwrap())
+        .map(|id| parse_id(&id).unwrap())
+        .collect();
+    ids.sort();
+    assert_eq!(ids, (1..=40).collect::<Vec<_>>());
+    let dir = dir_of(&state, "shared");
+    assert_eq!(
+        ids_on_disk(&dir),
+        (36..=40).map(checkpoint_id).collect::<Vec<_>>()
+    );
+    assert_eq!(pointer(&dir)["checkpoint_id"], "cp_040");
+    fs::remove_dir_all(&state).unwrap();
+}
+
+#[test]
+fn state_fills_what_the_input_leaves_out_then_is_reset() {
+    let state = tmp("state");
+    let key = "agent:main:telegram:direct:1";
+    context_state::record_tool_result(
+        &state,
+        key,
+        &context_state::ToolResult {
+            tool_name: "read".into(),
+            params: json!({"path": "notes/plan.md"}),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    context_state::record_tool_result(
+        &state,
+        key,
+        &context_state::ToolResult {
+            tool_name: "bash".into(),
+            params: json!({"command": "make"}),
+            is_error: true,
+            error: Some("exit 2".into()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    context_state::record_decision(&state, key, "Use SQLite for storage", None).unwrap();
+    context_state::record_open_item(&state, key, "Ask about the deadline").unwrap();
+    context_state::record_learning(&state, key, "User prefers short answers").unwrap();
+
+    let mut inp = input(&state, key, 120_000);
+    inp.learnings = Some(vec!["given by the host".into()]);
+    inp.file_ops = Some(FileOps {
+        read: vec!["README.md".into()],
+        written: vec!["out.txt".into()],
+        edited: vec!["src/lib.rs".into()],
+    });
+    inp.is_split_turn = Some(true);
+    inp.messages = Some(vec![
+        json!({"role": "user", "content": "Please set up the database layer"}),
+        json!({"role": "assistant", "content": [{"type": "toolCall", "id": "1", "name": "write", "arguments": {"path": "db.rs", "content": "x"}}]}),
+    ]);
+    write_checkpoint(&inp).unwrap();
+    let cp = read_latest(&state, key).unwrap().unwrap();
+    assert_eq!(cp.decisions.len(), 1);
+    assert_eq!(cp.decisions[0].what, "Use SQLite for storage");
+    assert_eq!(cp.decisions[0].id, "d1");
+    assert_eq!(cp.resources.files_read, ["notes/plan.md", "README.md"]);
+    assert_eq!(
+        cp.resources.files_modified,
+        ["db.rs", "out.txt", "src/lib.rs"]
+    );
+    assert_eq!(cp.resources.tools_used, ["read", "bash", "write"]);
+    assert_eq!(cp.open_items[0], "Ask about the deadline");
+    assert!(
+        cp.open_items[1].starts_with("Unresolved tool failure: ")
+            && cp.open_items[1].contains("exit 2"),
+        "{:?}",
+        cp.open_items
+    );
+    assert_eq!(cp.learnings, ["given by the host"]);
+    assert_eq!(
+        cp.working.topic.as_deref(),
+        Some("Please set up the database layer")
+    );
+    assert!(cp.working.interrupted);
+    assert_eq!(cp.working.status, Status::InProgress);
+    assert_eq!(cp.working.last_tool_call.as_ref().unwrap().name, "write");
+    // bundled state is reset; the next checkpoint starts from empty files
+    assert!(context_state::read_state(&state, key).unwrap().is_empty());
+    let mut next = input(&state, key, 180_000);
+    next.open_items = None;
+    write_checkpoint(&next).unwrap();
+    let cp2 = read_latest(&state, key).unwrap().unwrap();
+    assert!(cp2.decisions.is_empty() && cp2.open_items.is_empty() && cp2.learnings.is_empty());
+    assert_eq!(cp2.meta.previous_checkpoint.as_deref(), Some("cp_001"));
+    // a dedup skip leaves the state for the next checkpoint
+    context_state::record_open_item(&state, key, "still open").unwrap();
+    assert!(
+        !write_checkpoint(&input(&state, key, 181_000))
+            .unwrap()
+            .written
+    );
+    assert_eq!(
+        context_state::read_state(&state, key).unwrap().open_items,
+        ["still open"]
+    );
+    fs::remove_dir_all(&state).unwrap();
+}
+
+#[test]
+fn input_is_validated() {
+    let state = tmp("valid");
+    let mut bad = input(&state, "k", 1);
+    bad.context_window = 0;
+    assert_eq!(
+        write_checkpoint(&bad).unwrap_err().code,
+        context_fsio::ErrorCode::InvalidArg
+    );
+    let mut bad = input(&state, "k", 1);
+    bad.utilization = Some(f64::NAN);
+    assert_eq!(
+        write_checkpoint(&bad).unwrap_err().code,
+        context_fsio::ErrorCode::InvalidArg
+    );
+    let bad = input(&state, "", 1);
+    assert_eq!(
+        write_checkpoint(&bad).unwrap_err().code,
+        context_fsio::ErrorCode::InvalidArg
+    );
+    let _ = fs::remove_dir_all(&state);
+}
