@@ -34,6 +34,130 @@ export declare function __panicForTest(): void
  */
 export declare function applyScratchpadAction(sessionId: string, action: ScratchpadAction, limits?: ScratchpadLimits): ScratchpadResult
 
+/** A checkpoint (schema `openclaw/checkpoint` version 1, seed 001 section 5.3), camelCase. */
+export interface Checkpoint {
+  /** Always `'openclaw/checkpoint'`. */
+  schema: string
+  /** Always 1. */
+  schemaVersion: number
+  meta: CheckpointMeta
+  working: CheckpointWorking
+  decisions: Array<CheckpointDecision>
+  resources: CheckpointResources
+  thread: CheckpointThread
+  openItems: Array<string>
+  learnings: Array<string>
+}
+
+/** A decision of a checkpoint. */
+export interface CheckpointDecision {
+  id: string
+  what: string
+  when?: string
+}
+
+/**
+ * What the host passes to `writeCheckpoint`. Sections left out come from the messages and the
+ * incremental state files (seed 001, section 7), which the checkpoint then resets.
+ */
+export interface CheckpointInput {
+  /** The OpenClaw state directory (checkpoints go to `<stateDir>/context/checkpoints/`). */
+  stateDir: string
+  /** The session key, e.g. `'agent:main:telegram:direct:123456'`. */
+  sessionKey: string
+  trigger: 'auto-80pct' | 'compaction' | 'session-end'
+  tokenUsage: TokenUsageInput
+  /** Compactions so far in this session. @default that of the previous checkpoint, else 0 */
+  compactionCount?: number
+  sessionFile?: string
+  channel?: string
+  agentId?: string
+  working?: WorkingInput
+  decisions?: Array<DecisionInput>
+  resources?: ResourcesInput
+  thread?: ThreadInput
+  openItems?: Array<string>
+  learnings?: Array<string>
+  /** pi agent messages: topic, summary, key exchanges, status, tools and files are extracted. */
+  messages?: unknown[]
+  /** `CompactionPreparation.isSplitTurn`: the checkpoint is marked interrupted. */
+  isSplitTurn?: boolean
+  /** `CompactionPreparation.fileOps`. */
+  fileOps?: FileOps
+}
+
+/** `meta` of a checkpoint. */
+export interface CheckpointMeta {
+  /** `cp_001`, `cp_002`, ... */
+  checkpointId: string
+  sessionKey: string
+  sessionFile?: string
+  /** RFC 3339 UTC. */
+  createdAt: string
+  trigger: 'auto-80pct' | 'compaction' | 'session-end'
+  compactionCount: number
+  tokenUsage: CheckpointTokenUsage
+  /** The checkpoint before this one (a linked list for walking history). */
+  previousCheckpoint?: string
+  channel?: string
+  agentId?: string
+}
+
+/** `resources` of a checkpoint. */
+export interface CheckpointResources {
+  filesRead: Array<string>
+  filesModified: Array<string>
+  toolsUsed: Array<string>
+}
+
+/** `thread` of a checkpoint. */
+export interface CheckpointThread {
+  summary?: string
+  keyExchanges: Array<KeyExchange>
+}
+
+/** `meta.tokenUsage` of a checkpoint. */
+export interface CheckpointTokenUsage {
+  inputTokens: number
+  contextWindow: number
+  /** 0..1 ratio. */
+  utilization: number
+}
+
+/**
+ * The YAML of a checkpoint object exactly as `writeCheckpoint` lays it out (schema v1), for
+ * hosts that store or diff checkpoints themselves. `readCheckpoint({ yaml })` reads it back.
+ *
+ * @throws `InvalidArg` for a malformed checkpoint object.
+ */
+export declare function checkpointToYaml(checkpoint: Checkpoint): string
+
+/** `working` of a checkpoint. */
+export interface CheckpointWorking {
+  topic?: string
+  status: 'in_progress' | 'idle' | 'waiting_for_user'
+  interrupted: boolean
+  lastToolCall?: ToolCallInfo | null
+  nextAction?: string
+}
+
+/** What `writeCheckpoint` did. */
+export interface CheckpointWriteResult {
+  /** False when skipped as a duplicate of the last checkpoint (`reason: 'dedup'`). */
+  written: boolean
+  /** The id written (`cp_001`, ...), or when skipped the id of the last checkpoint. */
+  checkpointId: string
+  /** Absolute path of that checkpoint file. */
+  path: string
+  /**
+   * `'dedup'`: input tokens moved less than 5% since the last checkpoint (and, for a
+   * `compaction` checkpoint, the compaction count did not change).
+   */
+  reason?: 'dedup'
+  /** Ids deleted by retention (the newest 5 are kept), oldest first. */
+  pruned: Array<string>
+}
+
 /**
  * Frees the session's scratchpad and nudge state (call it when a session ends). The persisted
  * entries are untouched: `restoreScratchpad` brings the content back. Returns `true` if the
@@ -58,6 +182,16 @@ export declare function clearScratchpad(sessionId: string): boolean
  */
 export declare function countTokens(text: string, encoding?: Encoding): number
 
+/** A decision of a checkpoint input. */
+export interface DecisionInput {
+  /** @default `d1`, `d2`, ... (the first not taken) */
+  id?: string
+  /** The decision, e.g. `'User prefers budget options'`. */
+  what: string
+  /** RFC 3339 time it was made. */
+  when?: string
+}
+
 /** A tiktoken encoding: `'o200k_base'` (GPT-4o, GPT-5; the default) or `'cl100k_base'` (GPT-4). */
 export type Encoding = string
 
@@ -81,6 +215,13 @@ export type Encoding = string
  * `assistant_message` without `text`, or invalid settings.
  */
 export declare function evaluateScratchpadNudge(sessionId: string, event: ScratchpadNudgeEvent, settings?: ScratchpadNudgeSettings): string | undefined
+
+/** `CompactionPreparation.fileOps`: merged into `resources`. */
+export interface FileOps {
+  read?: Array<string>
+  written?: Array<string>
+  edited?: Array<string>
+}
 
 /**
  * The block to prepend to the next user message, or `undefined` when all spaces are empty or
@@ -123,6 +264,57 @@ export declare function getScratchpadToolDefinition(limits?: ScratchpadLimits): 
  * @throws `InvalidArg` for a non-string or empty `sessionId`.
  */
 export declare function getScratchpadUsage(sessionId: string): ScratchpadUsage | undefined
+
+/** One key exchange of the thread. */
+export interface KeyExchange {
+  role: 'user' | 'agent'
+  /** The first 120 characters of the message. */
+  gist: string
+}
+
+/**
+ * Reads a checkpoint: the session's newest valid one (following `_latest.json`, falling back
+ * to the newest valid `cp_NNN.yaml` by number when the pointer or the file is missing or
+ * corrupt), or the given YAML text. `undefined` when there is none or nothing valid; corrupt
+ * data never throws.
+ *
+ * @throws `InvalidArg` for a malformed source, `UnsafePath` for a symlinked session directory.
+ */
+export declare function readCheckpoint(source: { stateDir: string; sessionKey: string } | { yaml: string }): Checkpoint | undefined
+
+/**
+ * The restore text of seed 001 section 8.2 for a checkpoint (same sources as `readCheckpoint`):
+ * a header, a line telling the model the block is data and not instructions, then the data
+ * fenced in `<checkpoint-data>` ... `</checkpoint-data>` (content cannot close the fence), and
+ * the death-spiral warning when `compaction_count > 3`. At most `maxTokens` tokens: learnings,
+ * resources, older exchanges, the summary and older decisions are dropped first; the working
+ * state and open items stay. `undefined` when there is no valid checkpoint.
+ *
+ * @throws `InvalidArg` for a malformed source or options, or a `maxTokens` too small for even
+ * the frame and working state (about 150 tokens).
+ */
+export declare function renderCheckpoint(source: { stateDir: string; sessionKey: string } | { yaml: string }, options?: RenderCheckpointOptions): string | undefined
+
+/** Options of `renderCheckpoint`. */
+export interface RenderCheckpointOptions {
+  /**
+   * `'post-compaction'` (injected after a compaction) or `'resume'` (a new session for the
+   * same session key). @default 'post-compaction'
+   */
+  mode?: 'post-compaction' | 'resume'
+  /** The restore text never has more tokens than this. @default 800 */
+  maxTokens?: number
+  /** The encoding `maxTokens` is counted in. @default 'o200k_base' */
+  encoding?: Encoding
+}
+
+/** `resources` of a checkpoint input: a list left out comes from the state files and messages. */
+export interface ResourcesInput {
+  filesRead?: Array<string>
+  filesModified?: Array<string>
+  /** Tool names, deduplicated. */
+  toolsUsed?: Array<string>
+}
 
 /**
  * Rebuilds the session's scratchpad from its pi session entries (on resume, after a process
@@ -299,6 +491,16 @@ export interface ScratchpadUsage {
 }
 
 /**
+ * The directory name of a session key under `context/checkpoints/` and `context/state/`: the
+ * seed's sanitising (`[^a-zA-Z0-9._-]` -> `_`, at most 48 characters) plus 16 hex digits of the
+ * key's SHA-256, so distinct keys never share a directory (also on case-insensitive file
+ * systems), never `.`/`..`, never a Windows reserved name, at most 65 bytes.
+ *
+ * @throws `InvalidArg` for an empty key.
+ */
+export declare function sessionDirName(sessionKey: string): string
+
+/**
  * A pi session entry (`SessionManager.getEntries()` returns them). Only `custom` entries with a
  * scratchpad `customType` are read; `id` / `parentId` matter when a `leafId` is given.
  */
@@ -315,6 +517,32 @@ export interface SessionEntryLike {
   parentId?: string | null
 }
 
+/** `thread` of a checkpoint input. */
+export interface ThreadInput {
+  /** @default first user message (100 chars) + " ... " + last user message (100 chars) */
+  summary?: string
+  /** @default extracted from `messages` (seed 001, 11.2), else the state files' exchanges */
+  keyExchanges?: Array<KeyExchange>
+}
+
+/** `tokenUsage` of a checkpoint input. */
+export interface TokenUsageInput {
+  /** Tokens in the context now (`ctx.getContextUsage().tokens`, or an estimate). */
+  inputTokens: number
+  /** The model's context window (`ctx.getContextUsage().contextWindow`). */
+  contextWindow: number
+  /** 0..1 ratio (the SDK's `percent / 100`). @default inputTokens / contextWindow */
+  utilization?: number
+}
+
+/** A tool call: its name and a short summary of its params. */
+export interface ToolCallInfo {
+  /** The tool's name, e.g. `'read'`. */
+  name: string
+  /** A short summary of the params, e.g. `'{"path":"src/main.ts"}'`. */
+  paramsSummary?: string
+}
+
 /**
  * Builds the BPE tables of `encoding` on a worker thread, so the first `countTokens` on the
  * main thread is fast. Idempotent: the tables are built at most once per process.
@@ -323,3 +551,41 @@ export interface SessionEntryLike {
  * @throws (rejects) `InvalidArg` for an unknown encoding.
  */
 export declare function warmup(encoding?: Encoding): Promise<void>
+
+/** `working` of a checkpoint input; every field optional. */
+export interface WorkingInput {
+  /** What the agent is working on. @default the gist of the last user message, else the state files' topic */
+  topic?: string
+  /**
+   * @default from the messages: tools running or a user message pending = `'in_progress'`,
+   * a final agent reply = `'waiting_for_user'`; without messages `'idle'`
+   */
+  status?: 'in_progress' | 'idle' | 'waiting_for_user'
+  /** The compaction cut a turn in half. @default isSplitTurn, else false */
+  interrupted?: boolean
+  /** The call in flight when interrupted. @default the last tool call in `messages` when interrupted */
+  lastToolCall?: ToolCallInfo | null
+  /** What the agent should do next. */
+  nextAction?: string
+}
+
+/**
+ * Writes the next checkpoint of a session, off the main thread: `cp_NNN.yaml` (schema v1) and
+ * `_latest.json` under `<stateDir>/context/checkpoints/<sessionDirName(sessionKey)>/`, atomically
+ * and durably, under the session lock shared with the state files. Sections the input leaves out
+ * come from `messages` and the incremental state files, which are then reset. Skips the write
+ * (`written: false, reason: 'dedup'`) when input tokens moved less than 5% since the last
+ * checkpoint, unless this is a `compaction` checkpoint whose compaction count changed. Keeps the
+ * newest 5 checkpoints.
+ *
+ * @throws (rejects) `InvalidArg` for a malformed input, `UnsafePath` for a symlinked directory,
+ * `NoSpace` / `PermissionDenied` / `Io` when the disk refuses.
+ */
+export declare function writeCheckpoint(input: CheckpointInput): Promise<CheckpointWriteResult>
+
+/**
+ * The synchronous twin of `writeCheckpoint` (same core function, blocks the calling thread).
+ *
+ * @throws `InvalidArg`, `UnsafePath`, `NoSpace`, `PermissionDenied`, `Io` as `writeCheckpoint`.
+ */
+export declare function writeCheckpointSync(input: CheckpointInput): CheckpointWriteResult

@@ -3,7 +3,9 @@
 //! One file per concern; `error.rs` holds the only error mapping and the sync/async wrappers.
 #![deny(clippy::all)]
 
+mod checkpoint;
 mod error;
+mod offload;
 mod scratchpad;
 mod tokens;
 
