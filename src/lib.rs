@@ -5,7 +5,6 @@
 
 mod checkpoint;
 mod error;
-mod offload;
 mod scratchpad;
 mod tokens;
 
