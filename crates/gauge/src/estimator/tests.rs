@@ -1,0 +1,354 @@
+use super::*;
+use serde_json::json;
+
+fn enc() -> Encoding {
+    Encoding::O200kBase
+}
+
+fn assistant(text: &str, ctx: Option<u64>) -> Value {
+    let mut m = json!({"role": "assistant", "content": [{"type": "text", "text": text}],
+        "stopReason": "stop"});
+    if let Some(c) = ctx {
+        m["usage"] = json!({"input": 3, "output": 50, "cacheRead": c - 3 - 100, "cacheWrite": 100});
+    }
+    m
+}
+
+fn user(text: &str) -> Value {
+    json!({"role": "user", "content": [{"type": "text", "text": text}]})
+}
+
+#[test]
+fn counts_what_the_provider_receives() {
+    let e = enc();
+    let t = |s: &str| count_tokens(s, e) as u64;
+    assert_eq!(
+        count_message(&user("hello world"), e),
+        MESSAGE_OVERHEAD + t("hello world")
+    );
+    assert_eq!(
+        count_message(&json!({"role": "user", "content": "hello world"}), e),
+        MESSAGE_OVERHEAD + t("hello world")
+    );
+    let a = json!({"role": "assistant", "content": [
+        {"type": "thinking", "thinking": "let me think"},
+        {"type": "text", "text": "ok"},
+        {"type": "toolCall", "id": "toolu_01", "name": "read", "arguments": {"path": "a.ts"}}]});
+    assert_eq!(
+        count_message(&a, e),
+        2 * MESSAGE_OVERHEAD
+            + t("let me think")
+            + t("ok")
+            + t("read")
+            + t(r#"{"path":"a.ts"}"#)
+            + t("toolu_01")
+    );
+    let r = json!({"role": "toolResult", "toolCallId": "toolu_01", "toolName": "read",
+        "content": [{"type": "text", "text": "file body"}, {"type": "image", "data": "..."}]});
+    assert_eq!(
+        count_message(&r, e),
+        MESSAGE_OVERHEAD + t("file body") + IMAGE_TOKENS + t("toolu_01")
+    );
+    let b = json!({"role": "bashExecution", "command": "ls", "output": "a b"});
+    assert_eq!(count_message(&b, e), MESSAGE_OVERHEAD + t("ls") + t("a b"));
+    let s = json!({"role": "compactionSummary", "summary": "we did things"});
+    assert_eq!(count_message(&s, e), MESSAGE_OVERHEAD + t("we did things"));
+    assert_eq!(
+        count_message(&json!({"role": "weird"}), e),
+        MESSAGE_OVERHEAD
+    );
+}
+
+#[test]
+fn provider_context_is_input_plus_cache() {
+    let m = json!({"role": "assistant", "usage": {"input": 10, "output": 99, "cacheRead": 1000,
+        "cacheWrite": 5}, "stopReason": "toolUse"});
+    assert_eq!(provider_context_tokens(&m), Some(1015));
+    let a = json!({"role": "assistant", "usage": {"input_tokens": 10,
+        "cache_read_input_tokens": 20, "cache_creation_input_tokens": 30}});
+    assert_eq!(provider_context_tokens(&a), Some(60));
+    for bad in [
+        json!({"role": "assistant", "usage": {"input": 10}, "stopReason": "aborted"}),
+        json!({"role": "assistant", "usage": {"input": 10}, "stopReason": "error"}),
+        json!({"role": "assistant", "usage": {"input": 0, "cacheRead": 0}}),
+        json!({"role": "user", "usage": {"input": 10}}),
+        json!({"role": "assistant"}),
+        json!({"role": "assistant", "usage": {"input": -5}}),
+    ] {
+        assert_eq!(provider_context_tokens(&bad), None, "{bad}");
+    }
+}
+
+#[test]
+fn learns_the_correction_and_overhead() {
+    // A synthetic provider: 1,000 tokens of system prompt, 1.25 tokens per counted token.
+    let e = enc();
+    let mut est = Estimator::new(e);
+    assert_eq!(est.estimate().correction, DEFAULT_CORRECTION);
+    let mut provider = 1000.0;
+    let mut pending = 0.0;
+    for i in 0..20 {
+        let u = user(&format!(
+            "question {i}: {}",
+            "lorem ipsum dolor sit amet ".repeat(20)
+        ));
+        pending += count_message(&u, e) as f64;
+        est.add(&u, false);
+        provider += 1.25 * pending;
+        pending = 0.0;
+        let a = assistant(
+            &"an answer with words ".repeat(30),
+            Some(provider.round() as u64),
+        );
+        pending += count_message(&a, e) as f64;
+        est.add(&a, false);
+    }
+    let c = est.correction();
+    assert!((c - 1.25).abs() < 0.01, "correction {c}");
+    let tail = user(&"more text here ".repeat(40));
+    let n = count_message(&tail, e) as f64;
+    est.add(&tail, false);
+    let got = est.estimate();
+    let truth = provider + 1.25 * (pending + n);
+    assert!(
+        (got.tokens as f64 - truth).abs() / truth < 0.01,
+        "{got:?} vs {truth}"
+    );
+    assert_eq!(got.last_usage_index, Some(39));
+    assert_eq!(got.tokens, got.usage_tokens + got.trailing_tokens);
+
+    // After a compaction: no usage, the overhead and correction carry over.
+    est.reset();
+    assert!(est.is_empty());
+    let summary = json!({"role": "compactionSummary", "summary": "summary ".repeat(200)});
+    let ns = count_message(&summary, e) as f64;
+    est.add(&summary, false);
+    let got = est.estimate();
+    assert_eq!(got.last_usage_index, None);
+    let truth = 1000.0 + 1.25 * ns;
+    assert!(
+        (got.tokens as f64 - truth).abs() / truth < 0.02,
+        "{got:?} vs {truth}"
+    );
+    assert!((got.overhead_tokens as f64 - 1000.0).abs() < 20.0);
+}
+
+#[test]
+fn correction_is_robust_and_clamped() {
+    let e = enc();
+    let mut est = Estimator::new(e);
+    let big = "word ".repeat(200);
+    let mut u = 5000;
+    for i in 0..30 {
+        est.add(&user(&big), false);
+        let n = count_message(&user(&big), e) + count_message(&assistant(&big, Some(1)), e);
+        // Every fifth pair is wild (a cache reset doubles the delta).
+        u += if i % 5 == 4 { 5 * n } else { n };
+        est.add(&assistant(&big, Some(u)), false);
+    }
+    assert!(
+        (est.correction() - 1.0).abs() < 0.05,
+        "{}",
+        est.correction()
+    );
+    // Nonsense usages clamp rather than explode.
+    let mut est = Estimator::new(e);
+    let mut u = 10;
+    for _ in 0..10 {
+        est.add(&user(&big), false);
+        u += 100_000;
+        est.add(&assistant("x", Some(u)), false);
+    }
+    assert_eq!(est.correction(), MAX_CORRECTION);
+    // Ignored usage and shrinking usage teach nothing.
+    let mut est = Estimator::new(e);
+    est.add(&assistant(&big, Some(90_000)), false);
+    est.add(&user(&big), false);
+    est.add(&assistant(&big, Some(50_000)), false);
+    est.add(&user(&big), false);
+    est.add(&assistant(&big, Some(99_000)), true);
+    assert_eq!(est.correction(), DEFAULT_CORRECTION);
+    assert_eq!(est.estimate().usage_tokens, 50_000);
+}
+
+/// One measurement over a pi v1 transcript (see `replay`).
+#[derive(Debug, Default)]
+pub struct Errors {
+    pub ours: Vec<f64>,
+    pub chars4: Vec<f64>,
+    pub no_usage_ours: Vec<f64>,
+    pub no_usage_chars4: Vec<f64>,
+    /// Error of the estimated part only: |estimated - actual| / (actual - last visible usage).
+    pub trailing_ours: Vec<f64>,
+    pub trailing_chars4: Vec<f64>,
+    /// Targets with nothing learned yet (the first turns of a session).
+    pub cold: usize,
+    pub final_correction: f64,
+}
+
+fn chars4(m: &Value) -> u64 {
+    // pi's estimateTokens: ceil(chars / 4) of text, thinking, tool name + JSON arguments.
+    let mut chars = 0usize;
+    let len = |v: &Value, k: &str| {
+        v.get(k)
+            .and_then(Value::as_str)
+            .map_or(0, |s| s.encode_utf16().count())
+    };
+    match m.get("content") {
+        Some(Value::String(s)) => chars += s.encode_utf16().count(),
+        Some(Value::Array(bs)) => {
+            for b in bs {
+                chars += len(b, "text") + len(b, "thinking");
+                if str_field(b, "type") == "toolCall" {
+                    chars += len(b, "name") + b.get("arguments").map_or(0, |a| a.to_string().len());
+                }
+                if str_field(b, "type") == "image" {
+                    chars += 4800;
+                }
+            }
+        }
+        _ => {}
+    }
+    chars += len(m, "summary") + len(m, "command") + len(m, "output");
+    chars.div_ceil(4) as u64
+}
+
+/// Replays a transcript as the host would: before each assistant turn with usage, estimate the
+/// context from the messages before it, with the usage of the last `k` reported turns hidden;
+/// compare with the turn's reported context. Compactions replace the context with the summary and
+/// the kept messages (their usage predates the compaction and is ignored).
+pub fn replay(path: &str, k: usize) -> Errors {
+    let e = enc();
+    let text = std::fs::read_to_string(path).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut ctx: Vec<Value> = Vec::new();
+    let mut visible: Vec<usize> = Vec::new();
+    let mut v = Estimator::new(e);
+    let mut fed = 0usize;
+    let mut chars_ctx: Vec<u64> = Vec::new();
+    let mut out = Errors::default();
+    for (li, line) in lines.iter().enumerate() {
+        match str_field(line, "type") {
+            "compaction" => {
+                let first = line["firstKeptEntryIndex"].as_u64().unwrap() as usize;
+                ctx = vec![json!({"role": "compactionSummary", "summary": line["summary"]})];
+                ctx.extend(
+                    lines[first..li]
+                        .iter()
+                        .filter(|l| str_field(l, "type") == "message")
+                        .map(|l| l["message"].clone()),
+                );
+                v.reset();
+                for m in &ctx {
+                    v.add(m, true);
+                }
+                fed = ctx.len();
+                visible.clear();
+                chars_ctx = ctx.iter().map(chars4).collect();
+            }
+            "message" => {
+                let m = &line["message"];
+                if let Some(actual) = provider_context_tokens(m) {
+                    let cutoff = if k == 0 || visible.len() < k {
+                        if k == 0 {
+                            ctx.len()
+                        } else {
+                            visible.first().copied().unwrap_or(ctx.len())
+                        }
+                    } else {
+                        visible[visible.len() - k]
+                    };
+                    let cutoff = cutoff.max(fed);
+                    while fed < cutoff {
+                        v.add(&ctx[fed], false);
+                        fed += 1;
+                    }
+                    let mut f = v.clone();
+                    for m in &ctx[fed..] {
+                        f.add(m, true);
+                    }
+                    let got = f.estimate();
+                    // pi: last visible usage incl. output, + chars/4 of the messages after it.
+                    let last_vis = visible.iter().rev().find(|&&i| i < cutoff).copied();
+                    let base = match last_vis {
+                        Some(i) => {
+                            let u = &ctx[i]["usage"];
+                            let pu = ["input", "output", "cacheRead", "cacheWrite"]
+                                .iter()
+                                .map(|k| u[*k].as_u64().unwrap_or(0))
+                                .sum::<u64>();
+                            pu + chars_ctx[i + 1..].iter().sum::<u64>()
+                        }
+                        None => chars_ctx.iter().sum(),
+                    };
+                    let err = |x: u64| (x as f64 - actual as f64).abs() / actual as f64;
+                    if f.pairs.is_empty() && f.points.is_empty() {
+                        out.cold += 1;
+                    } else if got.last_usage_index.is_none() {
+                        out.no_usage_ours.push(err(got.tokens));
+                        out.no_usage_chars4.push(err(base));
+                    } else {
+                        out.ours.push(err(got.tokens));
+                        out.chars4.push(err(base));
+                        let delta = actual as f64 - got.usage_tokens as f64;
+                        if delta >= 200.0 {
+                            let terr = |x: u64| (x as f64 - actual as f64).abs() / delta;
+                            out.trailing_ours.push(terr(got.tokens));
+                            out.trailing_chars4.push(terr(base));
+                        }
+                    }
+                }
+                if provider_context_tokens(m).is_some() {
+                    visible.push(ctx.len());
+                }
+                chars_ctx.push(chars4(m));
+                ctx.push(m.clone());
+            }
+            _ => {}
+        }
+    }
+    out.final_correction = v.correction();
+    out
+}
+
+pub fn stats(v: &[f64]) -> (f64, f64, f64) {
+    let mut s = v.to_vec();
+    s.sort_by(|a, b| a.total_cmp(b));
+    let mean = s.iter().sum::<f64>() / s.len().max(1) as f64;
+    let q = |p: f64| s[((s.len() - 1) as f64 * p).round() as usize];
+    (mean * 100.0, q(0.5) * 100.0, q(0.9) * 100.0)
+}
+
+#[test]
+#[ignore = "slow in debug builds; run with --release --ignored --nocapture to print the numbers"]
+fn fixture_error_report() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../__test__/fixtures/transcripts/"
+    );
+    for f in ["before-compaction.jsonl", "large-session.jsonl"] {
+        for k in [1, 3, 10] {
+            let r = replay(&format!("{dir}{f}"), k);
+            let (a, b) = (stats(&r.ours), stats(&r.chars4));
+            println!(
+                "{f} k={k} n={} ours mean {:.2}% median {:.2}% p90 {:.2}% | chars/4 mean {:.2}% median {:.2}% p90 {:.2}%",
+                r.ours.len(), a.0, a.1, a.2, b.0, b.1, b.2
+            );
+            let (a, b) = (stats(&r.trailing_ours), stats(&r.trailing_chars4));
+            println!(
+                "   trailing part n={} ours mean {:.1}% median {:.1}% p90 {:.1}% | chars/4 mean {:.1}% median {:.1}% p90 {:.1}% (cold {}, correction {:.3})",
+                r.trailing_ours.len(), a.0, a.1, a.2, b.0, b.1, b.2, r.cold, r.final_correction
+            );
+            if !r.no_usage_ours.is_empty() {
+                let (a, b) = (stats(&r.no_usage_ours), stats(&r.no_usage_chars4));
+                println!(
+                    "   no usage (after compaction) n={} ours mean {:.2}% max-ish p90 {:.2}% | chars/4 mean {:.2}% p90 {:.2}%",
+                    r.no_usage_ours.len(), a.0, a.2, b.0, b.2
+                );
+            }
+        }
+    }
+}
