@@ -9,7 +9,9 @@ fn assistant(text: &str, ctx: Option<u64>) -> Value {
     let mut m = json!({"role": "assistant", "content": [{"type": "text", "text": text}],
         "stopReason": "stop"});
     if let Some(c) = ctx {
-        m["usage"] = json!({"input": 3, "output": 50, "cacheRead": c - 3 - 100, "cacheWrite": 100});
+        let read = c.saturating_sub(103);
+        m["usage"] = json!({"input": c - read - c.min(100), "output": 50, "cacheRead": read,
+            "cacheWrite": c.min(100)});
     }
     m
 }
