@@ -192,6 +192,97 @@ export interface DecisionInput {
   when?: string
 }
 
+/**
+ * Seed 004's `scratchpad_delete`: deletes one entry by id or name and returns it.
+ *
+ * @throws (rejects) `NotFound` for an unknown entry.
+ */
+export declare function deleteObservation(input: DeleteObservationInput): Promise<ObservationEntry>
+
+/** Input of `deleteObservation` (seed 004's `scratchpad_delete`). */
+export interface DeleteObservationInput {
+  /** OpenClaw's state directory. */
+  stateDir: string
+  /** The session key. */
+  sessionKey: string
+  /** The entry's id (alias `scratchpad_id`). */
+  id?: string
+  /** The entry's name. */
+  name?: string
+}
+
+/**
+ * Deletes a session's whole observation store (when the session is deleted). Resolves whether
+ * there was one.
+ */
+export declare function deleteObservationSession(input: ObservationSessionInput): Promise<boolean>
+
+/** Synchronous twin of `deleteObservationSession`. */
+export declare function deleteObservationSessionSync(input: ObservationSessionInput): boolean
+
+/** Synchronous twin of `deleteObservation`. */
+export declare function deleteObservationSync(input: DeleteObservationInput): ObservationEntry
+
+/**
+ * Seed 004's `scratchpad_edit`: a full overwrite (`content`) or a targeted replacement
+ * (`oldString` -> `newString`, which must occur once unless `replaceAll`). Same id, name, turn, TTL.
+ *
+ * @throws (rejects) `NotFound` for an unknown entry or an `oldString` not found, `InvalidArg` for an
+ * ambiguous `oldString`, a binary entry or a bad combination of fields.
+ */
+export declare function editObservation(input: EditObservationInput): Promise<EditObservationResult>
+
+/**
+ * Input of `editObservation` (seed 004's `scratchpad_edit`): either `content` (full overwrite) or
+ * `oldString` + `newString`. Accepts the tool's snake_case arguments too.
+ */
+export interface EditObservationInput {
+  /** OpenClaw's state directory. */
+  stateDir: string
+  /** The session key. */
+  sessionKey: string
+  /** The entry's id (alias `scratchpad_id`). */
+  id?: string
+  /** The entry's name. */
+  name?: string
+  /** Only find the entry if it belongs to this turn. */
+  turnId?: string
+  /** The new full content (mutually exclusive with `oldString` / `newString`). */
+  content?: string
+  /** Text to find; must occur exactly once unless `replaceAll`. Aliases: `old_string`, `old`. */
+  oldString?: string
+  /** Replacement text. Aliases: `new_string`, `new`. */
+  newString?: string
+  /**
+   * Replace every occurrence. Alias: `replace_all`.
+   * @default false
+   */
+  replaceAll?: boolean
+  /**
+   * Per-session byte quota.
+   * @default 536870912 (512 MiB)
+   */
+  quotaBytes?: number
+  /** Ids or names never evicted. */
+  protect?: Array<string>
+  /**
+   * fsync before resolving.
+   * @default true
+   */
+  durable?: boolean
+}
+
+/** The answer of `editObservation`. */
+export interface EditObservationResult {
+  /** The entry after the edit. */
+  entry: ObservationEntry
+  /** Occurrences replaced (1 for a full overwrite). */
+  replacements: number
+}
+
+/** Synchronous twin of `editObservation`. */
+export declare function editObservationSync(input: EditObservationInput): EditObservationResult
+
 /** A tiktoken encoding: `'o200k_base'` (GPT-4o, GPT-5; the default) or `'cl100k_base'` (GPT-4). */
 export type Encoding = string
 
@@ -216,12 +307,85 @@ export type Encoding = string
  */
 export declare function evaluateScratchpadNudge(sessionId: string, event: ScratchpadNudgeEvent, settings?: ScratchpadNudgeSettings): string | undefined
 
+/**
+ * Expands every `{{observation:<id or name>}}` in a tool argument (a string, or the strings of any
+ * JSON value, recursively; keys untouched) to the entry's full content (binary as base64), so a
+ * model can pass a stored result to another tool without reading it (seed 003's
+ * `{{step1.content}}`). Values without references come back unchanged.
+ *
+ * @throws (rejects) `NotFound` for an unknown or expired reference, `TooLarge` above `maxBytes`.
+ */
+export declare function expandObservationRefs(input: ExpandObservationRefsInput): Promise<unknown>
+
+/** Input of `expandObservationRefs`. */
+export interface ExpandObservationRefsInput {
+  /** OpenClaw's state directory. */
+  stateDir: string
+  /** The session key. */
+  sessionKey: string
+  /**
+   * A tool argument: a string, or any JSON value whose strings may hold
+   * `{{observation:<id or name>}}` references.
+   */
+  value: unknown
+  /** Only resolve entries of this turn. */
+  turnId?: string
+  /**
+   * Largest expanded string, in bytes (`TooLarge` above).
+   * @default 67108864 (64 MiB)
+   */
+  maxBytes?: number
+}
+
+/** Synchronous twin of `expandObservationRefs`. */
+export declare function expandObservationRefsSync(input: ExpandObservationRefsInput): unknown
+
 /** `CompactionPreparation.fileOps`: merged into `resources`. */
 export interface FileOps {
   read?: Array<string>
   written?: Array<string>
   edited?: Array<string>
 }
+
+/**
+ * Seed 003's `gc()`, for the start of a turn: removes expired entries, applies the quota (least
+ * recently used first), never touching protected entries (`protect`, and ids or names found in the
+ * session's latest checkpoint), and removes files left by crashed writes. One session, or all.
+ */
+export declare function gcObservations(input: GcObservationsInput): Promise<GcObservationsResult>
+
+/** Input of `gcObservations`. */
+export interface GcObservationsInput {
+  /** OpenClaw's state directory. */
+  stateDir: string
+  /** One session; absent = every session store under `stateDir`. */
+  sessionKey?: string
+  /**
+   * Per-session byte quota enforced by the collection.
+   * @default 536870912 (512 MiB)
+   */
+  quotaBytes?: number
+  /**
+   * Ids or names never removed, even expired (e.g. the session's scratchpad refs). Entries
+   * whose id or name appears in the session's latest checkpoint are protected too.
+   */
+  protect?: Array<string>
+}
+
+/** The answer of `gcObservations`. */
+export interface GcObservationsResult {
+  /** Entries removed (expired, or evicted for the quota). */
+  removed: Array<ObservationEntry>
+  /** Session stores visited. */
+  sessions: number
+  /** Entries left in the stores visited. */
+  remainingEntries: number
+  /** Bytes left in the stores visited. */
+  remainingBytes: number
+}
+
+/** Synchronous twin of `gcObservations`. */
+export declare function gcObservationsSync(input: GcObservationsInput): GcObservationsResult
 
 /**
  * The block to prepend to the next user message, or `undefined` when all spaces are empty or
@@ -273,6 +437,186 @@ export interface KeyExchange {
 }
 
 /**
+ * Seed 004's `scratchpad_list`: the session's entries, oldest first (name, id, size, created,
+ * expires, ...). Expired entries are left out unless `includeExpired`; `turnId` limits to a turn.
+ */
+export declare function listObservations(input: ListObservationsInput): Promise<ObservationEntry[]>
+
+/** Input of `listObservations` (seed 004's `scratchpad_list`). */
+export interface ListObservationsInput {
+  /** OpenClaw's state directory. */
+  stateDir: string
+  /** The session key. */
+  sessionKey: string
+  /** Only this turn's entries. */
+  turnId?: string
+  /**
+   * Include expired entries not yet collected.
+   * @default false
+   */
+  includeExpired?: boolean
+}
+
+/** Synchronous twin of `listObservations`. */
+export declare function listObservationsSync(input: ListObservationsInput): Array<ObservationEntry>
+
+/** One stored entry, as `listObservations` shows it. */
+export interface ObservationEntry {
+  /** 16 hex characters (the `scratchpad_id`). */
+  id: string
+  /** Unique in the session: given, or `<toolName>_<n>`. */
+  name: string
+  /** `text` (offsets count Unicode characters) or `binary` (offsets count bytes). */
+  kind: 'text' | 'binary'
+  /** Size of the content in bytes. */
+  sizeBytes: number
+  /** Unicode characters (text); equal to `sizeBytes` for binary. */
+  chars: number
+  /** Lines (a last line without `\n` counts); 0 for binary. */
+  lines: number
+  /** SHA-256 (hex) of binary content. */
+  sha256?: string
+  /** The turn it belongs to. */
+  turnId?: string
+  /** The tool that produced it. */
+  toolName?: string
+  /** RFC 3339 UTC. */
+  createdAt: string
+  /** RFC 3339 UTC, last write or edit. */
+  updatedAt: string
+  /** RFC 3339 UTC; absent = never expires. */
+  expiresAt?: string
+  /** RFC 3339 UTC of the last read. */
+  lastReadAt?: string
+}
+
+/** A session's store, for `deleteObservationSession`. */
+export interface ObservationSessionInput {
+  /** OpenClaw's state directory. */
+  stateDir: string
+  /** The session key. */
+  sessionKey: string
+}
+
+/**
+ * One tool definition by name (e.g. `'scratchpad_read'`).
+ *
+ * @throws `NotFound` for an unknown tool name.
+ */
+export declare function observationToolDefinition(name: string): ObservationToolDefinition
+
+/** A model-facing tool over the store, in seed 003's shape. */
+export interface ObservationToolDefinition {
+  /** `scratchpad_read`, `scratchpad_write`, `scratchpad_edit`, `scratchpad_list` or `scratchpad_delete`. */
+  name: string
+  /** What the tool does, for the model. */
+  description: string
+  /** JSON schema of the arguments. */
+  parameters: Record<string, unknown>
+}
+
+/**
+ * The model-facing tools over the store, as JSON schemas (`{ name, description, parameters }`):
+ * `scratchpad_read`, `scratchpad_write`, `scratchpad_edit`, `scratchpad_list`, `scratchpad_delete`.
+ * Their arguments can be spread into the matching inputs (`{ stateDir, sessionKey, ...args }`).
+ * Seed 003: offer `scratchpad_read` once the turn has an offloaded entry.
+ */
+export declare function observationToolDefinitions(): Array<ObservationToolDefinition>
+
+/** Input of `offloadObservation`: a tool result and where to park it. */
+export interface OffloadInput {
+  /**
+   * OpenClaw's state directory (e.g. `~/.openclaw`, expanded). Entries go to
+   * `<stateDir>/context/observations/<session dir>/`.
+   */
+  stateDir: string
+  /** The session key, e.g. `agent:main:telegram:direct:123456` (same directory name as checkpoints). */
+  sessionKey: string
+  /**
+   * The observation: a string (text), or bytes (`Uint8Array` / `Buffer`: text when valid UTF-8,
+   * otherwise binary).
+   */
+  content: string | Uint8Array
+  /**
+   * The observation's metadata (path, bytes, encoding, ...): counted in the measured size and
+   * kept whole in the synthetic observation.
+   */
+  metadata?: Record<string, unknown>
+  /** The turn the observation belongs to: reads and lists can be limited to it. */
+  turnId?: string
+  /**
+   * The tool that produced it: automatic entries are named `<toolName>_<n>` (`observation_<n>`
+   * without it).
+   */
+  toolName?: string
+  /**
+   * An explicit save (seed 004's `scratchpad` parameter): stored under this name whatever its
+   * size, overwriting an entry of the same name, with no TTL unless `ttlSeconds`. Names may not
+   * contain `/`, `\` or NUL, nor be `.` or `..`.
+   */
+  name?: string
+  /**
+   * Observations whose JSON (`{"content":..,"metadata":..}`, binary content as base64) is
+   * larger than this many bytes are offloaded (seed 003's `len(json.dumps(observation))`).
+   * @default 4096
+   */
+  thresholdBytes?: number
+  /**
+   * Time to live of the entry; 0 = never expires.
+   * @default 3600 for automatic offloads, none for named entries
+   */
+  ttlSeconds?: number
+  /**
+   * Per-session byte quota: expired, then least recently used, entries are evicted to make room.
+   * @default 536870912 (512 MiB)
+   */
+  quotaBytes?: number
+  /**
+   * Ids or names never evicted (e.g. the session's scratchpad refs). Entries whose id or name
+   * appears in the session's latest checkpoint are protected too.
+   */
+  protect?: Array<string>
+  /**
+   * fsync content and catalog before resolving.
+   * @default true
+   */
+  durable?: boolean
+}
+
+/**
+ * Seed 003's offload: measures the observation as `len(json.dumps(observation))`; above
+ * `thresholdBytes` (4096) it parks the content under `<stateDir>/context/observations/<session
+ * dir>/` and returns the synthetic observation to put in the history (`scratchpad_id`,
+ * `size_bytes`, `kind`, `summary`, `metadata`, `_note`). Under it nothing is stored (unless `name`
+ * is given) and the observation comes back whole. Runs on the libuv pool.
+ *
+ * @throws (rejects) `InvalidArg` for a bad input or name, `TooLarge` when the content exceeds the
+ * session quota, `UnsafePath` for a symlinked session directory, `Io` / `NoSpace` / `PermissionDenied`.
+ */
+export declare function offloadObservation(input: OffloadInput): Promise<OffloadResult>
+
+/** Synchronous twin of `offloadObservation` (blocks the event loop for the write). */
+export declare function offloadObservationSync(input: OffloadInput): OffloadResult
+
+/** The answer of `offloadObservation`. */
+export interface OffloadResult {
+  /** `true`: over the threshold, `observation` is the synthetic one. */
+  offloaded: boolean
+  /** What goes into the history: seed 003's synthetic observation, or the observation whole. */
+  observation: SyntheticObservation | WholeObservation
+  /** The measured JSON size compared with `thresholdBytes`. */
+  measuredBytes: number
+  /** Size of the content in bytes. */
+  sizeBytes: number
+  /** `text` or `binary`. */
+  kind: 'text' | 'binary'
+  /** The stored entry (offloaded, or saved under `name`); absent when nothing was stored. */
+  entry?: ObservationEntry
+  /** Ids of entries evicted to make room (expired, then least recently used). */
+  evicted: Array<string>
+}
+
+/**
  * Reads a checkpoint: the session's newest valid one (following `_latest.json`, falling back
  * to the newest valid `cp_NNN.yaml` by number when the pointer or the file is missing or
  * corrupt), or the given YAML text. `undefined` when there is none or nothing valid; corrupt
@@ -281,6 +625,112 @@ export interface KeyExchange {
  * @throws `InvalidArg` for a malformed source, `UnsafePath` for a symlinked session directory.
  */
 export declare function readCheckpoint(source: { stateDir: string; sessionKey: string } | { yaml: string }): Checkpoint | undefined
+
+/**
+ * Reads part of a stored entry: `head` / `tail` (`n`, 2000), `range` (`start`, `end`: characters,
+ * end exclusive), `full` (refused above `maxChars`), `lines` (1-based, end inclusive), `grep`
+ * (`pattern`, numbered matching lines, at most 100, `context` lines). The answer carries the
+ * entry's totals. A read costs in proportion to its slice (sparse index). Accepts the
+ * `scratchpad_read` tool arguments as they come (`scratchpad_id`).
+ *
+ * @throws (rejects) `NotFound` for an unknown, expired or other-turn entry, `InvalidArg` for a bad
+ * mode, bounds or regex (with the regex engine's message), `TooLarge` for `full` on a large entry.
+ */
+export declare function readObservation(input: ReadObservationInput): Promise<ReadObservationResult>
+
+/**
+ * Input of `readObservation`: which entry and which part of it. Accepts the arguments of the
+ * `scratchpad_read` tool as they come (`scratchpad_id`).
+ */
+export interface ReadObservationInput {
+  /** OpenClaw's state directory. */
+  stateDir: string
+  /** The session key. */
+  sessionKey: string
+  /** The entry's `scratchpad_id` (a name is accepted too). Alias: `scratchpad_id`. */
+  id?: string
+  /** The entry's name (an id is accepted too). */
+  name?: string
+  /** Only find the entry if it belongs to this turn (seed 003's turn isolation). */
+  turnId?: string
+  /**
+   * `head`: first `n` characters; `tail`: last `n`; `range`: characters `[start, end)`;
+   * `full`: everything (refused above `maxChars`); `lines`: lines `start..=end` (1-based);
+   * `grep`: lines matching `pattern`, numbered. Binary entries: head / tail / range / full,
+   * in bytes, returned as hex.
+   * @default 'head'
+   */
+  mode?: 'head' | 'tail' | 'range' | 'full' | 'lines' | 'grep'
+  /**
+   * head / tail: characters to read; grep: most matching lines (at most 100).
+   * @default 2000 (grep: 100)
+   */
+  n?: number
+  /** range: first character (default 0); lines: first line, 1-based (default 1). */
+  start?: number
+  /**
+   * range: the character after the last (default `start + n`); lines: last line, inclusive
+   * (default the last line).
+   */
+  end?: number
+  /** grep: a regular expression (Rust `regex` syntax; `(?i)` for case-insensitive). Alias: `regex`. */
+  pattern?: string
+  /**
+   * grep: lines of context before and after each match (at most 50).
+   * @default 0
+   */
+  context?: number
+  /**
+   * Most characters (bytes for binary) a read returns; a longer slice is cut and flagged
+   * `truncated`, and `full` is refused (`TooLarge`) for larger entries.
+   * @default 50000
+   */
+  maxChars?: number
+}
+
+/** The answer of `readObservation`: the slice and where it sits in the entry. */
+export interface ReadObservationResult {
+  /** The entry's id. */
+  id: string
+  /** The entry's name. */
+  name: string
+  /** `text` or `binary`. */
+  kind: 'text' | 'binary'
+  /** The mode that ran. */
+  mode: 'head' | 'tail' | 'range' | 'full' | 'lines' | 'grep'
+  /**
+   * The text read (hex for binary). grep: `N:line` for matches, `N-line` for context lines,
+   * `--` between separate groups.
+   */
+  content: string
+  /** `utf-8`, or `hex` for binary entries. */
+  encoding: 'utf-8' | 'hex'
+  /** Offset of the first character (byte, for binary) returned; absent for grep. */
+  start?: number
+  /** Offset after the last one returned; absent for grep. */
+  end?: number
+  /** lines: first line returned. */
+  startLine?: number
+  /** lines: last line returned (partly, when `truncated`). */
+  endLine?: number
+  /** grep: matching lines returned. */
+  matches?: number
+  /** The slice was cut at `maxChars`, or grep stopped at its match limit with more to find. */
+  truncated: boolean
+  /** The entry's characters (bytes for binary). */
+  totalChars: number
+  /** The entry's bytes. */
+  totalBytes: number
+  /** The entry's lines (0 for binary). */
+  totalLines: number
+  /** The entry's turn. */
+  turnId?: string
+  /** RFC 3339 UTC; absent = never expires. */
+  expiresAt?: string
+}
+
+/** Synchronous twin of `readObservation`. */
+export declare function readObservationSync(input: ReadObservationInput): ReadObservationResult
 
 /**
  * The restore text of seed 001 section 8.2 for a checkpoint (same sources as `readCheckpoint`):
@@ -517,6 +967,29 @@ export interface SessionEntryLike {
   parentId?: string | null
 }
 
+/** Seed 003's synthetic observation, put in the model's history instead of a large result. */
+export interface SyntheticObservation {
+  /** Always `true`. */
+  ok: boolean
+  /** The entry's id: pass it to `scratchpad_read`. */
+  scratchpad_id: string
+  /** The entry's name (seed 004), e.g. `read_3`. */
+  name: string
+  /** Size of the content in bytes. */
+  size_bytes: number
+  /** `text` or `binary`. */
+  kind: 'text' | 'binary'
+  /**
+   * Text: the first 500 characters, a line `[... N characters omitted ...]`, the last 500.
+   * Binary: `[BINARY: N bytes, sha256=<hex>]`.
+   */
+  summary: string
+  /** The original metadata. */
+  metadata?: Record<string, unknown>
+  /** Tells the model to use `scratchpad_read` (and `{{observation:<id>}}`). */
+  _note: string
+}
+
 /** `thread` of a checkpoint input. */
 export interface ThreadInput {
   /** @default first user message (100 chars) + " ... " + last user message (100 chars) */
@@ -551,6 +1024,16 @@ export interface ToolCallInfo {
  * @throws (rejects) `InvalidArg` for an unknown encoding.
  */
 export declare function warmup(encoding?: Encoding): Promise<void>
+
+/** An observation under the threshold, whole: the object that was measured. */
+export interface WholeObservation {
+  /** The content (binary as base64). */
+  content: string
+  /** `base64` for binary content. */
+  encoding?: 'base64'
+  /** The original metadata. */
+  metadata?: Record<string, unknown>
+}
 
 /** `working` of a checkpoint input; every field optional. */
 export interface WorkingInput {
@@ -589,3 +1072,50 @@ export declare function writeCheckpoint(input: CheckpointInput): Promise<Checkpo
  * @throws `InvalidArg`, `UnsafePath`, `NoSpace`, `PermissionDenied`, `Io` as `writeCheckpoint`.
  */
 export declare function writeCheckpointSync(input: CheckpointInput): CheckpointWriteResult
+
+/**
+ * Seed 004's `scratchpad_write`: stores content under a name (overwriting an entry of that name,
+ * same id). Named entries have no TTL unless `ttlSeconds`.
+ *
+ * @throws (rejects) `InvalidArg` for a bad name (path separators, `..`), `TooLarge` over the quota.
+ */
+export declare function writeObservation(input: WriteObservationInput): Promise<WriteObservationResult>
+
+/** Input of `writeObservation` (seed 004's `scratchpad_write`). */
+export interface WriteObservationInput {
+  /** OpenClaw's state directory. */
+  stateDir: string
+  /** The session key. */
+  sessionKey: string
+  /** The entry name; an existing entry of that name is overwritten (same id). */
+  name: string
+  /** The content: a string, or bytes (text when valid UTF-8, otherwise binary). */
+  content: string | Uint8Array
+  /** The turn it belongs to. */
+  turnId?: string
+  /** Time to live; 0 or absent = never expires. */
+  ttlSeconds?: number
+  /**
+   * Per-session byte quota.
+   * @default 536870912 (512 MiB)
+   */
+  quotaBytes?: number
+  /** Ids or names never evicted. */
+  protect?: Array<string>
+  /**
+   * fsync before resolving.
+   * @default true
+   */
+  durable?: boolean
+}
+
+/** The answer of `writeObservation`. */
+export interface WriteObservationResult {
+  /** The stored entry. */
+  entry: ObservationEntry
+  /** Ids of entries evicted to make room. */
+  evicted: Array<string>
+}
+
+/** Synchronous twin of `writeObservation`. */
+export declare function writeObservationSync(input: WriteObservationInput): WriteObservationResult

@@ -5,7 +5,10 @@
 
 mod checkpoint;
 mod error;
+mod gauge;
+mod offload;
 mod scratchpad;
+mod state;
 mod tokens;
 
 use napi::Env;
