@@ -10,10 +10,61 @@
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
+ * The incremental context estimator for when the SDK has no usage (after a compaction, on
+ * resume): the last provider-reported context plus an exact count of the messages after it,
+ * times a correction learned from the usage pairs seen so far. Feed it every message once, as
+ * the conversation grows; `estimate()` is O(1).
+ *
+ * Counted per message: text blocks, thinking, tool calls (name, JSON arguments, id), tool results
+ * (text, tool call id), 1,200 tokens per image, 4 tokens of framing per message and tool call.
+ * Provider context of an assistant turn: `usage.input + cacheRead + cacheWrite` (aborted and
+ * errored turns ignored). The correction is the median ratio of provider delta to counted tokens
+ * over the last 64 consecutive usage pairs, clamped to 0.5-2.5.
+ *
+ * After a compaction: `reset()`, then add the summary and the kept messages with
+ * `{ ignoreUsage: true }`; the learned correction and overhead (system prompt, tools) carry over.
+ */
+export declare class ContextEstimator {
+  /**
+   * @param options - `{ encoding?: 'o200k_base' | 'cl100k_base' }`.
+   * @throws `InvalidArg` for an unknown encoding.
+   */
+  constructor(options?: EstimatorOptions)
+  /**
+   * Adds the next message (a pi agent message); returns its exact token count.
+   * @throws `InvalidArg` when `message` is not an object with a string `role`.
+   */
+  addMessage(message: unknown, options?: AddMessageOptions): number
+  /**
+   * Adds messages in order; returns their total exact token count. All are checked first:
+   * on an invalid message nothing is added.
+   */
+  addMessages(messages: unknown[], options?: AddMessageOptions): number
+  /** The estimate of the context the next provider call reads. */
+  estimate(): ContextEstimate
+  /** Forgets the messages (after a compaction), keeping the learned correction and overhead. */
+  reset(): void
+  /** An independent copy (to estimate "what if these messages were added" without changing this one). */
+  fork(): ContextEstimator
+  /** Messages added since the last reset. */
+  get messageCount(): number
+}
+
+/**
  * Test hook: panics inside Rust so tests can prove a panic becomes a JS `Error` with code
  * `Panic` instead of aborting Node. Never call it in production.
  */
 export declare function __panicForTest(): void
+
+/** Options of `ContextEstimator.addMessage(s)`. */
+export interface AddMessageOptions {
+  /**
+   * Do not use the messages' usage: for messages kept across a compaction, whose usage
+   * predates it (add them with this after `reset()`).
+   * @default false
+   */
+  ignoreUsage?: boolean
+}
 
 /**
  * Applies one `session.scratchpad` tool call to the session's scratchpad.
@@ -159,6 +210,15 @@ export interface CheckpointWriteResult {
 }
 
 /**
+ * Empties the session's state files (what a checkpoint does after bundling them); decision ids
+ * keep counting.
+ */
+export declare function clearContextState(target: StateTarget): Promise<void>
+
+/** Sync twin of `clearContextState`. */
+export declare function clearContextStateSync(target: StateTarget): void
+
+/**
  * Frees the session's scratchpad and nudge state (call it when a session ends). The persisted
  * entries are untouched: `restoreScratchpad` brings the content back. Returns `true` if the
  * registry held the session.
@@ -169,6 +229,48 @@ export interface CheckpointWriteResult {
  * @throws `InvalidArg` for a non-string or empty `sessionId`.
  */
 export declare function clearScratchpad(sessionId: string): boolean
+
+/**
+ * An estimate of the context the next provider call reads (pi's `ContextUsageEstimate` plus the
+ * correction and overhead used).
+ */
+export interface ContextEstimate {
+  /** The estimate: `usageTokens + trailingTokens`, or without a usage `overheadTokens + trailingTokens`. */
+  tokens: number
+  /** The last provider-reported context, `input + cacheRead + cacheWrite` (0 without one). */
+  usageTokens: number
+  /** The corrected exact count of the messages from the last usage on (all messages without one). */
+  trailingTokens: number
+  /** Index (since the last `reset`) of the message whose usage was used; `null` without one. */
+  lastUsageIndex?: number
+  /** The learned provider-tokens per counted-token factor (1 until two usages were seen). */
+  correction: number
+  /** Learned overhead (system prompt, tool definitions) included when there is no usage; else 0. */
+  overheadTokens: number
+}
+
+/** The state a checkpoint would bundle. */
+export interface ContextState {
+  decisions: Array<StateDecision>
+  filesRead: Array<string>
+  filesModified: Array<string>
+  toolsUsed: Array<string>
+  toolFailures: Array<string>
+  openItems: Array<string>
+  learnings: Array<string>
+  topic?: string
+  exchanges: Array<StateExchange>
+}
+
+/** The SDK's `ctx.getContextUsage()`. */
+export interface ContextUsage {
+  /** Tokens in the context; `null` when unknown (e.g. right after a compaction). */
+  tokens?: number
+  /** The model's context window in tokens (> 0). */
+  contextWindow: number
+  /** Percent of the window in use, 0-100 (may exceed 100); preferred over `tokens` when given. */
+  percent?: number
+}
 
 /**
  * Counts the tokens of `text` exactly as OpenAI's `tiktoken` does with
@@ -189,6 +291,16 @@ export interface DecisionInput {
   /** The decision, e.g. `'User prefers budget options'`. */
   what: string
   /** RFC 3339 time it was made. */
+  when?: string
+}
+
+/** A decision to record. */
+export interface DecisionInput {
+  stateDir: string
+  sessionKey: string
+  /** What was decided (cut to 1,000 chars). */
+  what: string
+  /** RFC 3339 time; defaults to now. */
   when?: string
 }
 
@@ -287,6 +399,35 @@ export declare function editObservationSync(input: EditObservationInput): EditOb
 export type Encoding = string
 
 /**
+ * Stateless convenience: the estimate over `messages` (a fresh `ContextEstimator` fed all of
+ * them). Same shape as pi's `estimateContextTokens`, with exact counts and the correction learned
+ * from the usages inside `messages`. Counts every message on each call: hosts that call it every
+ * turn should keep a `ContextEstimator` instead.
+ * @throws `InvalidArg` for a message without a string `role` or an unknown encoding.
+ */
+export declare function estimateContextTokens(messages: unknown[], options?: EstimatorOptions): ContextEstimate
+
+/** Options of `ContextEstimator` and `estimateContextTokens`. */
+export interface EstimatorOptions {
+  /**
+   * Encoding of the exact counts.
+   * @default 'o200k_base'
+   */
+  encoding?: Encoding
+}
+
+/**
+ * Seed 001, section 6: the SDK's `percent` first, else `tokens / contextWindow`; below `gaugeAt`
+ * (0.7) action `none`, below `checkpointAt` (0.8) `gauge` with the line, from there `checkpoint`
+ * with the line. With neither `percent` nor `tokens` the reading is `{ utilization: 0, action:
+ * 'none', source: 'unknown' }`, not an error.
+ *
+ * @throws `InvalidArg` for NaN, infinite or negative numbers, `contextWindow <= 0`, or thresholds
+ * outside `0 <= gaugeAt <= checkpointAt <= 1`.
+ */
+export declare function evaluateContextUsage(usage: ContextUsage, options?: GaugeOptions): GaugeReading
+
+/**
  * Seed 002's opt-in nudges. Call it on each turn event; it returns the `[Hint: ...]` line to
  * prepend to the next user message (e.g. through `pendingSteer`), or `undefined`.
  *
@@ -345,6 +486,46 @@ export interface FileOps {
   read?: Array<string>
   written?: Array<string>
   edited?: Array<string>
+}
+
+/** Options of `evaluateContextUsage`. */
+export interface GaugeOptions {
+  /**
+   * Utilization (fraction) from which the gauge line is injected.
+   * @default 0.7
+   */
+  gaugeAt?: number
+  /**
+   * Utilization (fraction) from which a checkpoint is written. `0 <= gaugeAt <= checkpointAt <= 1`.
+   * @default 0.8
+   */
+  checkpointAt?: number
+  /**
+   * Appends `| Checkpoint saved` to the line (pass true once the checkpoint was written).
+   * @default false
+   */
+  checkpointSaved?: boolean
+}
+
+/** A gauge reading: what to inject and whether to checkpoint. */
+export interface GaugeReading {
+  /** Fraction of the window in use (0.81 for 81%); not clamped. */
+  utilization: number
+  /**
+   * `none` below `gaugeAt`; `gauge` (inject `line`) below `checkpointAt`; `checkpoint` (write a
+   * checkpoint, inject `line`) from `checkpointAt`.
+   */
+  action: 'none' | 'gauge' | 'checkpoint'
+  /**
+   * `[Context: 81% | 162k/200k tokens | Checkpoint saved]`: percent rounded down, tokens in whole
+   * thousands rounded down (exact below 1000); the last part only with `checkpointSaved`.
+   */
+  line?: string
+  /**
+   * Where the utilization came from: the SDK's `percent`, `tokens / contextWindow`, or
+   * `unknown` (neither given: utilization 0, action `none`; estimate with `ContextEstimator`).
+   */
+  source: 'percent' | 'tokens' | 'unknown'
 }
 
 /**
@@ -429,6 +610,14 @@ export declare function getScratchpadToolDefinition(limits?: ScratchpadLimits): 
  */
 export declare function getScratchpadUsage(sessionId: string): ScratchpadUsage | undefined
 
+/** An open item (or, for `recordLearning`, a learning) to record or resolve. */
+export interface ItemInput {
+  stateDir: string
+  sessionKey: string
+  /** The text (trimmed, cut to 1,000 chars; exact match when resolving). */
+  text: string
+}
+
 /** One key exchange of the thread. */
 export interface KeyExchange {
   role: 'user' | 'agent'
@@ -459,6 +648,27 @@ export interface ListObservationsInput {
 
 /** Synchronous twin of `listObservations`. */
 export declare function listObservationsSync(input: ListObservationsInput): Array<ObservationEntry>
+
+/** The messages of a `context` event. */
+export interface MessagesInput {
+  stateDir: string
+  sessionKey: string
+  /** pi agent messages (the whole context; call it on every `context` event). */
+  messages: unknown[]
+}
+
+/** What `recordMessages` found. */
+export interface MessagesRecord {
+  /** Gist (100 chars) of the last user message. */
+  topic?: string
+  /** The last 8 user / agent messages with text. */
+  exchanges: Array<StateExchange>
+  /**
+   * Decisions recorded by this call: each user message under 50 chars after an agent response
+   * over 500 chars, once per session.
+   */
+  decisions: Array<StateDecision>
+}
 
 /** One stored entry, as `listObservations` shows it. */
 export interface ObservationEntry {
@@ -627,6 +837,15 @@ export interface OffloadResult {
 export declare function readCheckpoint(source: { stateDir: string; sessionKey: string } | { yaml: string }): Checkpoint | undefined
 
 /**
+ * The state the next checkpoint would bundle (state of an earlier process older than the latest
+ * checkpoint left out; corrupt files moved aside to `<name>.corrupt-<ms>` and read as empty).
+ */
+export declare function readContextState(target: StateTarget): Promise<ContextState>
+
+/** Sync twin of `readContextState`. */
+export declare function readContextStateSync(target: StateTarget): ContextState
+
+/**
  * Reads part of a stored entry: `head` / `tail` (`n`, 2000), `range` (`start`, `end`: characters,
  * end exclusive), `full` (refused above `maxChars`), `lines` (1-based, end inclusive), `grep`
  * (`pattern`, numbered matching lines, at most 100, `context` lines). The answer carries the
@@ -733,6 +952,56 @@ export interface ReadObservationResult {
 export declare function readObservationSync(input: ReadObservationInput): ReadObservationResult
 
 /**
+ * Records a decision in `decisions.json` (cap 50, oldest dropped). The same `what` again returns
+ * the existing decision.
+ * @throws (rejects) `InvalidArg` for an empty `what` or a `when` that is not RFC 3339.
+ */
+export declare function recordDecision(input: DecisionInput): Promise<StateDecision>
+
+/** Sync twin of `recordDecision`. */
+export declare function recordDecisionSync(input: DecisionInput): StateDecision
+
+/** Records a learning in `learnings.json` (deduplicated, cap 50). Resolves to the number of learnings. */
+export declare function recordLearning(input: ItemInput): Promise<number>
+
+/** Sync twin of `recordLearning`. */
+export declare function recordLearningSync(input: ItemInput): number
+
+/**
+ * Layer B of seed 001, 7.2, for the host's `context` handler (every LLM call): the topic (last
+ * user message, 100 chars) and the last 8 exchanges go to `thread.json`; decision-like patterns
+ * (a user message under 50 chars after an agent response over 500 chars) go to
+ * `decisions.json` as `"<user words> (re: …<end of the agent response>)"`, each once per session
+ * however often the same messages are passed. Pure string work: language-agnostic, no LLM.
+ */
+export declare function recordMessages(input: MessagesInput): Promise<MessagesRecord>
+
+/** Sync twin of `recordMessages`. */
+export declare function recordMessagesSync(input: MessagesInput): MessagesRecord
+
+/**
+ * Records an open item in `open_items.json` (deduplicated, cap 50). Resolves to the number of
+ * open items.
+ */
+export declare function recordOpenItem(input: ItemInput): Promise<number>
+
+/** Sync twin of `recordOpenItem`. */
+export declare function recordOpenItemSync(input: ItemInput): number
+
+/**
+ * Layer A of seed 001, 7.2, for the host's `tool_result` handler: records the tool name
+ * (deduplicated), the files named by path-like params as read or modified, and failures, in
+ * `resources.json` / `thread.json`, atomically under the session lock. Caps: 100 tools, 100
+ * paths per list, 50 failures; the least recently used are dropped first.
+ * @throws (rejects) `InvalidArg` for a missing `toolName`, `stateDir` or `sessionKey`;
+ * `UnsafePath` when the session directory is a symlink; `Io` / `NoSpace` / `PermissionDenied`.
+ */
+export declare function recordToolResult(input: ToolResultInput): Promise<ToolResultRecord>
+
+/** Sync twin of `recordToolResult`. */
+export declare function recordToolResultSync(input: ToolResultInput): ToolResultRecord
+
+/**
  * The restore text of seed 001 section 8.2 for a checkpoint (same sources as `readCheckpoint`):
  * a header, a line telling the model the block is data and not instructions, then the data
  * fenced in `<checkpoint-data>` ... `</checkpoint-data>` (content cannot close the fence), and
@@ -757,6 +1026,12 @@ export interface RenderCheckpointOptions {
   /** The encoding `maxTokens` is counted in. @default 'o200k_base' */
   encoding?: Encoding
 }
+
+/** Removes an open item (exact text). Resolves to whether it was open. */
+export declare function resolveOpenItem(input: ItemInput): Promise<boolean>
+
+/** Sync twin of `resolveOpenItem`. */
+export declare function resolveOpenItemSync(input: ItemInput): boolean
 
 /** `resources` of a checkpoint input: a list left out comes from the state files and messages. */
 export interface ResourcesInput {
@@ -967,6 +1242,29 @@ export interface SessionEntryLike {
   parentId?: string | null
 }
 
+/** A decision in the state files (and the checkpoint's `decisions` section). */
+export interface StateDecision {
+  /** `d1`, `d2`, ...: unique within the session key. */
+  id: string
+  what: string
+  /** RFC 3339 time. */
+  when?: string
+}
+
+/** One thread entry: `role` is `user` or `agent`, `gist` the first 120 characters. */
+export interface StateExchange {
+  role: 'user' | 'agent'
+  gist: string
+}
+
+/** Which session's state: `<stateDir>/context/state/<session dir>/`. */
+export interface StateTarget {
+  /** The OpenClaw state directory (e.g. `~/.openclaw` expanded). */
+  stateDir: string
+  /** The session key, e.g. `agent:main:telegram:direct:123456`. */
+  sessionKey: string
+}
+
 /** Seed 003's synthetic observation, put in the model's history instead of a large result. */
 export interface SyntheticObservation {
   /** Always `true`. */
@@ -1014,6 +1312,43 @@ export interface ToolCallInfo {
   name: string
   /** A short summary of the params, e.g. `'{"path":"src/main.ts"}'`. */
   paramsSummary?: string
+}
+
+/** A tool result, as the host's `tool_result` handler sees it. */
+export interface ToolResultInput {
+  stateDir: string
+  sessionKey: string
+  /** The tool's name (recorded in `toolsUsed`, deduplicated, most recent last). */
+  toolName: string
+  /**
+   * The tool call's arguments. File paths are taken from `path`, `file_path`, `filePath`,
+   * `filepath`, `file`, `filename`, `fileName`, `target_file`, `targetFile`, `notebook_path`,
+   * `notebookPath`, `old_path`, `new_path`, `source`, `destination` (strings), and from the
+   * arrays `paths`, `file_paths`, `filePaths`, `files`, `edits`, `changes` (strings, or objects
+   * with one of those keys).
+   */
+  params: unknown
+  /**
+   * The call failed: its failure is recorded, its files are not (a failed edit changed nothing).
+   * @default false
+   */
+  isError?: boolean
+  /** The error text of a failed call; its first non-empty line is kept (200 chars). */
+  error?: string
+  /**
+   * Overrides the classification by tool name: names with a word like write, edit, create,
+   * patch, replace, delete, move, rename, append, save, update count as `write`; all others
+   * (read, view, grep, ls, unknown tools) as `read`.
+   */
+  access?: 'read' | 'write'
+}
+
+/** What `recordToolResult` captured. */
+export interface ToolResultRecord {
+  filesRead: Array<string>
+  filesModified: Array<string>
+  /** `"<tool>: <first line of the error>"` for a failed call. */
+  failure?: string
 }
 
 /**

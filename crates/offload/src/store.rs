@@ -354,7 +354,8 @@ impl Session {
 
     /// Expired entries (not protected) and, while the store plus `incoming` bytes exceeds
     /// `quota`, the least recently used ones; `keep` is never chosen. `TooLarge` when protected
-    /// entries alone leave no room.
+    /// entries alone leave no room, unless `best_effort` (gc: evict what can go).
+    #[allow(clippy::too_many_arguments)]
     fn plan_eviction(
         &self,
         incoming: u64,
@@ -362,6 +363,7 @@ impl Session {
         quota: u64,
         protection: &dyn Fn(&Entry) -> bool,
         now: u64,
+        best_effort: bool,
     ) -> Result<Vec<usize>> {
         let entries = &self.catalog.entries;
         let mut out: Vec<usize> = (0..entries.len())
@@ -388,7 +390,7 @@ impl Session {
             total -= entries[i].size_bytes;
             out.push(i);
         }
-        if total > quota {
+        if total > quota && !best_effort {
             return Err(Error::new(
                 ErrorCode::TooLarge,
                 format!(
@@ -411,13 +413,32 @@ impl Session {
         protect: &[String],
         now: u64,
     ) -> Result<Vec<Entry>> {
+        self.evict(incoming, keep, quota, protect, now, false)
+    }
+
+    fn evict(
+        &mut self,
+        incoming: u64,
+        keep: Option<usize>,
+        quota: u64,
+        protect: &[String],
+        now: u64,
+        best_effort: bool,
+    ) -> Result<Vec<Entry>> {
         let nothing = |_: &Entry| false;
-        let plan = self.plan_eviction(incoming, keep, quota, &nothing, now);
-        if matches!(&plan, Ok(p) if p.is_empty()) {
+        let plan = self.plan_eviction(incoming, keep, quota, &nothing, now, true)?;
+        if plan.is_empty() {
             return Ok(vec![]);
         }
         let protection = self.protection(protect);
-        let plan = self.plan_eviction(incoming, keep, quota, &|e| protection.protects(e), now)?;
+        let plan = self.plan_eviction(
+            incoming,
+            keep,
+            quota,
+            &|e| protection.protects(e),
+            now,
+            best_effort,
+        )?;
         Ok(self.take(plan))
     }
 
@@ -552,10 +573,11 @@ impl Session {
         Ok(e)
     }
 
-    /// Garbage collection of this store: expired entries, the quota, files no entry owns and temp
-    /// files left by crashed writes.
+    /// Garbage collection of this store: expired entries, the quota (best effort: protected
+    /// entries may leave the store above it), files no entry owns and temp files left by crashed
+    /// writes.
     pub fn collect(&mut self, quota: u64, protect: &[String], now: u64) -> Result<Vec<Entry>> {
-        let removed = self.evict_for(0, None, quota, protect, now)?;
+        let removed = self.evict(0, None, quota, protect, now, true)?;
         if !removed.is_empty() {
             self.save(Durability::Durable)?;
             self.remove_files(&removed);

@@ -639,6 +639,19 @@ fn quota_evicts_expired_then_least_recently_used_never_protected() {
         .unwrap()
         .iter()
         .all(|e| e.name != "h"));
+    // gc never fails on the quota: it evicts what it may and reports what is left.
+    let report = gc(
+        &t.0,
+        Some(KEY),
+        &StoreOptions {
+            quota_bytes: Some(15_000),
+            protect: vec!["g".into()],
+            ..StoreOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(report.removed.is_empty());
+    assert_eq!(report.remaining_bytes, 30_000);
     // Bigger than the quota itself.
     let err = write(
         &t.0,
