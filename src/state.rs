@@ -1,0 +1,407 @@
+//! JS surface of incremental state capture (seed 001, section 7): the record calls of the host's
+//! `tool_result` and `context` handlers, each with a Promise form and a `Sync` twin.
+
+use crate::error::{from_js, run, spawn, Job};
+use context_fsio::Error;
+use context_state as core;
+use napi::bindgen_prelude::AsyncTask;
+use napi::Env;
+use napi_derive::napi;
+use serde::Deserialize;
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// Which session's state: `<stateDir>/context/state/<session dir>/`.
+#[napi(object)]
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StateTarget {
+    /// The OpenClaw state directory (e.g. `~/.openclaw` expanded).
+    pub state_dir: String,
+    /// The session key, e.g. `agent:main:telegram:direct:123456`.
+    pub session_key: String,
+}
+
+/// A tool result, as the host's `tool_result` handler sees it.
+#[napi(object)]
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResultInput {
+    pub state_dir: String,
+    pub session_key: String,
+    /// The tool's name (recorded in `toolsUsed`, deduplicated, most recent last).
+    pub tool_name: String,
+    /// The tool call's arguments. File paths are taken from `path`, `file_path`, `filePath`,
+    /// `filepath`, `file`, `filename`, `fileName`, `target_file`, `targetFile`, `notebook_path`,
+    /// `notebookPath`, `old_path`, `new_path`, `source`, `destination` (strings), and from the
+    /// arrays `paths`, `file_paths`, `filePaths`, `files`, `edits`, `changes` (strings, or objects
+    /// with one of those keys).
+    #[napi(ts_type = "unknown")]
+    #[serde(default)]
+    pub params: Value,
+    /// The call failed: its failure is recorded, its files are not (a failed edit changed nothing).
+    /// @default false
+    #[serde(default)]
+    pub is_error: Option<bool>,
+    /// The error text of a failed call; its first non-empty line is kept (200 chars).
+    pub error: Option<String>,
+    /// Overrides the classification by tool name: names with a word like write, edit, create,
+    /// patch, replace, delete, move, rename, append, save, update count as `write`; all others
+    /// (read, view, grep, ls, unknown tools) as `read`.
+    #[napi(ts_type = "'read' | 'write'")]
+    pub access: Option<String>,
+}
+
+/// What `recordToolResult` captured.
+#[napi(object)]
+pub struct ToolResultRecord {
+    pub files_read: Vec<String>,
+    pub files_modified: Vec<String>,
+    /// `"<tool>: <first line of the error>"` for a failed call.
+    pub failure: Option<String>,
+}
+
+/// A decision to record.
+#[napi(object)]
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StateDecisionInput {
+    pub state_dir: String,
+    pub session_key: String,
+    /// What was decided (cut to 1,000 chars).
+    pub what: String,
+    /// RFC 3339 time; defaults to now.
+    pub when: Option<String>,
+}
+
+/// A decision in the state files (and the checkpoint's `decisions` section).
+#[napi(object)]
+pub struct StateDecision {
+    /// `d1`, `d2`, ...: unique within the session key.
+    pub id: String,
+    pub what: String,
+    /// RFC 3339 time.
+    pub when: Option<String>,
+}
+
+impl From<core::Decision> for StateDecision {
+    fn from(d: core::Decision) -> Self {
+        StateDecision {
+            id: d.id,
+            what: d.what,
+            when: d.when,
+        }
+    }
+}
+
+/// An open item (or, for `recordLearning`, a learning) to record or resolve.
+#[napi(object)]
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StateItemInput {
+    pub state_dir: String,
+    pub session_key: String,
+    /// The text (trimmed, cut to 1,000 chars; exact match when resolving).
+    pub text: String,
+}
+
+/// The messages of a `context` event.
+#[napi(object)]
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StateMessagesInput {
+    pub state_dir: String,
+    pub session_key: String,
+    /// pi agent messages (the whole context; call it on every `context` event).
+    #[napi(ts_type = "unknown[]")]
+    pub messages: Vec<Value>,
+}
+
+/// One thread entry: `role` is `user` or `agent`, `gist` the first 120 characters.
+#[napi(object)]
+pub struct StateExchange {
+    #[napi(ts_type = "'user' | 'agent'")]
+    pub role: String,
+    pub gist: String,
+}
+
+impl From<core::Exchange> for StateExchange {
+    fn from(e: core::Exchange) -> Self {
+        StateExchange {
+            role: e.role,
+            gist: e.gist,
+        }
+    }
+}
+
+/// What `recordMessages` found.
+#[napi(object)]
+pub struct MessagesRecord {
+    /// Gist (100 chars) of the last user message.
+    pub topic: Option<String>,
+    /// The last 8 user / agent messages with text.
+    pub exchanges: Vec<StateExchange>,
+    /// Decisions recorded by this call: each user message under 50 chars after an agent response
+    /// over 500 chars, once per session.
+    pub decisions: Vec<StateDecision>,
+}
+
+/// The state a checkpoint would bundle.
+#[napi(object)]
+pub struct ContextState {
+    pub decisions: Vec<StateDecision>,
+    pub files_read: Vec<String>,
+    pub files_modified: Vec<String>,
+    pub tools_used: Vec<String>,
+    pub tool_failures: Vec<String>,
+    pub open_items: Vec<String>,
+    pub learnings: Vec<String>,
+    pub topic: Option<String>,
+    pub exchanges: Vec<StateExchange>,
+}
+
+fn tool_result(input: Value) -> Result<ToolResultRecord, Error> {
+    let i: ToolResultInput = from_js(input, "input")?;
+    let access = match i.access.as_deref() {
+        None => None,
+        Some("read") => Some(core::Access::Read),
+        Some("write") => Some(core::Access::Write),
+        Some(other) => {
+            return Err(Error::invalid_arg(format!(
+                "input.access must be 'read' or 'write', got {other:?}"
+            )))
+        }
+    };
+    let o = core::record_tool_result(
+        &PathBuf::from(i.state_dir),
+        &i.session_key,
+        &core::ToolResult {
+            tool_name: i.tool_name,
+            params: i.params,
+            is_error: i.is_error.unwrap_or(false),
+            error: i.error,
+            access,
+        },
+    )?;
+    Ok(ToolResultRecord {
+        files_read: o.files_read,
+        files_modified: o.files_modified,
+        failure: o.failure,
+    })
+}
+
+fn decision(input: Value) -> Result<StateDecision, Error> {
+    let i: StateDecisionInput = from_js(input, "input")?;
+    if let Some(w) = i.when.as_deref() {
+        if context_fsio::parse_rfc3339(w).is_none() {
+            return Err(Error::invalid_arg(format!(
+                "input.when must be an RFC 3339 time like '2026-02-24T14:15:00Z', got {w:?}"
+            )));
+        }
+    }
+    let d = core::record_decision(
+        &PathBuf::from(i.state_dir),
+        &i.session_key,
+        &i.what,
+        i.when.as_deref(),
+    )?;
+    Ok(d.into())
+}
+
+fn item(input: Value) -> Result<(PathBuf, String, String), Error> {
+    let i: StateItemInput = from_js(input, "input")?;
+    Ok((PathBuf::from(i.state_dir), i.session_key, i.text))
+}
+
+fn messages(input: Value) -> Result<MessagesRecord, Error> {
+    let i: StateMessagesInput = from_js(input, "input")?;
+    let o = core::record_messages(&PathBuf::from(i.state_dir), &i.session_key, &i.messages)?;
+    Ok(MessagesRecord {
+        topic: o.topic,
+        exchanges: o.exchanges.into_iter().map(Into::into).collect(),
+        decisions: o.decisions.into_iter().map(Into::into).collect(),
+    })
+}
+
+fn read(input: Value) -> Result<ContextState, Error> {
+    let t: StateTarget = from_js(input, "target")?;
+    let b = core::read_state(&PathBuf::from(t.state_dir), &t.session_key)?;
+    Ok(ContextState {
+        decisions: b.decisions.into_iter().map(Into::into).collect(),
+        files_read: b.files_read,
+        files_modified: b.files_modified,
+        tools_used: b.tools_used,
+        tool_failures: b.tool_failures,
+        open_items: b.open_items,
+        learnings: b.learnings,
+        topic: b.topic,
+        exchanges: b.exchanges.into_iter().map(Into::into).collect(),
+    })
+}
+
+fn clear(input: Value) -> Result<(), Error> {
+    let t: StateTarget = from_js(input, "target")?;
+    core::clear_state(&PathBuf::from(t.state_dir), &t.session_key)
+}
+
+/// Layer A of seed 001, 7.2, for the host's `tool_result` handler: records the tool name
+/// (deduplicated), the files named by path-like params as read or modified, and failures, in
+/// `resources.json` / `thread.json`, atomically under the session lock. Caps: 100 tools, 100
+/// paths per list, 50 failures; the least recently used are dropped first.
+/// @throws (rejects) `InvalidArg` for a missing `toolName`, `stateDir` or `sessionKey`;
+/// `UnsafePath` when the session directory is a symlink; `Io` / `NoSpace` / `PermissionDenied`.
+#[napi(catch_unwind, ts_return_type = "Promise<ToolResultRecord>")]
+pub fn record_tool_result(
+    #[napi(ts_arg_type = "ToolResultInput")] input: Value,
+) -> AsyncTask<Job<ToolResultRecord>> {
+    spawn(move || tool_result(input))
+}
+
+/// Sync twin of `recordToolResult`.
+#[napi(catch_unwind)]
+pub fn record_tool_result_sync(
+    env: Env,
+    #[napi(ts_arg_type = "ToolResultInput")] input: Value,
+) -> napi::Result<ToolResultRecord> {
+    run(&env, || tool_result(input))
+}
+
+/// Records a decision in `decisions.json` (cap 50, oldest dropped). The same `what` again returns
+/// the existing decision.
+/// @throws (rejects) `InvalidArg` for an empty `what` or a `when` that is not RFC 3339.
+#[napi(catch_unwind, ts_return_type = "Promise<StateDecision>")]
+pub fn record_decision(
+    #[napi(ts_arg_type = "StateDecisionInput")] input: Value,
+) -> AsyncTask<Job<StateDecision>> {
+    spawn(move || decision(input))
+}
+
+/// Sync twin of `recordDecision`.
+#[napi(catch_unwind)]
+pub fn record_decision_sync(
+    env: Env,
+    #[napi(ts_arg_type = "StateDecisionInput")] input: Value,
+) -> napi::Result<StateDecision> {
+    run(&env, || decision(input))
+}
+
+/// Records an open item in `open_items.json` (deduplicated, cap 50). Resolves to the number of
+/// open items.
+#[napi(catch_unwind, ts_return_type = "Promise<number>")]
+pub fn record_open_item(#[napi(ts_arg_type = "StateItemInput")] input: Value) -> AsyncTask<Job<u32>> {
+    spawn(move || {
+        let (d, k, t) = item(input)?;
+        Ok(core::record_open_item(&d, &k, &t)? as u32)
+    })
+}
+
+/// Sync twin of `recordOpenItem`.
+#[napi(catch_unwind)]
+pub fn record_open_item_sync(
+    env: Env,
+    #[napi(ts_arg_type = "StateItemInput")] input: Value,
+) -> napi::Result<u32> {
+    run(&env, || {
+        let (d, k, t) = item(input)?;
+        Ok(core::record_open_item(&d, &k, &t)? as u32)
+    })
+}
+
+/// Removes an open item (exact text). Resolves to whether it was open.
+#[napi(catch_unwind, ts_return_type = "Promise<boolean>")]
+pub fn resolve_open_item(#[napi(ts_arg_type = "StateItemInput")] input: Value) -> AsyncTask<Job<bool>> {
+    spawn(move || {
+        let (d, k, t) = item(input)?;
+        core::resolve_open_item(&d, &k, &t)
+    })
+}
+
+/// Sync twin of `resolveOpenItem`.
+#[napi(catch_unwind)]
+pub fn resolve_open_item_sync(
+    env: Env,
+    #[napi(ts_arg_type = "StateItemInput")] input: Value,
+) -> napi::Result<bool> {
+    run(&env, || {
+        let (d, k, t) = item(input)?;
+        core::resolve_open_item(&d, &k, &t)
+    })
+}
+
+/// Records a learning in `learnings.json` (deduplicated, cap 50). Resolves to the number of learnings.
+#[napi(catch_unwind, ts_return_type = "Promise<number>")]
+pub fn record_learning(#[napi(ts_arg_type = "StateItemInput")] input: Value) -> AsyncTask<Job<u32>> {
+    spawn(move || {
+        let (d, k, t) = item(input)?;
+        Ok(core::record_learning(&d, &k, &t)? as u32)
+    })
+}
+
+/// Sync twin of `recordLearning`.
+#[napi(catch_unwind)]
+pub fn record_learning_sync(
+    env: Env,
+    #[napi(ts_arg_type = "StateItemInput")] input: Value,
+) -> napi::Result<u32> {
+    run(&env, || {
+        let (d, k, t) = item(input)?;
+        Ok(core::record_learning(&d, &k, &t)? as u32)
+    })
+}
+
+/// Layer B of seed 001, 7.2, for the host's `context` handler (every LLM call): the topic (last
+/// user message, 100 chars) and the last 8 exchanges go to `thread.json`; decision-like patterns
+/// (a user message under 50 chars after an agent response over 500 chars) go to
+/// `decisions.json` as `"<user words> (re: …<end of the agent response>)"`, each once per session
+/// however often the same messages are passed. Pure string work: language-agnostic, no LLM.
+#[napi(catch_unwind, ts_return_type = "Promise<MessagesRecord>")]
+pub fn record_messages(
+    #[napi(ts_arg_type = "StateMessagesInput")] input: Value,
+) -> AsyncTask<Job<MessagesRecord>> {
+    spawn(move || messages(input))
+}
+
+/// Sync twin of `recordMessages`.
+#[napi(catch_unwind)]
+pub fn record_messages_sync(
+    env: Env,
+    #[napi(ts_arg_type = "StateMessagesInput")] input: Value,
+) -> napi::Result<MessagesRecord> {
+    run(&env, || messages(input))
+}
+
+/// The state the next checkpoint would bundle (state of an earlier process older than the latest
+/// checkpoint left out; corrupt files moved aside to `<name>.corrupt-<ms>` and read as empty).
+#[napi(catch_unwind, ts_return_type = "Promise<ContextState>")]
+pub fn read_context_state(
+    #[napi(ts_arg_type = "StateTarget")] target: Value,
+) -> AsyncTask<Job<ContextState>> {
+    spawn(move || read(target))
+}
+
+/// Sync twin of `readContextState`.
+#[napi(catch_unwind)]
+pub fn read_context_state_sync(
+    env: Env,
+    #[napi(ts_arg_type = "StateTarget")] target: Value,
+) -> napi::Result<ContextState> {
+    run(&env, || read(target))
+}
+
+/// Empties the session's state files (what a checkpoint does after bundling them); decision ids
+/// keep counting.
+#[napi(catch_unwind, ts_return_type = "Promise<void>")]
+pub fn clear_context_state(
+    #[napi(ts_arg_type = "StateTarget")] target: Value,
+) -> AsyncTask<Job<()>> {
+    spawn(move || clear(target))
+}
+
+/// Sync twin of `clearContextState`.
+#[napi(catch_unwind)]
+pub fn clear_context_state_sync(
+    env: Env,
+    #[napi(ts_arg_type = "StateTarget")] target: Value,
+) -> napi::Result<()> {
+    run(&env, || clear(target))
+}
