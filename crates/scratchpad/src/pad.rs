@@ -879,6 +879,26 @@ mod tests {
     }
 
     #[test]
+    fn content_is_cached_until_a_change() {
+        let mut p = Scratchpad::new();
+        act(&mut p, json!({"action": "set_plan", "content": "1. a"}));
+        let a = p.content().unwrap();
+        assert!(
+            Arc::ptr_eq(&a, &p.content().unwrap()),
+            "no re-render on read"
+        );
+        act(&mut p, json!({"action": "nope"}));
+        act(&mut p, json!({"action": "set_plan", "content": "1. a"}));
+        assert!(
+            Arc::ptr_eq(&a, &p.content().unwrap()),
+            "no re-render without a change"
+        );
+        act(&mut p, json!({"action": "set_plan", "content": "1. b"}));
+        assert!(!Arc::ptr_eq(&a, &p.content().unwrap()));
+        assert!(p.content().unwrap().contains("1. b"));
+    }
+
+    #[test]
     fn largest_fitting_finds_the_boundary() {
         for n in 1..40 {
             for limit in 0..n {
