@@ -1,0 +1,41 @@
+//! Replays the cargo-fuzz corpus (`fuzz/corpus/<target>/`) through the same property the fuzz
+//! target checks (`fuzz/checks/<target>.rs`), so every input the fuzzer kept stays a regression
+//! test under a plain `cargo test`. Skipped (with a note) when the corpus is absent.
+
+#[path = "../../../fuzz/checks/checkpoint_yaml.rs"]
+mod checkpoint_yaml;
+
+#[test]
+fn replay_checkpoint_yaml_corpus() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/checkpoint_yaml");
+    let Ok(rd) = std::fs::read_dir(&dir) else {
+        eprintln!("no corpus at {}", dir.display());
+        return;
+    };
+    let mut n = 0;
+    for e in rd.flatten() {
+        let data = std::fs::read(e.path()).unwrap();
+        checkpoint_yaml::check(&data);
+        n += 1;
+    }
+    assert!(n > 0, "the corpus directory {} is empty", dir.display());
+}
+
+#[path = "../../../fuzz/checks/latest_pointer.rs"]
+mod latest_pointer;
+
+#[test]
+fn replay_latest_pointer_corpus() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/latest_pointer");
+    let Ok(rd) = std::fs::read_dir(&dir) else {
+        eprintln!("no corpus at {}", dir.display());
+        return;
+    };
+    let mut n = 0;
+    for e in rd.flatten() {
+        let data = std::fs::read(e.path()).unwrap();
+        latest_pointer::check(&data);
+        n += 1;
+    }
+    assert!(n > 0, "the corpus directory {} is empty", dir.display());
+}
