@@ -47,56 +47,26 @@ function mean(xs) {
 }
 
 /**
- * The estimator adapter: the gauge's incremental ContextEstimator when the build has it, else the
- * one-shot estimateContextTokens. Returns null when the build has neither.
+ * The gauge's incremental estimator (what a host uses when the SDK has no usage to report): each
+ * message is counted once as it is added; after a compaction it is reset and given the summary and
+ * the kept messages without their (pre-compaction) usage.
  */
 function makeEstimator() {
-  if (typeof native.ContextEstimator === 'function') {
-    const est = new native.ContextEstimator()
-    return {
-      kind: 'ContextEstimator',
-      reset(messages) {
-        est.reset()
-        for (const m of messages) est.push(m)
-      },
-      push(m) {
-        est.push(m)
-      },
-      estimate() {
-        const r = est.estimate()
-        return typeof r === 'number' ? r : r.tokens
-      },
-    }
+  if (typeof native.ContextEstimator !== 'function') return null
+  const est = new native.ContextEstimator()
+  return {
+    kind: 'ContextEstimator',
+    reset(messages) {
+      est.reset()
+      for (const m of messages) est.addMessage(m, { ignoreUsage: true })
+    },
+    push(m) {
+      est.addMessage(m)
+    },
+    estimate() {
+      return est.estimate().tokens
+    },
   }
-  if (typeof native.estimateContextTokens === 'function') {
-    let ctx = []
-    return {
-      kind: 'estimateContextTokens',
-      reset(messages) {
-        ctx = [...messages]
-      },
-      push(m) {
-        ctx.push(m)
-      },
-      estimate() {
-        const r = native.estimateContextTokens(ctx)
-        return typeof r === 'number' ? r : r.tokens
-      },
-    }
-  }
-  return null
-}
-
-/** Reads the offload result in the shape the build returns. */
-function offloadOutcome(r) {
-  const obs = r?.observation
-  const stored =
-    typeof r?.offloaded === 'boolean'
-      ? r.offloaded
-      : typeof r?.stored === 'boolean'
-        ? r.stored
-        : obs !== null && typeof obs === 'object' && typeof obs.scratchpad_id === 'string'
-  return { stored, observation: obs, id: r?.id ?? obs?.scratchpad_id }
 }
 
 /**
@@ -117,9 +87,9 @@ export async function replay(parsed, options) {
 
   const canGauge = has('evaluateContextUsage')
   const canCheckpoint = has('writeCheckpointSync', 'renderCheckpoint')
-  const canOffload = has('offloadObservation')
-  const canState = has('recordToolResult')
-  const canMessages = has('recordMessages')
+  const canOffload = has('offloadObservationSync')
+  const canState = has('recordToolResultSync')
+  const canMessages = has('recordMessagesSync')
   const canScratchpad = has('applyScratchpadAction', 'getScratchpadContent', 'clearScratchpad')
   const estimator = makeEstimator()
   // The scratchpad registry is process-wide: a replay uses a session id of its own and clears it after.
@@ -152,15 +122,6 @@ export async function replay(parsed, options) {
       return undefined
     }
   }
-  const callAsync = async (line, name, fn) => {
-    try {
-      return await fn()
-    } catch (e) {
-      errors.push({ line, call: name, code: e?.code ?? 'Error', message: String(e?.message ?? e) })
-      return undefined
-    }
-  }
-
   const pushCtx = (message, idx) => {
     ctx.push(message)
     ctxIdx.push(idx)
@@ -180,6 +141,7 @@ export async function replay(parsed, options) {
       messages: ctx,
       ...extra,
     }
+    recordMessages(line)
     const res = call(line, 'writeCheckpointSync', () => native.writeCheckpointSync(input))
     if (!res) return null
     if (!res.written) {
@@ -206,11 +168,13 @@ export async function replay(parsed, options) {
 
   const recordMessages = (line) => {
     if (!canMessages) return
-    // The host hands the whole message array to each context event; the state crate remembers the
-    // patterns it has seen, so giving it what is new plus the last few messages for their neighbours is
-    // the same capture without re-reading the whole context on every turn.
+    // The host hands the whole message array to every context event. What the capture keeps (the
+    // topic, the last 8 exchanges, each decision-like pattern once per session) only matters when a
+    // checkpoint bundles it, so the replay hands over what is new since the last call (plus the last
+    // few messages, for their neighbours) right before each checkpoint attempt: the same capture,
+    // without a durable state write per turn.
     const from = Math.max(0, messagesRecordedUpTo - 8)
-    call(line, 'recordMessages', () => native.recordMessages({ stateDir, sessionKey, messages: ctx.slice(from) }))
+    call(line, 'recordMessagesSync', () => native.recordMessagesSync({ stateDir, sessionKey, messages: ctx.slice(from) }))
     messagesRecordedUpTo = ctx.length
   }
 
@@ -228,7 +192,6 @@ export async function replay(parsed, options) {
         turns.assistant++
         const turn = turns.assistant
         const tokens = providerContextTokens(m)
-        recordMessages(line)
         if (tokens !== null) {
           turns.withUsage++
           const utilization = tokens / window
@@ -277,8 +240,8 @@ export async function replay(parsed, options) {
         const text = messageText(m)
         const callInfo = toolCalls.get(m.toolCallId)
         if (canState && typeof m.toolName === 'string' && m.toolName !== '') {
-          call(line, 'recordToolResult', () =>
-            native.recordToolResult({
+          call(line, 'recordToolResultSync', () =>
+            native.recordToolResultSync({
               stateDir,
               sessionKey,
               toolName: m.toolName,
@@ -290,21 +253,22 @@ export async function replay(parsed, options) {
         }
         if (canOffload) {
           offload.offered++
-          const res = await callAsync(line, 'offloadObservation', () =>
-            native.offloadObservation({
+          const res = call(line, 'offloadObservationSync', () =>
+            native.offloadObservationSync({
               stateDir,
               sessionKey,
               content: text,
               toolName: m.toolName,
               turnId: `turn-${callInfo?.turn ?? turns.assistant}`,
               thresholdBytes,
-              metadata: { toolCallId: m.toolCallId, line },
+              metadata: { toolCallId: m.toolCallId },
+              // A replay writes a whole session at once: fsync per entry would measure the disk.
+              durable: false,
             }),
           )
-          const out = offloadOutcome(res)
-          if (res && out.stored) {
+          if (res?.offloaded) {
             const before = native.countTokens(text)
-            const after = native.countTokens(JSON.stringify(out.observation))
+            const after = native.countTokens(JSON.stringify(res.observation))
             offload.offloaded++
             offload.bytes += Buffer.byteLength(text, 'utf8')
             offload.tokensBefore += before
@@ -336,7 +300,6 @@ export async function replay(parsed, options) {
         checkpoint: null,
       }
       if (canCheckpoint) {
-        recordMessages(line)
         const saved = ctx
         ctx = toSummarize
         const cp = writeCheckpoint(line, turns.assistant, 'compaction', tokensBefore, {
@@ -388,7 +351,7 @@ export async function replay(parsed, options) {
   // The estimator against the provider: the transcript lacks the system prompt and tool definitions, so
   // the error has a roughly constant part; the median error is that offset, and what is left after it
   // is how well the estimator follows the context as it changes.
-  let estimator_ = { available: false, reason: notAvailable('gauge estimator', ['ContextEstimator', 'estimateContextTokens']) }
+  let estimator_ = { available: false, reason: notAvailable('gauge estimator', ['ContextEstimator']) }
   if (estimator) {
     const errs = estimates.map((s) => s.estimate - s.provider)
     const offset = median(errs)
@@ -428,11 +391,11 @@ export async function replay(parsed, options) {
     compactions,
     offload: canOffload
       ? { available: true, ...offload, tokensMoved: offload.tokensBefore - offload.tokensAfter }
-      : { available: false, reason: notAvailable('observation store', missing('offloadObservation')) },
+      : { available: false, reason: notAvailable('observation store', missing('offloadObservationSync')) },
     estimator: estimator_,
     state: {
-      toolResults: canState ? { available: true } : { available: false, reason: notAvailable('tool_result capture', missing('recordToolResult')) },
-      messages: canMessages ? { available: true } : { available: false, reason: notAvailable('message capture', missing('recordMessages')) },
+      toolResults: canState ? { available: true } : { available: false, reason: notAvailable('tool_result capture', missing('recordToolResultSync')) },
+      messages: canMessages ? { available: true } : { available: false, reason: notAvailable('message capture', missing('recordMessagesSync')) },
     },
     scratchpad: canScratchpad
       ? { available: true, calls: scratchpad.calls, applied: scratchpad.applied, rejected: scratchpad.rejected, prepend: scratchpadPrepend, results: scratchpad.messages }

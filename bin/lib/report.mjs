@@ -132,9 +132,8 @@ export function formatReplay(r) {
       e.available
         ? e.samples
           ? [
-              `${fmt(e.samples)} turns: mean error ${signed(e.meanError)} tokens, mean |error| ${fmt(e.meanAbsError)} (${pct(e.meanAbsPercent)})`,
-              `constant part (system prompt and tools are not in the transcript): ${signed(e.offset)}; mean |error| beside it ${fmt(e.meanAbsErrorAfterOffset)}`,
-            ]
+              `${fmt(e.samples)} turns: mean |error| ${fmt(e.meanAbsError)} tokens (${pct(e.meanAbsPercent, 2)}), largest ${fmt(e.maxAbsError)}; mean error ${signed(e.meanError)}, median ${signed(e.offset)}`,
+          ]
           : ['no turn with provider usage to compare against']
         : [e.reason],
     ),
