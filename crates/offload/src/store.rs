@@ -197,10 +197,13 @@ pub struct Session {
 }
 
 impl Session {
-    /// Opens (creating) the store of `session_key` and takes its lock.
+    /// Opens (creating) the store of `session_key` and takes its lock, for a write: temp files
+    /// left by writes that crashed are removed first (under the lock, so no live write's).
     pub fn open(state_dir: &Path, session_key: &str) -> Result<Session> {
         let dir = session_dir(state_dir, &OBSERVATIONS_DIR, session_key)?;
-        Session::open_dir(state_dir, dir)
+        let s = Session::open_dir(state_dir, dir)?;
+        sweep_temp_files(&s.dir);
+        Ok(s)
     }
 
     /// Opens an existing store; `None` when the session has none.
