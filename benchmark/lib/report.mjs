@@ -17,6 +17,7 @@ export class Report {
     this.goals = []
     this.sections = []
     this.started = new Date()
+    this.loadStart = os.loadavg()
   }
 
   /**
@@ -58,6 +59,8 @@ export class Report {
     out.push(`| addon | ${b.file ?? 'none'}${b.bytes ? `, ${fmtBytes(b.bytes)}` : ''}, ${b.profile} |`)
     out.push(`| incumbents | ${incumbentVersions()} |`)
     out.push(`| run | ${(elapsedMs / 1000).toFixed(0)} s in total, BENCH_SCALE=${SCALE} |`)
+    const la = (l) => l.map((x) => x.toFixed(2)).join(' / ')
+    out.push(`| load average (1 / 5 / 15 min) | ${la(this.loadStart)} at the start, ${la(os.loadavg())} at the end (other processes compete for the ${cpus.length} cores when these are high) |`)
     out.push('')
     out.push('## Summary')
     out.push('')
