@@ -294,16 +294,6 @@ export interface DecisionInput {
   when?: string
 }
 
-/** A decision to record. */
-export interface DecisionInput {
-  stateDir: string
-  sessionKey: string
-  /** What was decided (cut to 1,000 chars). */
-  what: string
-  /** RFC 3339 time; defaults to now. */
-  when?: string
-}
-
 /**
  * Seed 004's `scratchpad_delete`: deletes one entry by id or name and returns it.
  *
@@ -610,14 +600,6 @@ export declare function getScratchpadToolDefinition(limits?: ScratchpadLimits): 
  */
 export declare function getScratchpadUsage(sessionId: string): ScratchpadUsage | undefined
 
-/** An open item (or, for `recordLearning`, a learning) to record or resolve. */
-export interface ItemInput {
-  stateDir: string
-  sessionKey: string
-  /** The text (trimmed, cut to 1,000 chars; exact match when resolving). */
-  text: string
-}
-
 /** One key exchange of the thread. */
 export interface KeyExchange {
   role: 'user' | 'agent'
@@ -648,14 +630,6 @@ export interface ListObservationsInput {
 
 /** Synchronous twin of `listObservations`. */
 export declare function listObservationsSync(input: ListObservationsInput): Array<ObservationEntry>
-
-/** The messages of a `context` event. */
-export interface MessagesInput {
-  stateDir: string
-  sessionKey: string
-  /** pi agent messages (the whole context; call it on every `context` event). */
-  messages: unknown[]
-}
 
 /** What `recordMessages` found. */
 export interface MessagesRecord {
@@ -956,16 +930,16 @@ export declare function readObservationSync(input: ReadObservationInput): ReadOb
  * the existing decision.
  * @throws (rejects) `InvalidArg` for an empty `what` or a `when` that is not RFC 3339.
  */
-export declare function recordDecision(input: DecisionInput): Promise<StateDecision>
+export declare function recordDecision(input: StateDecisionInput): Promise<StateDecision>
 
 /** Sync twin of `recordDecision`. */
-export declare function recordDecisionSync(input: DecisionInput): StateDecision
+export declare function recordDecisionSync(input: StateDecisionInput): StateDecision
 
 /** Records a learning in `learnings.json` (deduplicated, cap 50). Resolves to the number of learnings. */
-export declare function recordLearning(input: ItemInput): Promise<number>
+export declare function recordLearning(input: StateItemInput): Promise<number>
 
 /** Sync twin of `recordLearning`. */
-export declare function recordLearningSync(input: ItemInput): number
+export declare function recordLearningSync(input: StateItemInput): number
 
 /**
  * Layer B of seed 001, 7.2, for the host's `context` handler (every LLM call): the topic (last
@@ -974,19 +948,19 @@ export declare function recordLearningSync(input: ItemInput): number
  * `decisions.json` as `"<user words> (re: …<end of the agent response>)"`, each once per session
  * however often the same messages are passed. Pure string work: language-agnostic, no LLM.
  */
-export declare function recordMessages(input: MessagesInput): Promise<MessagesRecord>
+export declare function recordMessages(input: StateMessagesInput): Promise<MessagesRecord>
 
 /** Sync twin of `recordMessages`. */
-export declare function recordMessagesSync(input: MessagesInput): MessagesRecord
+export declare function recordMessagesSync(input: StateMessagesInput): MessagesRecord
 
 /**
  * Records an open item in `open_items.json` (deduplicated, cap 50). Resolves to the number of
  * open items.
  */
-export declare function recordOpenItem(input: ItemInput): Promise<number>
+export declare function recordOpenItem(input: StateItemInput): Promise<number>
 
 /** Sync twin of `recordOpenItem`. */
-export declare function recordOpenItemSync(input: ItemInput): number
+export declare function recordOpenItemSync(input: StateItemInput): number
 
 /**
  * Layer A of seed 001, 7.2, for the host's `tool_result` handler: records the tool name
@@ -1028,10 +1002,10 @@ export interface RenderCheckpointOptions {
 }
 
 /** Removes an open item (exact text). Resolves to whether it was open. */
-export declare function resolveOpenItem(input: ItemInput): Promise<boolean>
+export declare function resolveOpenItem(input: StateItemInput): Promise<boolean>
 
 /** Sync twin of `resolveOpenItem`. */
-export declare function resolveOpenItemSync(input: ItemInput): boolean
+export declare function resolveOpenItemSync(input: StateItemInput): boolean
 
 /** `resources` of a checkpoint input: a list left out comes from the state files and messages. */
 export interface ResourcesInput {
@@ -1251,10 +1225,36 @@ export interface StateDecision {
   when?: string
 }
 
+/** A decision to record. */
+export interface StateDecisionInput {
+  stateDir: string
+  sessionKey: string
+  /** What was decided (cut to 1,000 chars). */
+  what: string
+  /** RFC 3339 time; defaults to now. */
+  when?: string
+}
+
 /** One thread entry: `role` is `user` or `agent`, `gist` the first 120 characters. */
 export interface StateExchange {
   role: 'user' | 'agent'
   gist: string
+}
+
+/** An open item (or, for `recordLearning`, a learning) to record or resolve. */
+export interface StateItemInput {
+  stateDir: string
+  sessionKey: string
+  /** The text (trimmed, cut to 1,000 chars; exact match when resolving). */
+  text: string
+}
+
+/** The messages of a `context` event. */
+export interface StateMessagesInput {
+  stateDir: string
+  sessionKey: string
+  /** pi agent messages (the whole context; call it on every `context` event). */
+  messages: unknown[]
 }
 
 /** Which session's state: `<stateDir>/context/state/<session dir>/`. */

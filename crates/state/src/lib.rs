@@ -458,7 +458,12 @@ pub fn record_messages(
                     if squashed.chars().count() < DECISION_USER_MAX_CHARS
                         && agent.chars().count() > LONG_AGENT_CHARS
                     {
-                        let ts = m.get("timestamp").and_then(Value::as_u64);
+                        // JS numbers arrive as f64: `as_u64` alone would miss them.
+                        let ts = m
+                            .get("timestamp")
+                            .and_then(Value::as_f64)
+                            .filter(|t| t.is_finite() && *t >= 0.0)
+                            .map(|t| t as u64);
                         patterns.push(Pattern {
                             mark: capture::fingerprint(&[
                                 &agent,
