@@ -193,7 +193,8 @@ pub fn write_checkpoint(input: &CheckpointInput) -> Result<WriteResult> {
     let id = checkpoint_id(n);
     let cp = assemble(input, state, &previous, id.clone(), rfc3339(now_ms()));
     let name = file_name(&id);
-    atomic_write(&dir, &name, to_yaml(&cp).as_bytes(), Durability::Durable)?;
+    // The pointer's write below fsyncs the directory, which makes both renames durable.
+    atomic_write(&dir, &name, to_yaml(&cp).as_bytes(), Durability::FileOnly)?;
     let path = dir.join(&name);
     let pointer = serde_json::json!({
         "checkpoint_id": id,

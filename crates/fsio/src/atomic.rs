@@ -14,6 +14,10 @@ pub const TEMP_PREFIX: &str = ".tmp-";
 pub enum Durability {
     /// fsync the temp file before the rename and the directory after it (the default).
     Durable,
+    /// fsync the temp file but not the directory: for the first of several files written into one
+    /// directory, when the caller makes the last write `Durable` (one directory fsync covers every
+    /// rename before it).
+    FileOnly,
     /// Skip both fsyncs: atomic against crashes of this process, not against power loss.
     Fast,
 }
@@ -44,7 +48,7 @@ pub fn atomic_write_with(
         let mut f = create_private(&tmp)?;
         fill(&mut f)?;
         f.flush()?;
-        if durability == Durability::Durable {
+        if durability != Durability::Fast {
             f.sync_all()?;
         }
         drop(f);
