@@ -150,6 +150,26 @@ describe('checkpoint baseline (seed 001)', () => {
   })
 })
 
+describe('bench harness', () => {
+  it('every case module loads and exposes a title and run()', async () => {
+    for (const name of ['tokens', 'cold-start', 'gauge', 'scratchpad', 'checkpoint', 'observation', 'memory']) {
+      const mod = await import(`../benchmark/cases/${name}.mjs`)
+      expect(typeof mod.run, name).toBe('function')
+      expect(typeof mod.title, name).toBe('string')
+    }
+  })
+
+  it('the pathological inputs are 1 MB and deterministic', async () => {
+    // @ts-ignore
+    const { PATHOLOGICAL, ONE_MB } = await import('../benchmark/lib/fixtures.mjs')
+    const a = PATHOLOGICAL.base64.make()
+    expect(a.length).toBe(ONE_MB)
+    expect(a).toMatch(/^[A-Za-z0-9+/]+$/)
+    expect(PATHOLOGICAL.base64.make()).toBe(a)
+    expect(PATHOLOGICAL['repeated-char'].make()).toBe('a'.repeat(ONE_MB))
+  })
+})
+
 describe('bench statistics', () => {
   it('median, spread and speed-up', () => {
     const s = summarize([4, 1, 3, 2, 5])
