@@ -24,6 +24,9 @@ fn the_next_write_removes_temp_files_of_a_crashed_write() {
     let mut r = OffloadRequest::new(Content::Text(&y));
     r.store.durable = false;
     offload(&root, key, r).unwrap();
-    assert!(!leftover.exists(), "the crashed write's temp file survived the next write");
+    assert!(
+        !leftover.exists(),
+        "the crashed write's temp file survived the next write"
+    );
     fs::remove_dir_all(&root).unwrap();
 }

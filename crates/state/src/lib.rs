@@ -26,8 +26,8 @@ pub use capture::{classify_tool, extract_paths, gist, Access, PATHS_KEYS, PATH_K
 pub use files::{instance_id, ALL_FILES, SCHEMA};
 
 use context_fsio::{
-    existing_session_dir, lock_session, now_ms, rfc3339, session_dir, Error, Result,
-    CHECKPOINTS_DIR, STATE_DIR,
+    existing_session_dir, lock_session, now_ms, rfc3339, session_dir, sweep_temp_files, Error,
+    Result, CHECKPOINTS_DIR, STATE_DIR,
 };
 use files::{
     load, store, DecisionsData, LearningsData, OpenItemsData, Payload, ResourcesData, StateFile,
@@ -213,6 +213,8 @@ where
 {
     let _lock = lock_session(state_dir, session_key)?;
     let dir = state_dir_for(state_dir, session_key)?;
+    // Temp files of writes that crashed (under this lock, so none is a live write's).
+    sweep_temp_files(&dir);
     let mut file: StateFile<T> = load(&dir, name)?;
     if file.is_stale(latest_checkpoint_ms(state_dir, session_key)) {
         file.data = std::mem::take(&mut file.data).cleared();
