@@ -224,7 +224,9 @@ export declare function clearContextStateSync(target: StateTarget): void
  * registry held the session.
  *
  * The registry also bounds itself: beyond 10,000 sessions it evicts the least recently used
- * (1% at a time); an evicted session is restored from its entries like a resumed one.
+ * (1% at a time; every call naming a session counts as a use). An evicted session is restored
+ * from its entries like a resumed one (`getScratchpadUsage` returns `undefined` for it); only
+ * its transient nudge counters are lost.
  *
  * @throws `InvalidArg` for a non-string or empty `sessionId`.
  */
@@ -594,7 +596,9 @@ export declare function getScratchpadSystemPrompt(limits?: ScratchpadLimits): st
 export declare function getScratchpadToolDefinition(limits?: ScratchpadLimits): ScratchpadToolDefinition
 
 /**
- * How full the session's scratchpad is, or `undefined` for a session the registry does not hold.
+ * How full the session's scratchpad is, or `undefined` for a session the registry does not hold
+ * (never seen in this process, cleared, or evicted as idle): that is the host's cue to call
+ * `restoreScratchpad` with the session's entries before the next turn.
  *
  * @throws `InvalidArg` for a non-string or empty `sessionId`.
  */
