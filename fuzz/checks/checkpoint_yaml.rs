@@ -34,13 +34,19 @@ pub fn check(data: &[u8]) {
     let cp = match from_yaml(text) {
         Ok(cp) => cp,
         Err(e) => {
-            assert_eq!(e.code, ErrorCode::Corrupt, "reader error with code {:?}", e.code);
+            assert_eq!(
+                e.code,
+                ErrorCode::Corrupt,
+                "reader error with code {:?}",
+                e.code
+            );
             return;
         }
     };
     let yaml = to_yaml(&cp);
-    let back = from_yaml(&yaml)
-        .unwrap_or_else(|e| panic!("a checkpoint written by to_yaml does not read back: {e}\n{yaml}"));
+    let back = from_yaml(&yaml).unwrap_or_else(|e| {
+        panic!("a checkpoint written by to_yaml does not read back: {e}\n{yaml}")
+    });
     assert_eq!(back, cp, "YAML round trip changed the checkpoint:\n{yaml}");
     assert_eq!(to_yaml(&back), yaml, "to_yaml is not stable");
     match render(&cp, RenderOptions::default()) {

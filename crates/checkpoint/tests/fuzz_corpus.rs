@@ -7,7 +7,8 @@ mod checkpoint_yaml;
 
 #[test]
 fn replay_checkpoint_yaml_corpus() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/checkpoint_yaml");
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/checkpoint_yaml");
     let Ok(rd) = std::fs::read_dir(&dir) else {
         eprintln!("no corpus at {}", dir.display());
         return;
@@ -26,7 +27,8 @@ mod latest_pointer;
 
 #[test]
 fn replay_latest_pointer_corpus() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/latest_pointer");
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/latest_pointer");
     let Ok(rd) = std::fs::read_dir(&dir) else {
         eprintln!("no corpus at {}", dir.display());
         return;
