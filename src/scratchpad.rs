@@ -86,8 +86,20 @@ impl TypeName for Block {
 
 impl ToNapiValue for Block {
     unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
+        let s: &str = &val.0;
+        if s.is_ascii() {
+            // ASCII is Latin-1: V8 copies the bytes without decoding UTF-8.
+            let mut out = std::ptr::null_mut();
+            // SAFETY: `s` outlives the call; its length is passed explicitly.
+            let status = unsafe {
+                sys::napi_create_string_latin1(env, s.as_ptr().cast(), s.len() as isize, &mut out)
+            };
+            if status == sys::Status::napi_ok {
+                return Ok(out);
+            }
+        }
         // SAFETY: as above.
-        unsafe { <&str>::to_napi_value(env, &val.0) }
+        unsafe { <&str>::to_napi_value(env, s) }
     }
 }
 
