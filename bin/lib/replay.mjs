@@ -122,8 +122,17 @@ export async function replay(parsed, options) {
       return undefined
     }
   }
+  // The context handed to checkpoints and the message capture. Both read a tool result for its role
+  // only (crates/checkpoint thread.rs, crates/state: status and turn structure; the text they extract
+  // is the user's and the agent's), so the replay hands tool results over without their content: the
+  // checkpoints are the same, without converting megabytes of file bodies on every attempt. The
+  // estimator counts every message whole.
+  const light = (message) =>
+    message.role === 'toolResult'
+      ? { role: 'toolResult', toolCallId: message.toolCallId, toolName: message.toolName, isError: message.isError, content: [], timestamp: message.timestamp }
+      : message
   const pushCtx = (message, idx) => {
-    ctx.push(message)
+    ctx.push(light(message))
     ctxIdx.push(idx)
     estimator?.push(message)
   }
@@ -325,10 +334,10 @@ export async function replay(parsed, options) {
         }
       }
       const summaryMessage = { role: 'compactionSummary', summary, tokensBefore, timestamp: Date.parse(entry.timestamp) || 0 }
-      ctx = [summaryMessage, ...keptMessages]
+      ctx = [summaryMessage, ...keptMessages.map(light)]
       ctxIdx = [-1, ...keptIdx]
       messagesRecordedUpTo = ctx.length
-      estimator?.reset(ctx)
+      estimator?.reset([summaryMessage, ...keptMessages])
       fileOps.read.clear()
       fileOps.written.clear()
       fileOps.edited.clear()
