@@ -29,7 +29,7 @@ import {
   evaluateScratchpadNudge,
   getScratchpadSystemPrompt,
   getScratchpadToolDefinition,
-  scratchpadReadToolDefinition,
+  observationToolDefinition,
   writeCheckpoint,
   type ReadObservationInput,
   type ScratchpadAction,
@@ -174,20 +174,16 @@ export function createContextNativeExtension(options: ContextNativeOptions = {})
 
     // --- observation store: scratchpad_read ---------------------------------------------------
     if (settings.offload.enabled) {
-      const def = scratchpadReadToolDefinition()
+      const def = observationToolDefinition('scratchpad_read')
       pi.registerTool({
         name: def.name,
         label: 'Read offloaded result',
         description: def.description,
         parameters: def.parameters,
         async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
-          const p = params as Omit<ReadObservationInput, 'stateDir' | 'sessionKey'> & { scratchpad_id?: string }
-          const result = await readObservation({
-            ...p,
-            id: p.id ?? p.scratchpad_id,
-            stateDir,
-            sessionKey: sessionKeyOf(ctx),
-          })
+          // The tool's arguments spread into the input as they come (`scratchpad_id` is accepted).
+          const args = params as Omit<ReadObservationInput, 'stateDir' | 'sessionKey'>
+          const result = await readObservation({ ...args, stateDir, sessionKey: sessionKeyOf(ctx) })
           return { content: [{ type: 'text', text: result.content }], details: result }
         },
       })
