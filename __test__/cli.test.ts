@@ -444,3 +444,43 @@ describe('replay: session.scratchpad calls', () => {
     expect(report.scratchpad.prepend).toEqual({ chars: block.length, tokens: native.countTokens(block) })
   })
 })
+
+describe('inspect', () => {
+  it('shows the sessions a replay left: checkpoints, observation store and the latest restore text', () => {
+    const { report, stateDir } = replayOnce(before)
+    const r = run(['inspect', stateDir, '--json'])
+    expect(r.code).toBe(0)
+    const j = JSON.parse(r.stdout)
+    expect(j.sessions).toHaveLength(1)
+    const s = j.sessions[0]
+    expect(s.sessionKey).toBe(report.sessionKey)
+    expect(s.dir).toBe(native.sessionDirName(report.sessionKey))
+    const kept = report.checkpoints.written.slice(-5)
+    expect(s.checkpoints.map((c: any) => [c.id, c.trigger, c.inputTokens])).toEqual(kept.map((c: any) => [c.id, c.trigger, c.inputTokens]))
+    expect(s.latest.checkpoint_id).toBe(kept.at(-1).id)
+    expect(s.observations.count).toBe(report.offload.offloaded)
+    expect(s.observations.entries.every((e: any) => e.sizeBytes > 0)).toBe(true)
+    const restore = native.renderCheckpoint({ stateDir, sessionKey: report.sessionKey }, { mode: 'post-compaction' })
+    expect(s.restore.text).toBe(restore)
+    expect(s.state.map((f: any) => f.name)).toEqual(expect.arrayContaining(['resources.json']))
+
+    const text = run(['inspect', stateDir, report.sessionKey])
+    expect(text.code).toBe(0)
+    expect(text.stdout).toContain(`session ${report.sessionKey}`)
+    expect(text.stdout).toContain(`checkpoints: ${kept.length}, latest ${kept.at(-1).id}`)
+    expect(text.stdout).toContain(`observation store: ${report.offload.offloaded} entries`)
+    for (const line of restore.split('\n').slice(0, 5)) expect(text.stdout).toContain(`| ${line}`.trimEnd())
+  })
+
+  it('an unknown session key or an empty state dir says so', () => {
+    const { stateDir } = replayOnce(before)
+    const r = run(['inspect', stateDir, 'agent:main:telegram:direct:999'])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toContain('no session agent:main:telegram:direct:999 in this state dir')
+    const empty = mkdtempSync(join(tmp, 'empty-'))
+    const e = run(['inspect', empty])
+    expect(e.code).toBe(0)
+    expect(e.stdout).toContain('no sessions')
+    expect(run(['inspect', join(tmp, 'does-not-exist')]).code).toBe(1)
+  })
+})

@@ -98,9 +98,9 @@ function inspectSession(stateDir, dirName, key) {
 
   const obsDir = join(base, 'observations', dirName)
   if (existsSync(obsDir)) {
-    if (session.sessionKey && has('listObservations')) {
+    if (session.sessionKey && has('listObservationsSync')) {
       try {
-        const list = native.listObservations({ stateDir, sessionKey: session.sessionKey, includeExpired: true })
+        const list = native.listObservationsSync({ stateDir, sessionKey: session.sessionKey, includeExpired: true })
         const entries = Array.isArray(list) ? list : (list?.entries ?? [])
         session.observations = {
           count: entries.length,
@@ -123,7 +123,7 @@ function inspectSession(stateDir, dirName, key) {
         files: files.length,
         bytes: files.reduce((a, f) => a + f.bytes, 0),
         note: session.sessionKey
-          ? notAvailable('listing observations', missing('listObservations'))
+          ? notAvailable('listing observations', missing('listObservationsSync'))
           : 'session key unknown (no checkpoint names it): pass it as the second argument to list the entries',
       }
     }
