@@ -484,3 +484,21 @@ describe('inspect', () => {
     expect(run(['inspect', join(tmp, 'does-not-exist')]).code).toBe(1)
   })
 })
+
+describe('progress', () => {
+  it.skipIf(process.platform !== 'linux' || !existsSync('/usr/bin/script'))('shows progress on a terminal, and never when piped', () => {
+    const short = join(tmp, 'progress.jsonl')
+    writeFileSync(short, readFileSync(large, 'utf8').split('\n').slice(0, 300).join('\n'))
+    const stateDir = mkdtempSync(join(tmp, 'state-'))
+    // util-linux `script` runs the CLI on a pseudo-terminal: stdout and stderr are both that terminal.
+    const cmd = [process.execPath, CLI, 'replay', short, '--state-dir', stateDir].map((a) => `'${a}'`).join(' ')
+    const tty = spawnSync('script', ['-qec', cmd, '/dev/null'], { encoding: 'utf8' })
+    expect(tty.status).toBe(0)
+    expect(tty.stdout).toMatch(/\rreplaying \[[#.]{24}\] \d+\/299 entries, turn \d+/)
+    expect(tty.stdout).toContain('\r\x1b[2K') // the progress line is cleared before the report
+    expect(tty.stdout).toContain('openclaw-context replay')
+    const piped = run(['replay', short, '--state-dir', mkdtempSync(join(tmp, 'state-'))])
+    expect(piped.stderr).toBe('')
+    expect(piped.stdout).not.toContain('\r')
+  })
+})

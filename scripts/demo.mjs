@@ -94,6 +94,7 @@ async function main() {
     process.stdout.write(`\nstate dir kept: ${stateDir}\n  node bin/openclaw-context.mjs inspect ${stateDir}\n`)
   } else {
     rmSync(stateDir, { recursive: true, force: true })
+    process.stdout.write('\n(the state dir was temporary and is removed; `npm run demo -- --keep` keeps it for `openclaw-context inspect`)\n')
   }
 }
 
