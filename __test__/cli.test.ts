@@ -502,3 +502,25 @@ describe('progress', () => {
     expect(piped.stdout).not.toContain('\r')
   })
 })
+
+describe('npm run demo', () => {
+  it('replays the bundled transcript with its MIT notice, prints the report and the restore text, and cleans up', () => {
+    const f = facts(readLines(large))
+    const tmpBase = mkdtempSync(join(tmp, 'demo-'))
+    const r = spawnSync(process.execPath, [join(root, 'scripts', 'demo.mjs')], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, TMPDIR: tmpBase },
+    })
+    expect(r.stderr).toBe('')
+    expect(r.status).toBe(0)
+    expect(r.stdout).toMatch(/recorded by Mario Zechner,\npublished with badlogic\/pi-mono under the MIT licence/)
+    expect(r.stdout).toContain(`${f.assistant} assistant turns (${f.withUsage} with provider usage)`)
+    expect(r.stdout).toContain(`${expectedCheckpoints(readLines(large)).length} written (`)
+    expect(r.stdout).toContain(`${expectedOffloads(readLines(large)).length} of ${f.toolResults} tool results over 4,096 bytes parked`)
+    expect(r.stdout).toMatch(/restore text of the latest checkpoint \(cp_\d{3}, \d+ tokens\)/)
+    expect(r.stdout).toContain('  | [Post-compaction checkpoint restore]')
+    expect(r.stdout).not.toMatch(/not available in this build/)
+    expect(readdirSync(tmpBase)).toEqual([]) // the temporary state dir is gone
+  })
+})
