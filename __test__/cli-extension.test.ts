@@ -154,6 +154,10 @@ describe('example OpenClaw extension', () => {
     expect(observation.size_bytes).toBeGreaterThan(4096)
     const read = await f.tools.get('scratchpad_read').execute('call2', { scratchpad_id: observation.scratchpad_id, mode: 'tail', n: 30 }, undefined, undefined, f.ctx)
     expect(read.content[0].text).toBe(big.slice(-30))
+    // ...and the tool_result capture recorded the tool and the file it read (incremental state).
+    const captured = native.readContextStateSync({ stateDir, sessionKey })
+    expect(captured.toolsUsed).toContain('read')
+    expect(captured.filesRead).toContain('src/auth/login.ts')
     // A small one stays inline.
     expect(await f.emit('tool_result', { toolCallId: 't2', toolName: 'bash', input: { command: 'ls' }, content: [{ type: 'text', text: 'a\nb' }], isError: false })).toBeUndefined()
 
@@ -166,7 +170,7 @@ describe('example OpenClaw extension', () => {
         turnPrefixMessages: [],
         isSplitTurn: false,
         tokensBefore: 181_000,
-        fileOps: { read: new Set(['docs/plan.md']), written: new Set<string>(), edited: new Set(['src/auth/login.ts']) },
+        fileOps: { read: new Set(['docs/plan.md']), written: new Set<string>(), edited: new Set(['src/auth/session.ts']) },
         settings: {},
       },
       branchEntries: [],
@@ -175,7 +179,8 @@ describe('example OpenClaw extension', () => {
     expect(readdirSync(cpDir).filter((n) => n.endsWith('.yaml')).sort()).toEqual(['cp_001.yaml', 'cp_002.yaml'])
     const yaml = readFileSync(join(cpDir, 'cp_002.yaml'), 'utf8')
     expect(yaml).toMatch(/trigger: "?compaction"?/)
-    expect(yaml).toContain('src/auth/login.ts')
+    expect(yaml).toContain('src/auth/login.ts') // from the tool_result capture
+    expect(yaml).toContain('src/auth/session.ts') // from the preparation's fileOps
 
     await f.emit('session_compact', { compactionEntry: {}, fromExtension: false })
     expect(f.sent).toHaveLength(1)

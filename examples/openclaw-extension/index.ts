@@ -19,6 +19,7 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 import {
   applyScratchpadAction,
+  estimateContextTokens,
   evaluateContextUsage,
   getScratchpadContent,
   offloadObservation,
@@ -194,7 +195,11 @@ export function createContextNativeExtension(options: ContextNativeOptions = {})
       const state = stateOf(ctx)
       const sessionKey = sessionKeyOf(ctx)
       let gaugeLine: string | undefined
-      const usage = ctx.getContextUsage()
+      let usage = ctx.getContextUsage()
+      if (usage && usage.tokens === null && usage.percent === null) {
+        // Right after a compaction the SDK has no usage yet: estimate the context (seed 001, 6.1).
+        usage = { ...usage, tokens: estimateContextTokens(event.messages).tokens, percent: null }
+      }
       if (usage) {
         const gaugeOptions = { gaugeAt: settings.gauge.gaugeAt, checkpointAt: settings.gauge.checkpointAt }
         let reading = evaluateContextUsage(usage, { ...gaugeOptions, checkpointSaved: state.checkpointSaved })
