@@ -398,6 +398,21 @@ describe('references and tool definitions', () => {
 })
 
 describe('large entries', () => {
+  it('long strings (converted through Buffer.from) keep astral characters; lone surrogates become U+FFFD', async () => {
+    const w = where()
+    const s = 'a🎉é\uD800b'.repeat(20_000) // 120,000 UTF-16 units, above the Buffer.from cut-over
+    const res = await native.offloadObservation({ ...w, content: s })
+    expect(res.kind).toBe('text')
+    const expected = Buffer.from(s).toString()
+    expect(res.entry.chars).toBe(chars(expected).length)
+    const r = native.readObservationSync({ ...w, id: res.entry.id, mode: 'range', start: 99_991, end: 99_996 })
+    expect(r.content).toBe('🎉é\uFFFDba')
+    expect(r.content).toBe(sliceChars(expected, 99_991, 99_996))
+    expect(native.expandObservationRefsSync({ ...w, value: `{{observation:${res.entry.id}}}` })).toBe(expected)
+    const sync = native.offloadObservationSync({ ...w, content: s })
+    expect(sync.entry.sizeBytes).toBe(Buffer.byteLength(s))
+  })
+
   it('a 16 MB Buffer is stored, and the end read by range and lines without reading it all', async () => {
     const w = where()
     const line = 'INFO 2026-04-26 event number ü\n'

@@ -47,18 +47,30 @@ impl TextIndex {
         let mut chars = 0u64;
         let mut next_mark = 0u64;
         let mut pos = 0u64;
+        // A 4,096-byte block holds at most 4,096 characters, so at most one mark: find its
+        // 64-byte sub-block by counting, then its byte.
         for block in bytes.chunks(4096) {
             let c = count_chars(block);
             if chars + c > next_mark {
                 let mut cc = chars;
-                for (j, &b) in block.iter().enumerate() {
-                    if is_char_start(b) {
-                        if cc == next_mark {
-                            char_marks.push(pos + j as u64);
-                            next_mark += CHAR_STEP;
+                let mut base = 0usize;
+                for sub in block.chunks(64) {
+                    let sc = count_chars(sub);
+                    if cc + sc > next_mark {
+                        for (j, &b) in sub.iter().enumerate() {
+                            if is_char_start(b) {
+                                if cc == next_mark {
+                                    char_marks.push(pos + (base + j) as u64);
+                                    next_mark += CHAR_STEP;
+                                    break;
+                                }
+                                cc += 1;
+                            }
                         }
-                        cc += 1;
+                        break;
                     }
+                    cc += sc;
+                    base += sub.len();
                 }
             }
             chars += c;

@@ -49,14 +49,28 @@ impl<'a> Content<'a> {
 /// The length in bytes of `text` serialised as a JSON string (`JSON.stringify` escapes: quotes,
 /// backslash, and control characters; everything else is its UTF-8 bytes).
 pub fn json_string_len(text: &[u8]) -> u64 {
-    let mut extra = 0u64;
-    for &b in text {
-        extra += match b {
-            b'"' | b'\\' | 0x08 | 0x0c | b'\n' | b'\r' | b'\t' => 1,
-            0..=0x1f => 5,
-            _ => 0,
-        };
-    }
+    // Extra bytes per input byte: `\"`, `\\`, `\b` `\f` `\n` `\r` `\t` add 1, other controls
+    // (`\u00XX`) add 5. A table lookup per byte runs at memory speed on 100 MB.
+    const EXTRA: [u8; 256] = {
+        let mut t = [0u8; 256];
+        let mut i = 0;
+        while i < 0x20 {
+            t[i] = 5;
+            i += 1;
+        }
+        t[0x08] = 1;
+        t[0x0c] = 1;
+        t[b'\n' as usize] = 1;
+        t[b'\r' as usize] = 1;
+        t[b'\t' as usize] = 1;
+        t[b'"' as usize] = 1;
+        t[b'\\' as usize] = 1;
+        t
+    };
+    let extra: u64 = text
+        .chunks(1 << 16)
+        .map(|c| c.iter().map(|&b| EXTRA[b as usize] as u32).sum::<u32>() as u64)
+        .sum();
     text.len() as u64 + 2 + extra
 }
 
