@@ -288,7 +288,9 @@ pub fn record_decision_sync(
 /// Records an open item in `open_items.json` (deduplicated, cap 50). Resolves to the number of
 /// open items.
 #[napi(catch_unwind, ts_return_type = "Promise<number>")]
-pub fn record_open_item(#[napi(ts_arg_type = "StateItemInput")] input: Value) -> AsyncTask<Job<u32>> {
+pub fn record_open_item(
+    #[napi(ts_arg_type = "StateItemInput")] input: Value,
+) -> AsyncTask<Job<u32>> {
     spawn(move || {
         let (d, k, t) = item(input)?;
         Ok(core::record_open_item(&d, &k, &t)? as u32)
@@ -309,7 +311,9 @@ pub fn record_open_item_sync(
 
 /// Removes an open item (exact text). Resolves to whether it was open.
 #[napi(catch_unwind, ts_return_type = "Promise<boolean>")]
-pub fn resolve_open_item(#[napi(ts_arg_type = "StateItemInput")] input: Value) -> AsyncTask<Job<bool>> {
+pub fn resolve_open_item(
+    #[napi(ts_arg_type = "StateItemInput")] input: Value,
+) -> AsyncTask<Job<bool>> {
     spawn(move || {
         let (d, k, t) = item(input)?;
         core::resolve_open_item(&d, &k, &t)
@@ -330,7 +334,9 @@ pub fn resolve_open_item_sync(
 
 /// Records a learning in `learnings.json` (deduplicated, cap 50). Resolves to the number of learnings.
 #[napi(catch_unwind, ts_return_type = "Promise<number>")]
-pub fn record_learning(#[napi(ts_arg_type = "StateItemInput")] input: Value) -> AsyncTask<Job<u32>> {
+pub fn record_learning(
+    #[napi(ts_arg_type = "StateItemInput")] input: Value,
+) -> AsyncTask<Job<u32>> {
     spawn(move || {
         let (d, k, t) = item(input)?;
         Ok(core::record_learning(&d, &k, &t)? as u32)
