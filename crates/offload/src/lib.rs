@@ -285,7 +285,8 @@ pub fn read(state_dir: &Path, session_key: &str, req: &ReadRequest) -> Result<Re
     let e = s.entries()[i].clone();
     let out = read::read_entry(&s, &e, req)?;
     s.entry_mut(i).last_read_at = Some(now);
-    s.save(Durability::Fast)?;
+    // Best effort: on a full or read-only disk the read still answers; only the LRU time is lost.
+    let _ = s.save(Durability::Fast);
     Ok(out)
 }
 
@@ -517,7 +518,8 @@ pub fn expand_refs(
         for i in used {
             s.entry_mut(i).last_read_at = Some(now);
         }
-        s.save(Durability::Fast)?;
+        // Best effort, as for `read`.
+        let _ = s.save(Durability::Fast);
     }
     Ok(out)
 }
