@@ -126,7 +126,11 @@ async function pathological({ report, log }) {
       rows.push([
         label,
         TOKENIZERS[name].label,
-        full ? `**${fmtMs(full.ms)}**` : r.timedOut ? `> ${fmtMs(limitMs)} (killed)` : `failed: ${r.stderr || r.code}`,
+        full
+          ? `**${fmtMs(full.ms)}**`
+          : r.timedOut
+            ? `> ${fmtMs(limitMs)} (killed)`
+            : `crashed (${(r.error || `exit ${r.code}`).replace(/\|/g, '/').slice(0, 80)})`,
         last ? `${fmtInt(last.size / 1024)} KB in ${fmtMs(last.ms)}` : '—',
         Number.isNaN(exp) ? '—' : exp.toFixed(2),
         Number.isNaN(extrapolated) ? '—' : `~${fmtMs(extrapolated)} (extrapolated)`,

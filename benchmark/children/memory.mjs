@@ -16,7 +16,7 @@ const mem = () => {
   gc()
   gc()
   const m = process.memoryUsage()
-  return { rss: m.rss, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers }
+  return { rss: m.rss, heapTotal: m.heapTotal, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers }
 }
 
 const c = fullScratchpad()

@@ -57,6 +57,8 @@ export function runChild(script, args, o) {
         wallMs,
         result,
         stderr: stderr.trim().split('\n').slice(-5).join('\n'),
+        // the first line naming an error, for a one-line report
+        error: (stderr.split('\n').find((l) => /\b\w*Error\b/.test(l)) ?? stderr.trim().split('\n')[0] ?? '').trim(),
       })
     })
   })
