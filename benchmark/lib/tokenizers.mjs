@@ -22,6 +22,17 @@ export const TOKENIZERS = {
       return (text) => countTokens(text, opts)
     },
   },
+  'gpt-tokenizer-cold': {
+    label: 'gpt-tokenizer 4, merge cache cleared before each count',
+    async load() {
+      const { countTokens, clearMergeCache } = await import('gpt-tokenizer/encoding/o200k_base')
+      const opts = { disallowedSpecial: new Set() }
+      return (text) => {
+        clearMergeCache()
+        return countTokens(text, opts)
+      }
+    },
+  },
   tiktoken: {
     label: 'tiktoken 1 (WASM)',
     async load() {
