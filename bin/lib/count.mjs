@@ -27,7 +27,7 @@ export function runCount(file, { encoding } = {}) {
 }
 
 export function formatCount(r) {
-  const out = [`${r.source}: ${fmt(r.bytes)} bytes, ${fmt(r.chars)} characters, ${fmt(r.lines)} lines`]
+  const out = [`${r.source}: ${fmt(r.bytes)} bytes, ${fmt(r.chars)} characters, ${fmt(r.lines)} line${r.lines === 1 ? "" : "s"}`]
   const width = Math.max(...Object.keys(r.tokens).map((k) => k.length))
   for (const [enc, n] of Object.entries(r.tokens)) out.push(`  ${enc.padEnd(width)}  ${fmt(n).padStart(10)} tokens`)
   return out.join('\n')
