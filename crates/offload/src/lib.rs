@@ -284,10 +284,27 @@ pub fn read(state_dir: &Path, session_key: &str, req: &ReadRequest) -> Result<Re
     )?;
     let e = s.entries()[i].clone();
     let out = read::read_entry(&s, &e, req)?;
-    s.entry_mut(i).last_read_at = Some(now);
-    // Best effort: on a full or read-only disk the read still answers; only the LRU time is lost.
-    let _ = s.save(Durability::Fast);
+    if touch(s.entry_mut(i), now) {
+        // Best effort: on a full or read-only disk the read still answers; only the LRU time is lost.
+        let _ = s.save(Durability::Fast);
+    }
     Ok(out)
+}
+
+/// Resolution of `last_read_at`: a read within this many milliseconds of the recorded one does
+/// not rewrite the catalog, so a burst of reads costs no writes (the quota's LRU order only needs
+/// seconds).
+pub const LAST_READ_RESOLUTION_MS: u64 = 1000;
+
+/// Records a read at `now`; whether the catalog changed.
+fn touch(e: &mut Entry, now: u64) -> bool {
+    match e.last_read_at {
+        Some(t) if now.saturating_sub(t) < LAST_READ_RESOLUTION_MS => false,
+        _ => {
+            e.last_read_at = Some(now);
+            true
+        }
+    }
 }
 
 /// An edit of seed 004's `scratchpad_edit`.
@@ -515,11 +532,14 @@ pub fn expand_refs(
         (out, x.used)
     };
     if let Some(s) = s.as_mut() {
+        let mut changed = false;
         for i in used {
-            s.entry_mut(i).last_read_at = Some(now);
+            changed |= touch(s.entry_mut(i), now);
         }
-        // Best effort, as for `read`.
-        let _ = s.save(Durability::Fast);
+        if changed {
+            // Best effort, as for `read`.
+            let _ = s.save(Durability::Fast);
+        }
     }
     Ok(out)
 }

@@ -930,3 +930,24 @@ fn survives_a_restart_of_the_store() {
         text.chars().skip(100).take(100).collect::<String>()
     );
 }
+
+#[test]
+fn a_burst_of_reads_writes_the_catalog_once() {
+    let t = tmp("burst");
+    let id = offload_text(&t.0, &"w".repeat(6000), "t").entry.unwrap().id;
+    let cat = store_dir(&t.0, KEY).join("catalog.json");
+    let before = fs::read(&cat).unwrap();
+    read(&t.0, KEY, &read_req(&id, Mode::Head)).unwrap();
+    let first = fs::read(&cat).unwrap();
+    assert_ne!(before, first, "the first read records its time");
+    let listed = list(&t.0, KEY, None, false).unwrap();
+    assert!(listed[0].last_read_at.is_some());
+    for _ in 0..5 {
+        read(&t.0, KEY, &read_req(&id, Mode::Tail)).unwrap();
+    }
+    assert_eq!(
+        first,
+        fs::read(&cat).unwrap(),
+        "reads within a second do not rewrite it"
+    );
+}
