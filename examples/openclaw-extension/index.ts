@@ -32,6 +32,7 @@ import {
   getScratchpadToolDefinition,
   observationToolDefinition,
   writeCheckpoint,
+  type ContextUsage,
   type ReadObservationInput,
   type ScratchpadAction,
   type ScratchpadLimits,
@@ -195,10 +196,18 @@ export function createContextNativeExtension(options: ContextNativeOptions = {})
       const state = stateOf(ctx)
       const sessionKey = sessionKeyOf(ctx)
       let gaugeLine: string | undefined
-      let usage = ctx.getContextUsage()
-      if (usage && usage.tokens === null && usage.percent === null) {
+      const sdk = ctx.getContextUsage()
+      // pi reports unknown numbers as null. CONTRACT.md types ContextUsage's tokens / percent as
+      // `number | null` and the addon accepts null, but this build's index.d.ts says `number | undefined`,
+      // so they are passed as undefined here.
+      let usage: ContextUsage | undefined = sdk && {
+        contextWindow: sdk.contextWindow,
+        tokens: sdk.tokens ?? undefined,
+        percent: sdk.percent ?? undefined,
+      }
+      if (usage && usage.tokens === undefined && usage.percent === undefined) {
         // Right after a compaction the SDK has no usage yet: estimate the context (seed 001, 6.1).
-        usage = { ...usage, tokens: estimateContextTokens(event.messages).tokens, percent: null }
+        usage = { ...usage, tokens: estimateContextTokens(event.messages).tokens }
       }
       if (usage) {
         const gaugeOptions = { gaugeAt: settings.gauge.gaugeAt, checkpointAt: settings.gauge.checkpointAt }
