@@ -19,10 +19,10 @@ impl AsRef<str> for Code {
 /// stable `code`. napi-rs only carries `Status` codes through `napi::Result`, so the JS error
 /// object is built here, on the JS thread, and thrown as is.
 pub fn throw<T>(env: &Env, result: Result<T, Error>) -> napi::Result<T> {
-    result.or_else(|err| {
+    result.map_err(|err| {
         let js = JsError::from(napi::Error::new(Code(err.code.as_str()), err.message))
             .into_unknown(*env);
-        Err(napi::Error::from(js))
+        napi::Error::from(js)
     })
 }
 

@@ -2,6 +2,8 @@
 //! crates' types and maps their errors to JS errors with stable codes. All logic lives in `crates/`.
 //! One file per concern; `error.rs` holds the only error mapping and the sync/async wrappers.
 #![deny(clippy::all)]
+// napi registers the exports only in the cdylib build; a `cfg(test)` build sees them as unused.
+#![cfg_attr(test, allow(dead_code))]
 
 mod checkpoint;
 mod error;

@@ -161,6 +161,20 @@ pub fn check_entry_name(name: &str) -> Result<()> {
     Ok(())
 }
 
+/// Sub-path of a state dir holding checkpoint session directories (seed 001, 5.2).
+pub const CHECKPOINTS_DIR: [&str; 2] = ["context", "checkpoints"];
+/// Sub-path of a state dir holding incremental state session directories (seed 001, 7.1).
+pub const STATE_DIR: [&str; 2] = ["context", "state"];
+/// Sub-path of a state dir holding observation store session directories (seeds 003, 004).
+pub const OBSERVATIONS_DIR: [&str; 2] = ["context", "observations"];
+
+/// The one lock per session key that serialises checkpoint writes and state-file updates across
+/// processes: `<stateDir>/context/checkpoints/<session dir>/.lock`. Creates the directory.
+pub fn lock_session(state_dir: &Path, session_key: &str) -> Result<crate::DirLock> {
+    let dir = session_dir(state_dir, &CHECKPOINTS_DIR, session_key)?;
+    crate::DirLock::acquire(&dir)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -231,18 +245,4 @@ mod tests {
         }
         check_entry_name("execute_command_1").unwrap();
     }
-}
-
-/// Sub-path of a state dir holding checkpoint session directories (seed 001, 5.2).
-pub const CHECKPOINTS_DIR: [&str; 2] = ["context", "checkpoints"];
-/// Sub-path of a state dir holding incremental state session directories (seed 001, 7.1).
-pub const STATE_DIR: [&str; 2] = ["context", "state"];
-/// Sub-path of a state dir holding observation store session directories (seeds 003, 004).
-pub const OBSERVATIONS_DIR: [&str; 2] = ["context", "observations"];
-
-/// The one lock per session key that serialises checkpoint writes and state-file updates across
-/// processes: `<stateDir>/context/checkpoints/<session dir>/.lock`. Creates the directory.
-pub fn lock_session(state_dir: &Path, session_key: &str) -> Result<crate::DirLock> {
-    let dir = session_dir(state_dir, &CHECKPOINTS_DIR, session_key)?;
-    crate::DirLock::acquire(&dir)
 }
