@@ -10,6 +10,7 @@
 
 use crate::model::*;
 use context_fsio::{Error, Result};
+use yaml_rust2::parser::{Event, EventReceiver, Parser};
 use yaml_rust2::{Yaml, YamlLoader};
 
 /// Whether `c` may appear unescaped inside a double-quoted scalar: YAML's printable set without
@@ -316,9 +317,50 @@ fn section<'a>(doc: &'a Yaml, key: &str) -> Result<&'a Yaml> {
     }
 }
 
+/// Deepest nesting of a checkpoint document (schema v1 needs 4 levels).
+const MAX_DEPTH: usize = 32;
+
+/// Scans the events before building the tree: the writer never emits anchors or aliases, and
+/// yaml-rust2 expands every alias into a copy, so a few hundred bytes of nested aliases ("billion
+/// laughs") would take exponential time and memory. Found by the reliability suite (issue 8):
+/// `readCheckpoint({ yaml })` hung. Aliases and nesting deeper than [`MAX_DEPTH`] are `Corrupt`.
+fn precheck(text: &str) -> Result<()> {
+    #[derive(Default)]
+    struct Scan {
+        depth: usize,
+        max_depth: usize,
+        aliases: usize,
+    }
+    impl EventReceiver for Scan {
+        fn on_event(&mut self, ev: Event) {
+            match ev {
+                Event::Alias(_) => self.aliases += 1,
+                Event::SequenceStart(..) | Event::MappingStart(..) => {
+                    self.depth += 1;
+                    self.max_depth = self.max_depth.max(self.depth);
+                }
+                Event::SequenceEnd | Event::MappingEnd => self.depth = self.depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+    }
+    let mut scan = Scan::default();
+    Parser::new_from_str(text)
+        .load(&mut scan, true)
+        .map_err(|e| bad(&format!("invalid YAML ({e})")))?;
+    if scan.aliases > 0 {
+        return Err(bad("YAML aliases are not part of a checkpoint"));
+    }
+    if scan.max_depth > MAX_DEPTH {
+        return Err(bad("the document is nested too deeply"));
+    }
+    Ok(())
+}
+
 /// Parses a checkpoint document. `Corrupt` for anything that is not a well-formed schema v1
 /// checkpoint (bad YAML, wrong schema or version, wrong types, unknown enum values).
 pub fn from_yaml(text: &str) -> Result<Checkpoint> {
+    precheck(text)?;
     let docs = YamlLoader::load_from_str(text).map_err(|e| bad(&format!("invalid YAML ({e})")))?;
     let doc = match docs.as_slice() {
         [d] => d,
