@@ -194,7 +194,19 @@ pub fn write_checkpoint(input: &CheckpointInput) -> Result<WriteResult> {
     let cp = assemble(input, state, &previous, id.clone(), rfc3339(now_ms()));
     let name = file_name(&id);
     // The pointer's write below fsyncs the directory, which makes both renames durable.
-    atomic_write(&dir, &name, to_yaml(&cp).as_bytes(), Durability::FileOnly)?;
+    let yaml = to_yaml(&cp);
+    // A checkpoint the reader would refuse must not replace a readable one (found by the
+    // reliability suite, issue 8: a 10 MB topic was written, then read back as nothing).
+    if yaml.len() as u64 > MAX_FILE_BYTES {
+        return Err(Error::new(
+            context_fsio::ErrorCode::TooLarge,
+            format!(
+                "the checkpoint would be {} bytes, over the {MAX_FILE_BYTES}-byte limit: shorten the input's texts",
+                yaml.len()
+            ),
+        ));
+    }
+    atomic_write(&dir, &name, yaml.as_bytes(), Durability::FileOnly)?;
     let path = dir.join(&name);
     let pointer = serde_json::json!({
         "checkpoint_id": id,

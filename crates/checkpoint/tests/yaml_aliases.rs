@@ -24,3 +24,28 @@ fn deep_nesting_is_refused() {
     let y = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
     assert_eq!(from_yaml(&y).unwrap_err().code, ErrorCode::Corrupt);
 }
+
+/// Found by the reliability suite (issue 8): a checkpoint over the reader's size limit was
+/// written (and became the newest), then read back as nothing. It is now refused `TooLarge`.
+#[test]
+fn a_checkpoint_the_reader_would_refuse_is_not_written() {
+    let root = std::env::temp_dir().join(format!("cp-too-large-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let mut input = context_checkpoint::CheckpointInput::new(
+        &root,
+        "k",
+        context_checkpoint::Trigger::Auto80Pct,
+        1000,
+        200_000,
+    );
+    context_checkpoint::write_checkpoint(&input).unwrap();
+    input.input_tokens = 90_000;
+    input.working.get_or_insert_with(Default::default).topic = Some("x".repeat(10 << 20));
+    let e = context_checkpoint::write_checkpoint(&input).unwrap_err();
+    assert_eq!(e.code, ErrorCode::TooLarge);
+    let cp = context_checkpoint::read_latest(&root, "k")
+        .unwrap()
+        .unwrap();
+    assert_eq!(cp.meta.checkpoint_id, "cp_001");
+    std::fs::remove_dir_all(&root).unwrap();
+}
