@@ -44,7 +44,7 @@ pub fn count_tokens(
 ///
 /// @param encoding - `'o200k_base'` (default) or `'cl100k_base'`.
 /// @throws (rejects) `InvalidArg` for an unknown encoding.
-#[napi(catch_unwind, ts_return_type = "Promise<void>")]
+#[napi(strict, catch_unwind, ts_return_type = "Promise<void>")]
 pub fn warmup(#[napi(ts_arg_type = "Encoding")] encoding: Option<String>) -> AsyncTask<Job<()>> {
     spawn(move || {
         context_tokens::warmup(parse_encoding(encoding.as_deref())?);
