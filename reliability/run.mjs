@@ -32,7 +32,7 @@ for (const [name, make] of Object.entries(groups)) {
       detail = (await c.run()) ?? ''
     } catch (e) {
       status = 'FAIL'
-      detail = e?.stack?.split('\n').slice(0, 3).join(' | ') ?? String(e)
+      detail = `${e?.message ?? e} @ ${e?.stack?.split('\n')[1]?.trim() ?? ''}`
       failed++
     } finally {
       cleanupTemps()
