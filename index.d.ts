@@ -267,11 +267,11 @@ export interface ContextState {
 /** The SDK's `ctx.getContextUsage()`. */
 export interface ContextUsage {
   /** Tokens in the context; `null` when unknown (e.g. right after a compaction). */
-  tokens?: number
+  tokens?: number | null
   /** The model's context window in tokens (> 0). */
   contextWindow: number
   /** Percent of the window in use, 0-100 (may exceed 100); preferred over `tokens` when given. */
-  percent?: number
+  percent?: number | null
 }
 
 /**

@@ -15,10 +15,12 @@ use serde_json::Value;
 #[serde(rename_all = "camelCase")]
 pub struct ContextUsage {
     /// Tokens in the context; `null` when unknown (e.g. right after a compaction).
+    #[napi(ts_type = "number | null")]
     pub tokens: Option<f64>,
     /// The model's context window in tokens (> 0).
     pub context_window: f64,
     /// Percent of the window in use, 0-100 (may exceed 100); preferred over `tokens` when given.
+    #[napi(ts_type = "number | null")]
     pub percent: Option<f64>,
 }
 

@@ -197,15 +197,9 @@ export function createContextNativeExtension(options: ContextNativeOptions = {})
       const sessionKey = sessionKeyOf(ctx)
       let gaugeLine: string | undefined
       const sdk = ctx.getContextUsage()
-      // pi reports unknown numbers as null. CONTRACT.md types ContextUsage's tokens / percent as
-      // `number | null` and the addon accepts null, but this build's index.d.ts says `number | undefined`,
-      // so they are passed as undefined here.
-      let usage: ContextUsage | undefined = sdk && {
-        contextWindow: sdk.contextWindow,
-        tokens: sdk.tokens ?? undefined,
-        percent: sdk.percent ?? undefined,
-      }
-      if (usage && usage.tokens === undefined && usage.percent === undefined) {
+      // pi's usage has the contract's shape: tokens / percent are null when unknown.
+      let usage: ContextUsage | undefined = sdk
+      if (usage && usage.tokens == null && usage.percent == null) {
         // Right after a compaction the SDK has no usage yet: estimate the context (seed 001, 6.1).
         usage = { ...usage, tokens: estimateContextTokens(event.messages).tokens }
       }

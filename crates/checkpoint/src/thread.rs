@@ -3,7 +3,7 @@
 //! No LLM and no keywords: only structure (roles, lengths, order), so it works in any language.
 
 use crate::model::{Exchange, Role, Status, ToolCall};
-use context_state::{classify_tool, extract_paths, gist, Access};
+use context_state::{classify_tool, extract_paths, gist, message_text, Access};
 use serde_json::Value;
 
 /// Characters of a key-exchange gist.
@@ -36,29 +36,6 @@ pub struct Extracted {
     pub tools_used: Vec<String>,
     pub files_read: Vec<String>,
     pub files_modified: Vec<String>,
-}
-
-/// The text the other side reads: the string content, or the `text` blocks joined by newlines
-/// (thinking, tool calls and images are left out).
-pub fn message_text(m: &Value) -> String {
-    match m.get("content") {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(blocks)) => {
-            let mut out = String::new();
-            for b in blocks {
-                if b.get("type").and_then(Value::as_str) == Some("text") {
-                    if let Some(t) = b.get("text").and_then(Value::as_str) {
-                        if !out.is_empty() {
-                            out.push('\n');
-                        }
-                        out.push_str(t);
-                    }
-                }
-            }
-            out
-        }
-        _ => String::new(),
-    }
 }
 
 fn tool_calls(m: &Value) -> impl Iterator<Item = &Value> {

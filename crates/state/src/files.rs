@@ -193,8 +193,13 @@ fn move_aside(dir: &Path, name: &str) -> Result<()> {
     }
 }
 
-/// Stamps `file` with this process and the current time and writes it atomically (0600, fsync).
-pub fn store<T: Serialize>(dir: &Path, name: &str, file: &mut StateFile<T>) -> Result<()> {
+/// Stamps `file` with this process and the current time and writes it atomically (0600).
+pub fn store<T: Serialize>(
+    dir: &Path,
+    name: &str,
+    file: &mut StateFile<T>,
+    durability: Durability,
+) -> Result<()> {
     file.schema = SCHEMA.into();
     file.version = 1;
     file.instance = instance_id().to_string();
@@ -202,5 +207,5 @@ pub fn store<T: Serialize>(dir: &Path, name: &str, file: &mut StateFile<T>) -> R
     let mut bytes = serde_json::to_vec_pretty(file)
         .map_err(|e| Error::new(context_fsio::ErrorCode::Io, format!("encoding {name}: {e}")))?;
     bytes.push(b'\n');
-    atomic_write(dir, name, &bytes, Durability::Durable)
+    atomic_write(dir, name, &bytes, durability)
 }

@@ -22,12 +22,14 @@
 mod capture;
 mod files;
 
-pub use capture::{classify_tool, extract_paths, gist, Access, PATHS_KEYS, PATH_KEYS};
+pub use capture::{
+    classify_tool, extract_paths, gist, message_text, Access, PATHS_KEYS, PATH_KEYS,
+};
 pub use files::{instance_id, ALL_FILES, SCHEMA};
 
 use context_fsio::{
-    existing_session_dir, lock_session, now_ms, rfc3339, session_dir, sweep_temp_files, Error,
-    Result, CHECKPOINTS_DIR, STATE_DIR,
+    existing_session_dir, lock_session, now_ms, rfc3339, session_dir, sweep_temp_files, Durability,
+    Error, Result, CHECKPOINTS_DIR, STATE_DIR,
 };
 use files::{
     load, store, DecisionsData, LearningsData, OpenItemsData, Payload, ResourcesData, StateFile,
@@ -167,22 +169,33 @@ pub fn reset(state_dir: &Path, session_key: &str) -> Result<()> {
         data: d.data.cleared(),
         ..StateFile::default()
     };
-    store(&dir, DECISIONS_FILE, &mut d2)?;
-    store(&dir, THREAD_FILE, &mut StateFile::<ThreadData>::default())?;
+    // No fsync: if a power cut undoes this reset, the old state is older than the checkpoint
+    // that bundled it and was written by an earlier process, so section 12 discards it anyway.
+    let fast = Durability::Fast;
+    store(&dir, DECISIONS_FILE, &mut d2, fast)?;
+    store(
+        &dir,
+        THREAD_FILE,
+        &mut StateFile::<ThreadData>::default(),
+        fast,
+    )?;
     store(
         &dir,
         RESOURCES_FILE,
         &mut StateFile::<ResourcesData>::default(),
+        fast,
     )?;
     store(
         &dir,
         OPEN_ITEMS_FILE,
         &mut StateFile::<OpenItemsData>::default(),
+        fast,
     )?;
     store(
         &dir,
         LEARNINGS_FILE,
         &mut StateFile::<LearningsData>::default(),
+        fast,
     )?;
     Ok(())
 }
@@ -221,7 +234,9 @@ where
     }
     let (changed, out) = f(&mut file.data);
     if changed || file.instance != instance_id() {
-        store(&dir, name, &mut file)?;
+        // The record's data is fsynced; a power cut may lose the rename (the previous, whole file
+        // remains): incremental capture is best effort by design (seed 001, 7.3).
+        store(&dir, name, &mut file, Durability::FileOnly)?;
     }
     Ok(out)
 }
