@@ -20,6 +20,9 @@
 import { promises as fsp, readFileSync } from 'node:fs'
 import path from 'node:path'
 import YAML from 'yaml'
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
+
+const ORDINARY = { disallowedSpecial: new Set() }
 
 export const RETAIN = 5
 export const DEDUP_RATIO = 0.05
@@ -242,8 +245,36 @@ const hhmm = (when) => {
   return m ? ` (${m[1]})` : ''
 }
 
-/** The restore text of seed 001 section 8.2 for a parsed checkpoint. */
-export function renderRestoreText(cp, { mode = 'post-compaction' } = {}) {
+/**
+ * The restore text of seed 001 section 8.2 for a parsed checkpoint. With `maxTokens` (counted
+ * with gpt-tokenizer, o200k), the least important content is dropped until the text fits
+ * (seed 001 P5 targets ~600-800 tokens): learnings, files read, tools, files modified, the
+ * oldest key exchanges, the thread summary, the oldest decisions.
+ */
+export function renderRestoreText(cp, { mode = 'post-compaction', maxTokens } = {}) {
+  let text = composeRestoreText(cp, mode)
+  if (!maxTokens || countTokens(text, ORDINARY) <= maxTokens) return text
+  const v = structuredClone(cp)
+  v.resources ??= {}
+  v.thread ??= {}
+  const steps = [
+    () => (v.learnings = []),
+    () => (v.resources.files_read = []),
+    () => (v.resources.tools_used = []),
+    () => (v.resources.files_modified = []),
+    ...(v.thread.key_exchanges ?? []).map(() => () => v.thread.key_exchanges.shift()),
+    () => (v.thread.summary = null),
+    ...(v.decisions ?? []).map(() => () => v.decisions.shift()),
+  ]
+  for (const step of steps) {
+    step()
+    text = composeRestoreText(v, mode)
+    if (countTokens(text, ORDINARY) <= maxTokens) return text
+  }
+  return text
+}
+
+function composeRestoreText(cp, mode) {
   const out = [mode === 'resume' ? '[Session resume checkpoint]' : '[Post-compaction checkpoint restore]', '']
   const w = cp.working ?? {}
   if (w.topic) out.push(`Working on: ${oneLine(w.topic)}`)

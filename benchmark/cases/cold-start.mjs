@@ -13,7 +13,7 @@ const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'chi
 export const title = 'Cold start'
 
 export async function run({ report, log }) {
-  const runs = Math.max(3, Math.round(9 * SCALE))
+  const runs = Math.max(3, Math.round(7 * SCALE))
   const names = has('countTokens') ? ['native', ...JS_TOKENIZERS] : JS_TOKENIZERS
   const res = Object.fromEntries(names.map((n) => [n, { inProc: [], wall: [], errors: [] }]))
   // interleave the tokenizers so a noisy moment of the machine hits them all alike

@@ -17,8 +17,8 @@ export async function run({ report, log }) {
   const lines = [
     'Each figure comes from a fresh `node --expose-gc` child that fills 10,000 sessions (the registry\'s ' +
       'cap) with full scratchpads (notes ~3,900 chars, plan ~1,900 chars, 50 refs; each session its own ' +
-      'strings), then makes the calls: per 20 calls, one `refs.add` (drops the oldest), one `set_plan`, ' +
-      '18 `getScratchpadContent`, cycling over the sessions. RSS is read after two forced GCs.',
+      'strings), then makes the calls: per 50 calls, one `refs.add` (drops the oldest), one `set_plan`, ' +
+      '48 `getScratchpadContent`, cycling over the sessions. RSS is read after two forced GCs.',
     '',
   ]
   const runs = {}

@@ -56,9 +56,9 @@ const every = Math.max(1, Math.floor(calls / 10))
 const t1 = performance.now()
 for (let i = 1; i <= calls; i++) {
   const id = `session-${i % SESSIONS}`
-  const r = i % 20
+  const r = i % 50
   if (r === 0) apply(id, { action: 'refs.add', ref: `src/generated/file-${i}.ts` })
-  else if (r === 10) apply(id, { action: 'set_plan', content: Math.floor(i / SESSIONS) & 1 ? c.plan.slice(0, 1800) : c.plan.slice(100, 1900) })
+  else if (r === 25) apply(id, { action: 'set_plan', content: Math.floor(i / SESSIONS) & 1 ? c.plan.slice(0, 1800) : c.plan.slice(100, 1900) })
   else get(id)
   if (i % every === 0) readings.push({ calls: i, ...mem() })
 }

@@ -38,12 +38,20 @@ export function runChild(script, args, o) {
     let timedOut = false
     child.stdout.on('data', (d) => (stdout += d))
     child.stderr.on('data', (d) => (stderr += d))
+    let done = false
+    let grace
     const timer = setTimeout(() => {
       timedOut = true
       child.kill('SIGKILL')
+      // a process stuck in uninterruptible I/O dies only when the I/O ends: do not wait for it
+      grace = setTimeout(() => finish(null, 'SIGKILL'), 5000)
     }, o.timeoutMs)
-    child.on('close', (code, signal) => {
+    child.on('close', (code, signal) => finish(code, signal))
+    function finish(code, signal) {
+      if (done) return
+      done = true
       clearTimeout(timer)
+      clearTimeout(grace)
       const wallMs = performance.now() - t0
       let result
       for (const line of stdout.split('\n')) {
@@ -60,6 +68,6 @@ export function runChild(script, args, o) {
         // the first line naming an error, for a one-line report
         error: (stderr.split('\n').find((l) => /\b\w*Error\b/.test(l)) ?? stderr.trim().split('\n')[0] ?? '').trim(),
       })
-    })
+    }
   })
 }

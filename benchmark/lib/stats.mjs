@@ -164,3 +164,30 @@ export function fmtBytes(n) {
 export function fmtInt(n) {
   return Math.round(n).toLocaleString('en-US')
 }
+
+/**
+ * Measures several async functions in interleaved rounds (one call of each per round, the order
+ * rotating), so a disk or machine that slows down mid-run slows all of them alike. For I/O-bound
+ * calls whose cost depends on what else the machine is doing.
+ * @param {Record<string, (i: number) => Promise<unknown> | unknown>} fns
+ * @returns {Promise<Record<string, ReturnType<typeof summarize>>>}
+ */
+export async function measurePaired(fns, o = {}) {
+  const timeMs = scaled(o.timeMs ?? 2000)
+  const minSamples = o.minSamples ?? 5
+  const names = Object.keys(fns)
+  const samples = Object.fromEntries(names.map((n) => [n, []]))
+  for (let w = 0; w < (o.warmupRounds ?? 3); w++) for (const n of names) await fns[n](w)
+  const end = now() + timeMs
+  let round = 0
+  while (now() < end || round < minSamples) {
+    for (let k = 0; k < names.length; k++) {
+      const n = names[(round + k) % names.length]
+      const t0 = now()
+      await fns[n](round)
+      samples[n].push(now() - t0)
+    }
+    round++
+  }
+  return Object.fromEntries(names.map((n) => [n, summarize(samples[n], { batch: 1, calls: samples[n].length })]))
+}
