@@ -42,7 +42,7 @@ for (const [name, make] of Object.entries(groups)) {
     console.log(`${status === 'pass' ? 'ok  ' : 'FAIL'} [${c.group}] ${c.name} (${ms} ms)${detail ? ` - ${detail}` : ''}`)
   }
 }
-if (json) writeFileSync(json.startsWith('/') ? json : join(root, json), `${JSON.stringify({ heavy, ms: Date.now() - t0, results }, null, 2)}\n`)
+if (json) writeFileSync(json.startsWith('/') ? json : join(root, json), `${JSON.stringify({ heavy, ms: Date.now() - t0, results, badInputRows: globalThis.__badInputRows ?? [] }, null, 2)}\n`)
 console.log(`\n${results.length} cases in ${((Date.now() - t0) / 1000).toFixed(1)} s${heavy ? ' (heavy)' : ''}`)
 console.log(`reliability: ${results.length - failed} passed, ${failed} failed`)
 process.exit(failed ? 1 : 0)
