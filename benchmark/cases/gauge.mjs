@@ -4,7 +4,7 @@
 
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
+import { countTokens, clearMergeCache } from 'gpt-tokenizer/encoding/o200k_base'
 import { readMessages, messageText, TRANSCRIPTS_DIR } from '../lib/fixtures.mjs'
 import { summarize, fmtMs, fmtInt, fmtRatio, scaled, SCALE } from '../lib/stats.mjs'
 import { native, has } from '../lib/native.mjs'
@@ -86,6 +86,8 @@ export async function run({ report, log }) {
     let total = 0
     for (let r = 0; r < reps; r++) {
       total = 0
+      // each replay starts with an empty merge cache: a live session sees every message once
+      clearMergeCache()
       for (const m of messages) {
         const t0 = performance.now()
         total += countTokens(messageText(m), ORDINARY)
@@ -125,7 +127,9 @@ export async function run({ report, log }) {
   lines.push(...table(['estimator', 'mean per turn', 'median', 'p95', 'max', 'estimate at the end (tokens)'], rows))
   lines.push(
     '',
-    'The estimates differ by design: the addon adds a learned correction and the provider-reported usage ' +
+    'Each replay is repeated ' + reps + ' times (a fresh estimator, and gpt-tokenizer\'s merge cache cleared, ' +
+      'each time) and all turns of all repetitions are summarised. ' +
+      'The estimates differ by design: the addon adds a learned correction and the provider-reported usage ' +
       '(seed 001, 6.1); the gpt-tokenizer rows are a raw o200k count of the message text.',
   )
   report.section(title, lines)
