@@ -33,7 +33,7 @@ export class Report {
     this.sections.push({ title, lines })
   }
 
-  render({ elapsedMs }) {
+  render({ elapsedMs, buildMs = 0 }) {
     const out = []
     const b = buildInfo()
     out.push('# Benchmarks')
@@ -58,7 +58,9 @@ export class Report {
     out.push(`| commit | ${gitCommit()} |`)
     out.push(`| addon | ${b.file ?? 'none'}${b.bytes ? `, ${fmtBytes(b.bytes)}` : ''}, ${b.profile} |`)
     out.push(`| incumbents | ${incumbentVersions()} |`)
-    out.push(`| run | ${(elapsedMs / 1000).toFixed(0)} s in total, BENCH_SCALE=${SCALE} |`)
+    out.push(
+      `| run | ${(elapsedMs / 1000).toFixed(0)} s in total${buildMs ? ` (of which ${(buildMs / 1000).toFixed(0)} s building the addon)` : ''}, BENCH_SCALE=${SCALE} |`,
+    )
     const la = (l) => l.map((x) => x.toFixed(2)).join(' / ')
     out.push(`| load average (1 / 5 / 15 min) | ${la(this.loadStart)} at the start, ${la(os.loadavg())} at the end (other processes compete for the ${cpus.length} cores when these are high) |`)
     out.push('')
