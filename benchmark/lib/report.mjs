@@ -64,6 +64,16 @@ export class Report {
     const la = (l) => l.map((x) => x.toFixed(2)).join(' / ')
     out.push(`| load average (1 / 5 / 15 min) | ${la(this.loadStart)} at the start, ${la(os.loadavg())} at the end (other processes compete for the ${cpus.length} cores when these are high) |`)
     out.push('')
+    const busy = Math.max(this.loadStart[0], os.loadavg()[0])
+    if (busy > cpus.length) {
+      out.push(
+        `> **The machine was busy during this run** (1-minute load average up to ${busy.toFixed(1)} on ${cpus.length} ` +
+          'cores: other processes were building and testing). Every figure is slower and noisier than on an idle ' +
+          'machine, and ratios between JS and native shift with the load, because V8\'s garbage collector and JIT ' +
+          'threads compete for the same cores. Re-run `npm run bench` on an idle machine for reference figures.',
+        '',
+      )
+    }
     out.push('## Summary')
     out.push('')
     out.push('| case | goal | measured | status |')
