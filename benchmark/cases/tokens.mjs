@@ -175,17 +175,19 @@ async function pathological({ report, log }) {
             'the goal is missed on the constant: ' +
             (input === 'base64'
               ? 'base64 splits into hundreds of thousands of short pre-tokenizer pieces (case changes, 1-3 digit ' +
-                'runs, `+` and `/`), and each costs a regex search with Unicode classes plus a merge; '
-              : 'the whole input is one piece merged through a heap, O(n log n), with an allocation per part; ') +
+                'runs, `+` and `/`); each costs a regex search (the `regex` crate with Unicode classes) and a merge ' +
+                'that allocates a fresh parts vector (`merge_small`); '
+              : 'the whole input is one piece: about a million merges, each with two or three hash look-ups of ' +
+                'byte strings and a push/pop on per-rank queues kept in a `BTreeMap`; ') +
             `the machine was also shared (1-minute load average ${os.loadavg()[0].toFixed(1)} on ` +
             `${os.cpus().length} cores around this run), which inflates single-threaded figures.`,
       close:
         input === 'base64'
           ? 'an ASCII fast path for the pre-tokenizer (character classes from a 128-entry table, the regex only ' +
-            'for non-ASCII text), which removes the per-piece regex search, likely the larger cost on short pieces ' +
-            '(a profile of a symbol-carrying build would confirm it).'
-          : 'merge runs of one repeated byte arithmetically (their merge sequence is fixed by the ranks of the ' +
-            'repeated byte strings), or keep the heap but recycle its nodes, so 1 MB stays far under 100 ms.',
+            'for non-ASCII text) and one reused buffer for the merges of short pieces; a profile of a ' +
+            'symbol-carrying build would say which of the two weighs more.'
+          : 'keep the per-rank queues in a flat array indexed by rank (ranks are dense integers below 200,000) ' +
+            'instead of a `BTreeMap`, and skip the hash look-up for pairs longer than the longest token.',
     })
   }
 }
