@@ -51,9 +51,22 @@ async function throughput({ report, log }) {
       fmtStat(r.stat),
       `${mbps.toFixed(1)} MB/s`,
       n === 'native' ? '1x' : fmtRatio(speedup(r.stat, results.native?.stat)),
+      fmtMs(r.stat.cpu),
+      n === 'native' ? '1x' : fmtRatio(speedup(r.stat.cpu, results.native?.stat.cpu)),
     ]
   })
-  lines.push(...table(['tokenizer', 'tokens', 'median per full pass', 'throughput', 'native speed-up'], rows))
+  lines.push(
+    ...table(
+      ['tokenizer', 'tokens', 'median per full pass (wall)', 'throughput', 'native speed-up', 'CPU time per pass', 'speed-up by CPU time'],
+      rows,
+    ),
+  )
+  lines.push(
+    '',
+    'CPU time is the process\'s user + system time over the timed passes, all threads included (V8 runs its ' +
+      'garbage collector on helper threads, so a JS tokenizer can use more CPU than wall time); it moves less ' +
+      'than wall time when other processes compete for the cores.',
+  )
   const counts = new Set(names.map((n) => results[n].tokens))
   lines.push('')
   lines.push(

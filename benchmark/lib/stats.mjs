@@ -73,13 +73,17 @@ export function measure(fn, o = {}) {
   const samples = []
   const end = now() + timeMs
   let calls = 0
+  const cpu0 = process.cpuUsage()
   while ((now() < end || samples.length < minSamples) && samples.length < maxSamples) {
     const t0 = now()
     for (let i = 0; i < batch; i++) fn(i)
     samples.push((now() - t0) / batch)
     calls += batch
   }
-  return summarize(samples, { batch, calls })
+  const cpu = process.cpuUsage(cpu0)
+  // CPU time of the whole process (all threads) per call, in ms: less sensitive than wall time to
+  // other processes competing for the cores
+  return summarize(samples, { batch, calls, cpu: (cpu.user + cpu.system) / 1000 / calls })
 }
 
 /**
