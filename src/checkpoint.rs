@@ -2,10 +2,11 @@
 //! twin, `readCheckpoint`, `renderCheckpoint`, `checkpointToYaml`, `sessionDirName`.
 
 use crate::error::{from_js, run, spawn, Job};
+use crate::js::Maybe;
 use crate::tokens::parse_encoding;
 use context_checkpoint as core;
 use context_fsio::Error;
-use napi::bindgen_prelude::{AsyncTask, Either};
+use napi::bindgen_prelude::AsyncTask;
 use napi::Env;
 use napi_derive::napi;
 use serde::Deserialize;
@@ -560,14 +561,7 @@ pub struct RenderCheckpointOptions {
 
 // ---------------------------------------------------------------------------------------------
 // Exports
-
-/// `undefined` in JS for `None` (napi maps `Option` to `null`; the contract says `undefined`).
-fn or_undefined<T>(v: Option<T>) -> Either<T, ()> {
-    match v {
-        Some(v) => Either::A(v),
-        None => Either::B(()),
-    }
-}
+// ---------------------------------------------------------------------------------------------
 
 /// Writes the next checkpoint of a session, off the main thread: `cp_NNN.yaml` (schema v1) and
 /// `_latest.json` under `<stateDir>/context/checkpoints/<sessionDirName(sessionKey)>/`, atomically
@@ -614,8 +608,8 @@ pub fn read_checkpoint(
     env: Env,
     #[napi(ts_arg_type = "{ stateDir: string; sessionKey: string } | { yaml: string }")]
     source: serde_json::Value,
-) -> napi::Result<Either<Checkpoint, ()>> {
-    run(&env, || Ok(or_undefined(load(source)?.map(to_js))))
+) -> napi::Result<Maybe<Checkpoint>> {
+    run(&env, || Ok(Maybe(load(source)?.map(to_js))))
 }
 
 /// The restore text of seed 001 section 8.2 for a checkpoint (same sources as `readCheckpoint`):
@@ -633,7 +627,7 @@ pub fn render_checkpoint(
     #[napi(ts_arg_type = "{ stateDir: string; sessionKey: string } | { yaml: string }")]
     source: serde_json::Value,
     #[napi(ts_arg_type = "RenderCheckpointOptions")] options: Option<serde_json::Value>,
-) -> napi::Result<Either<String, ()>> {
+) -> napi::Result<Maybe<String>> {
     run(&env, || {
         let o: RenderCheckpointOptions = match options {
             None | Some(serde_json::Value::Null) => RenderCheckpointOptions::default(),
@@ -655,8 +649,8 @@ pub fn render_checkpoint(
             encoding: parse_encoding(o.encoding.as_deref())?,
         };
         match load(source)? {
-            None => Ok(Either::B(())),
-            Some(cp) => core::render(&cp, opts).map(Either::A),
+            None => Ok(Maybe(None)),
+            Some(cp) => core::render(&cp, opts).map(|text| Maybe(Some(text))),
         }
     })
 }

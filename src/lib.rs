@@ -8,6 +8,7 @@
 mod checkpoint;
 mod error;
 mod gauge;
+mod js;
 mod offload;
 mod scratchpad;
 mod state;

@@ -8,11 +8,12 @@
 //! (not copied) and written to disk from the worker thread.
 
 use crate::error::{from_js, run, spawn, Job};
+use crate::js::Json;
 use context_fsio::{rfc3339, Error};
 use context_offload as core;
 use napi::bindgen_prelude::{
-    AsyncTask, Either, FnArgs, Function, JsObjectValue, JsValue, Object, ToNapiValue, TypeName,
-    Uint8Array, Unknown,
+    AsyncTask, Either, FnArgs, Function, JsObjectValue, JsValue, Object, ToNapiValue, Uint8Array,
+    Unknown,
 };
 use napi::{sys, Env, ValueType};
 use napi_derive::napi;
@@ -484,25 +485,6 @@ pub struct ObservationToolDefinition {
     pub parameters: serde_json::Value,
 }
 
-/// A JSON value returned to JS as is (the expanded tool argument).
-pub struct JsonOut(serde_json::Value);
-
-impl TypeName for JsonOut {
-    fn type_name() -> &'static str {
-        "unknown"
-    }
-    fn value_type() -> ValueType {
-        ValueType::Unknown
-    }
-}
-
-impl ToNapiValue for JsonOut {
-    unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
-        // SAFETY: `env` is the live env napi hands to every return conversion.
-        unsafe { serde_json::Value::to_napi_value(env, val.0) }
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Conversion
 // ---------------------------------------------------------------------------------------------
@@ -798,7 +780,7 @@ fn do_gc(input: GcObservationsInput) -> Result<GcObservationsResult, Error> {
     })
 }
 
-fn do_expand(input: ExpandObservationRefsInput) -> Result<JsonOut, Error> {
+fn do_expand(input: ExpandObservationRefsInput) -> Result<Json, Error> {
     core::expand_refs(
         &PathBuf::from(input.state_dir),
         &input.session_key,
@@ -806,7 +788,7 @@ fn do_expand(input: ExpandObservationRefsInput) -> Result<JsonOut, Error> {
         input.turn_id.as_deref(),
         input.max_bytes.map(u64::from),
     )
-    .map(JsonOut)
+    .map(Json)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1009,7 +991,7 @@ pub fn gc_observations_sync(
 #[napi(catch_unwind, ts_return_type = "Promise<unknown>")]
 pub fn expand_observation_refs(
     #[napi(ts_arg_type = "ExpandObservationRefsInput")] input: serde_json::Value,
-) -> AsyncTask<Job<JsonOut>> {
+) -> AsyncTask<Job<Json>> {
     let parsed = from_js::<ExpandObservationRefsInput>(input, "input");
     spawn(move || do_expand(parsed?))
 }
@@ -1019,7 +1001,7 @@ pub fn expand_observation_refs(
 pub fn expand_observation_refs_sync(
     env: Env,
     #[napi(ts_arg_type = "ExpandObservationRefsInput")] input: serde_json::Value,
-) -> napi::Result<JsonOut> {
+) -> napi::Result<Json> {
     run(&env, || do_expand(from_js(input, "input")?))
 }
 
