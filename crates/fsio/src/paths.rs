@@ -102,9 +102,12 @@ pub fn state_root(state_dir: &Path) -> Result<PathBuf> {
     if s.as_encoded_bytes().contains(&0) {
         return Err(Error::invalid_arg("stateDir must not contain a NUL byte"));
     }
-    if !state_dir.exists() {
-        create_dir_private(state_dir)
-            .map_err(|e| Error::io(format!("creating {}", state_dir.display()), e))?;
+    // The state dir itself may be a symlink (users move ~/.openclaw); only what is below it is
+    // checked. Concurrent first calls race to create it: losing that race is success.
+    match create_dir_private(state_dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && state_dir.is_dir() => {}
+        Err(e) => return Err(Error::io(format!("creating {}", state_dir.display()), e)),
     }
     Ok(state_dir.to_path_buf())
 }
@@ -236,6 +239,27 @@ mod tests {
             None
         );
         fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn concurrent_first_calls_all_succeed() {
+        for round in 0..20 {
+            let root = std::env::temp_dir()
+                .join(format!("fsio-race-{}-{round}", std::process::id()))
+                .join("state");
+            let handles: Vec<_> = (0..8)
+                .map(|i| {
+                    let root = root.clone();
+                    std::thread::spawn(move || {
+                        session_dir(&root, &["context", "observations"], &format!("k{}", i % 2))
+                    })
+                })
+                .collect();
+            for h in handles {
+                h.join().unwrap().unwrap();
+            }
+            fs::remove_dir_all(root.parent().unwrap()).unwrap();
+        }
     }
 
     #[test]
