@@ -13,11 +13,13 @@
 //! The rank tables come from tiktoken-rs at build time (see `build.rs`) and are built into hash
 //! maps once per process, on first use or by [`warmup`], behind a `OnceLock` (thread-safe).
 
-use regex::Regex;
+use regex_automata::meta::{Cache, Regex};
+use regex_automata::Input;
 use rustc_hash::FxHashMap;
+use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 /// A BPE encoding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -80,6 +82,37 @@ const HEAP_MERGE_FROM: usize = 128;
 struct Tables {
     ranks: FxHashMap<&'static [u8], u32>,
     split: Regex,
+    /// Search caches already warmed by [`warmup`] on a worker thread, handed to the next thread
+    /// that counts, so its first count does not pay for building the automaton's states.
+    spare_caches: Mutex<Vec<Cache>>,
+}
+
+/// Text that takes the split automaton through the states real text needs (letters of several
+/// scripts and cases, contractions, digits, punctuation, whitespace runs, line breaks, emoji).
+const WARM_TEXT: &str = "The quick brown fox, it's 2026: don't PANIC! x=42; y = [1, 2, 3]\n\
+    \tfn main() { println!(\"héllo\"); }  // ok\r\n\n  Ünïcödé ÇA VA? Straße ΑΒΓ αβγ кириллица \
+    日本語のテキスト 中文 한국어 العربية हिन्दी १२३ 😀👍🏽 — “quotes” ‘single’ … $100.00 50% ~/path/to/file.rs \
+    https://example.com/a?b=c&d=e#f {\"json\": true, \"n\": null}   \u{3000}end.\n";
+
+/// Every pair of printable ASCII characters (and tab, newline, space), each pair followed by a
+/// space or a line break: the byte transitions ordinary text takes, about 40 KB.
+fn ascii_pairs() -> String {
+    let chars: Vec<char> = (b' '..=b'~').map(char::from).chain(['\t', '\n']).collect();
+    let mut out = String::with_capacity(chars.len() * chars.len() * 4);
+    for (i, &a) in chars.iter().enumerate() {
+        for &b in &chars {
+            out.push(a);
+            out.push(b);
+            out.push(if i % 2 == 0 { ' ' } else { '\n' });
+        }
+    }
+    out
+}
+
+thread_local! {
+    /// Per thread, the search cache of each encoding (the automaton's lazily built states live
+    /// there). Index 0: o200k_base, 1: cl100k_base.
+    static CACHES: RefCell<[Option<Cache>; 2]> = const { RefCell::new([None, None]) };
 }
 
 static O200K: OnceLock<Tables> = OnceLock::new();
@@ -106,7 +139,16 @@ impl Tables {
             }
         }
         let split = Regex::new(pattern).expect("split pattern compiles");
-        Tables { ranks, split }
+        Tables {
+            ranks,
+            split,
+            spare_caches: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn new_cache(&self) -> Cache {
+        let spare = self.spare_caches.lock().ok().and_then(|mut v| v.pop());
+        spare.unwrap_or_else(|| self.split.create_cache())
     }
 
     #[inline]
@@ -114,12 +156,13 @@ impl Tables {
         self.ranks.get(bytes).copied().unwrap_or(u32::MAX)
     }
 
-    fn count(&self, text: &str) -> usize {
+    fn count_with(&self, text: &str, cache: &mut Cache) -> usize {
         let mut total = 0;
         let mut pre = Pretokenizer {
             text,
             pos: 0,
             split: &self.split,
+            cache,
         };
         while let Some(piece) = pre.next_piece() {
             total += self.count_piece(piece.as_bytes());
@@ -290,6 +333,7 @@ struct Pretokenizer<'t> {
     text: &'t str,
     pos: usize,
     split: &'t Regex,
+    cache: &'t mut Cache,
 }
 
 impl<'t> Pretokenizer<'t> {
@@ -298,7 +342,8 @@ impl<'t> Pretokenizer<'t> {
         if self.pos >= self.text.len() {
             return None;
         }
-        let m = self.split.find_at(self.text, self.pos)?;
+        let input = Input::new(self.text).range(self.pos..);
+        let m = self.split.search_with(self.cache, &input)?;
         let (start, mut end) = (m.start(), m.end());
         debug_assert_eq!(start, self.pos, "the split pattern covers every character");
         let piece = &self.text[start..end];
@@ -329,12 +374,30 @@ pub fn count_tokens(text: &str, encoding: Encoding) -> usize {
     if text.is_empty() {
         return 0;
     }
-    tables(encoding).count(text)
+    let t = tables(encoding);
+    CACHES.with(|caches| match caches.try_borrow_mut() {
+        Ok(mut caches) => {
+            let cache = caches[encoding as usize].get_or_insert_with(|| t.new_cache());
+            t.count_with(text, cache)
+        }
+        // Re-entered on this thread (not possible today): use a fresh cache.
+        Err(_) => t.count_with(text, &mut t.split.create_cache()),
+    })
 }
 
-/// Builds the tables of `encoding` now (idempotent, thread-safe; at most once per process).
+/// Builds the tables of `encoding` now (idempotent, thread-safe; at most once per process), and
+/// leaves one warmed search cache for the next thread that counts, so that its first count costs
+/// what later ones do. Meant to run off the main thread.
 pub fn warmup(encoding: Encoding) {
-    tables(encoding);
+    let t = tables(encoding);
+    let mut cache = t.split.create_cache();
+    t.count_with(WARM_TEXT, &mut cache);
+    t.count_with(&ascii_pairs(), &mut cache);
+    if let Ok(mut spare) = t.spare_caches.lock() {
+        if spare.len() < 4 {
+            spare.push(cache);
+        }
+    }
 }
 
 /// Whether the tables of `encoding` are already built (for tests and diagnostics).
