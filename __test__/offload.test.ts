@@ -265,9 +265,14 @@ describe('named entries (seed 004) and lifecycle', () => {
     expect(list.map((x: any) => x.name)).toEqual(['plan', 'notes v2 (draft)'])
     expect(list[1]).toMatchObject({ kind: 'text', sizeBytes: 11, chars: 11, lines: 1 })
     expect(Date.parse(list[0].createdAt)).toBeGreaterThan(Date.now() - 60_000)
-    // On disk only ids: the catalog, the lock, <id>.dat / <id>.idx.
+    // On disk only ids: the catalog, the lock, <id>[.<rev>].dat / .idx, and of each entry only the
+    // current revision (a rewrite writes the next revision, then removes the old files).
     const dir = path.join(w.stateDir, 'context', 'observations', native.sessionDirName(w.sessionKey))
-    for (const f of readdirSync(dir)) expect(f).toMatch(/^(catalog\.json|\.lock|[0-9a-f]{16}\.(dat|idx))$/)
+    const files = readdirSync(dir)
+    for (const f of files) expect(f).toMatch(/^(catalog\.json|\.lock|[0-9a-f]{16}(\.[1-9]\d*)?\.(dat|idx))$/)
+    const dats = files.filter((f) => f.endsWith('.dat'))
+    expect(dats).toHaveLength(list.length)
+    expect(new Set(dats.map((f) => f.slice(0, 16)))).toEqual(new Set(list.map((x: any) => x.id)))
     const gone = await native.deleteObservation({ ...w, name: 'plan' })
     expect(gone.id).toBe(a.entry.id)
     await expect(native.deleteObservation({ ...w, name: 'plan' })).rejects.toMatchObject({ code: 'NotFound' })

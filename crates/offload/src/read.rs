@@ -129,7 +129,7 @@ pub struct ReadOutcome {
 }
 
 fn open_data(s: &Session, e: &Entry) -> Result<File> {
-    let path = s.data_path(&e.id);
+    let path = s.data_path(e);
     let f = File::open(&path).map_err(|err| {
         Error::corrupt(format!(
             "the content of observation entry {:?} is missing ({err}); delete the entry",
@@ -150,7 +150,7 @@ fn open_data(s: &Session, e: &Entry) -> Result<File> {
 }
 
 fn open_index(s: &Session, e: &Entry) -> Result<IndexReader> {
-    let path = s.index_path(&e.id);
+    let path = s.index_path(e);
     let f = File::open(&path).map_err(|err| {
         Error::corrupt(format!(
             "the index of observation entry {:?} is missing ({err}); delete the entry",

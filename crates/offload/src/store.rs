@@ -22,7 +22,8 @@ const CATALOG_VERSION: u32 = 1;
 /// Largest latest-checkpoint file read when looking for protected entries.
 const MAX_CHECKPOINT_BYTES: u64 = 8 * 1024 * 1024;
 
-/// One stored entry (its metadata; the content is in `<id>.dat`). Times are milliseconds since the
+/// One stored entry (its metadata; the content is in `<id>.dat`, or `<id>.<rev>.dat` once
+/// rewritten). Times are milliseconds since the
 /// Unix epoch.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
@@ -48,6 +49,24 @@ pub struct Entry {
     pub expires_at: Option<u64>,
     #[serde(default)]
     pub last_read_at: Option<u64>,
+    /// Revision of the content files: a rewrite writes new files under the next revision, saves
+    /// the catalog, then deletes the old ones, so a crash at any point leaves the catalog naming
+    /// complete files (0: `<id>.dat`, n: `<id>.<n>.dat`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rev: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// The file stem of an entry's content revision: `<id>` or `<id>.<rev>`.
+fn file_stem(id: &str, rev: u32) -> String {
+    if rev == 0 {
+        id.to_string()
+    } else {
+        format!("{id}.{rev}")
+    }
 }
 
 impl Entry {
@@ -254,12 +273,14 @@ impl Session {
         atomic_write(&self.dir, CATALOG_FILE, &json, durability)
     }
 
-    pub fn data_path(&self, id: &str) -> PathBuf {
-        self.dir.join(format!("{id}.dat"))
+    /// The content file of an entry's current revision.
+    pub fn data_path(&self, e: &Entry) -> PathBuf {
+        self.dir.join(format!("{}.dat", file_stem(&e.id, e.rev)))
     }
 
-    pub fn index_path(&self, id: &str) -> PathBuf {
-        self.dir.join(format!("{id}.idx"))
+    /// The sparse index file of an entry's current revision (text only).
+    pub fn index_path(&self, e: &Entry) -> PathBuf {
+        self.dir.join(format!("{}.idx", file_stem(&e.id, e.rev)))
     }
 
     fn position(&self, f: impl Fn(&Entry) -> bool) -> Option<usize> {
@@ -342,8 +363,8 @@ impl Session {
     /// so a crash leaves orphan files for `gc`, never a catalog entry without its content).
     pub fn remove_files(&self, removed: &[Entry]) {
         for e in removed {
-            let _ = fs::remove_file(self.data_path(&e.id));
-            let _ = fs::remove_file(self.index_path(&e.id));
+            let _ = fs::remove_file(self.data_path(e));
+            let _ = fs::remove_file(self.index_path(e));
         }
     }
 
@@ -488,10 +509,10 @@ impl Session {
         let existing = name.and_then(|n| self.position(|e| e.name == n));
         let evicted = self.evict_for(size, existing, quota, protect, now)?;
         let existing = name.and_then(|n| self.position(|e| e.name == n));
-        let (id, name, created_at) = match existing {
+        let (id, name, created_at, rev) = match existing {
             Some(i) => {
                 let e = &self.catalog.entries[i];
-                (e.id.clone(), e.name.clone(), e.created_at)
+                (e.id.clone(), e.name.clone(), e.created_at, e.rev + 1)
             }
             None => {
                 let mut id = new_id()?;
@@ -502,10 +523,10 @@ impl Session {
                     Some(n) => n.to_string(),
                     None => self.auto_name(tool_name),
                 };
-                (id, name, now)
+                (id, name, now, 0)
             }
         };
-        let (chars, lines, sha256) = self.write_content(&id, kind, bytes, durability)?;
+        let (chars, lines, sha256) = self.write_content(&id, rev, kind, bytes, durability)?;
         let entry = Entry {
             id,
             name,
@@ -520,39 +541,47 @@ impl Session {
             updated_at: now,
             expires_at: ttl_ms.map(|t| now.saturating_add(t)),
             last_read_at: None,
+            rev,
         };
-        match existing {
-            Some(i) => self.catalog.entries[i] = entry.clone(),
-            None => self.catalog.entries.push(entry.clone()),
-        }
+        let replaced = match existing {
+            Some(i) => Some(std::mem::replace(
+                &mut self.catalog.entries[i],
+                entry.clone(),
+            )),
+            None => {
+                self.catalog.entries.push(entry.clone());
+                None
+            }
+        };
         self.save(durability)?;
         self.remove_files(&evicted);
+        self.remove_files(replaced.as_slice());
         Ok((entry, evicted))
     }
 
-    /// Writes `<id>.dat` (and `<id>.idx` for text) atomically; returns (chars, lines, sha256).
+    /// Writes the content files of revision `rev` of entry `id` (`.dat`, and `.idx` for text)
+    /// atomically; returns (chars, lines, sha256). The catalog does not name them until saved.
     fn write_content(
         &self,
         id: &str,
+        rev: u32,
         kind: Kind,
         bytes: &[u8],
         durability: Durability,
     ) -> Result<(u64, u64, Option<String>)> {
-        atomic_write_with(&self.dir, &format!("{id}.dat"), durability, |f| {
+        let stem = file_stem(id, rev);
+        atomic_write_with(&self.dir, &format!("{stem}.dat"), durability, |f| {
             f.write_all(bytes)
         })?;
         match kind {
             Kind::Text => {
                 let index = TextIndex::build(bytes);
-                atomic_write_with(&self.dir, &format!("{id}.idx"), durability, |f| {
+                atomic_write_with(&self.dir, &format!("{stem}.idx"), durability, |f| {
                     index.write_to(f)
                 })?;
                 Ok((index.chars, index.lines, None))
             }
-            Kind::Binary => {
-                let _ = fs::remove_file(self.index_path(id));
-                Ok((bytes.len() as u64, 0, Some(sha256_hex(bytes))))
-            }
+            Kind::Binary => Ok((bytes.len() as u64, 0, Some(sha256_hex(bytes)))),
         }
     }
 
@@ -564,15 +593,19 @@ impl Session {
         durability: Durability,
         now: u64,
     ) -> Result<Entry> {
-        let id = self.catalog.entries[i].id.clone();
-        let (chars, lines, _) = self.write_content(&id, Kind::Text, text.as_bytes(), durability)?;
+        let old = self.catalog.entries[i].clone();
+        let rev = old.rev + 1;
+        let (chars, lines, _) =
+            self.write_content(&old.id, rev, Kind::Text, text.as_bytes(), durability)?;
         let e = &mut self.catalog.entries[i];
         e.size_bytes = text.len() as u64;
         e.chars = chars;
         e.lines = lines;
         e.updated_at = now;
+        e.rev = rev;
         let e = e.clone();
         self.save(durability)?;
+        self.remove_files(std::slice::from_ref(&old));
         Ok(e)
     }
 
@@ -586,7 +619,13 @@ impl Session {
             self.remove_files(&removed);
         }
         sweep_temp_files(&self.dir);
-        let live: HashSet<&str> = self.catalog.entries.iter().map(|e| e.id.as_str()).collect();
+        // Content files no entry's current revision owns: left by crashed writes or rewrites.
+        let live: HashSet<String> = self
+            .catalog
+            .entries
+            .iter()
+            .map(|e| file_stem(&e.id, e.rev))
+            .collect();
         if let Ok(rd) = fs::read_dir(&self.dir) {
             for f in rd.flatten() {
                 let name = f.file_name().to_string_lossy().into_owned();
