@@ -395,7 +395,7 @@ export type Encoding = string
  * them). Same shape as pi's `estimateContextTokens`, with exact counts and the correction learned
  * from the usages inside `messages`. Counts every message on each call: hosts that call it every
  * turn should keep a `ContextEstimator` instead.
- * @throws `InvalidArg` for a message without a string `role` or an unknown encoding.
+ * @throws `InvalidArg` for a non-array, a message without a string `role` or an unknown encoding.
  */
 export declare function estimateContextTokens(messages: unknown[], options?: EstimatorOptions): ContextEstimate
 

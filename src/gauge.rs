@@ -1,6 +1,7 @@
 //! JS surface of the token gauge and the context estimator (seed 001, section 6).
 
 use crate::error::{from_js, run};
+use crate::js::Json;
 use crate::tokens::parse_encoding;
 use context_fsio::Error;
 use context_gauge::{Estimate, Estimator, GaugeOptions as CoreOptions, Usage};
@@ -228,10 +229,11 @@ impl ContextEstimator {
     pub fn add_messages(
         &mut self,
         env: Env,
-        #[napi(ts_arg_type = "unknown[]")] messages: Vec<Value>,
+        #[napi(ts_arg_type = "unknown[]")] messages: Json,
         #[napi(ts_arg_type = "AddMessageOptions")] options: Option<Value>,
     ) -> napi::Result<f64> {
         run(&env, || {
+            let messages: Vec<Value> = from_js(messages.0, "messages")?;
             let o: AddMessageOptions = parse_options(options, "options")?;
             messages.iter().try_for_each(check_message)?;
             let ignore = o.ignore_usage.unwrap_or(false);
@@ -278,14 +280,15 @@ impl ContextEstimator {
 /// them). Same shape as pi's `estimateContextTokens`, with exact counts and the correction learned
 /// from the usages inside `messages`. Counts every message on each call: hosts that call it every
 /// turn should keep a `ContextEstimator` instead.
-/// @throws `InvalidArg` for a message without a string `role` or an unknown encoding.
+/// @throws `InvalidArg` for a non-array, a message without a string `role` or an unknown encoding.
 #[napi(catch_unwind)]
 pub fn estimate_context_tokens(
     env: Env,
-    #[napi(ts_arg_type = "unknown[]")] messages: Vec<Value>,
+    #[napi(ts_arg_type = "unknown[]")] messages: Json,
     #[napi(ts_arg_type = "EstimatorOptions")] options: Option<Value>,
 ) -> napi::Result<ContextEstimate> {
     run(&env, || {
+        let messages: Vec<Value> = from_js(messages.0, "messages")?;
         let o: EstimatorOptions = parse_options(options, "options")?;
         let mut e = Estimator::new(parse_encoding(o.encoding.as_deref())?);
         messages.iter().try_for_each(check_message)?;

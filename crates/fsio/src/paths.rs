@@ -22,6 +22,13 @@ pub fn session_dir_name(session_key: &str) -> Result<String> {
             "sessionKey must be a non-empty string, e.g. 'agent:main:telegram:direct:123456'",
         ));
     }
+    // JS strings reach Rust as UTF-8, a lone surrogate as U+FFFD: 'a\uD800' and 'a\uDC00' would
+    // share a directory. Refusing U+FFFD refuses every key that was not well-formed Unicode.
+    if session_key.contains('\u{FFFD}') {
+        return Err(Error::invalid_arg(
+            "sessionKey must be well-formed Unicode: no lone surrogates (and no U+FFFD)",
+        ));
+    }
     let mut prefix: String = session_key
         .chars()
         .take(SESSION_DIR_PREFIX_MAX)
@@ -197,6 +204,7 @@ mod tests {
             "nul",
             "a b",
             "a\u{0}b",
+            "é🦊\u{0}",
         ];
         let mut seen = HashSet::new();
         for k in keys {
@@ -214,6 +222,8 @@ mod tests {
         let long = "x".repeat(300);
         assert_eq!(session_dir_name(&long).unwrap().len(), 65);
         assert!(session_dir_name("").is_err());
+        let lossy = session_dir_name("a\u{FFFD}").unwrap_err();
+        assert_eq!(lossy.code, crate::ErrorCode::InvalidArg);
     }
 
     #[test]
