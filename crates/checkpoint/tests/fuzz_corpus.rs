@@ -1,27 +1,20 @@
-//! Replays the cargo-fuzz corpus (`fuzz/corpus/<target>/`) through the same property the fuzz
-//! target checks (`fuzz/checks/<target>.rs`), so every input the fuzzer kept stays a regression
-//! test under a plain `cargo test`. Skipped (with a note) when the corpus is absent.
+//! Replays the cargo-fuzz corpora of this crate's fuzz targets (`fuzz/corpus/<target>/`) through the
+//! same properties the targets check (`fuzz/checks/<target>.rs`): every input the fuzzer kept stays
+//! a regression test under a plain `cargo test`.
+
+#[path = "../../../fuzz/checks/replay.rs"]
+mod replay;
 
 #[path = "../../../fuzz/checks/checkpoint_yaml.rs"]
 mod checkpoint_yaml;
 
 #[test]
 fn replay_checkpoint_yaml_corpus() {
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/checkpoint_yaml");
-    let Ok(rd) = std::fs::read_dir(&dir) else {
-        eprintln!("no corpus at {}", dir.display());
-        return;
-    };
-    let mut n = 0;
-    for e in rd.flatten() {
-        let Ok(data) = std::fs::read(e.path()) else {
-            continue; // removed by a running fuzzer
-        };
-        checkpoint_yaml::check(&data);
-        n += 1;
-    }
-    assert!(n > 0, "the corpus directory {} is empty", dir.display());
+    replay::replay(
+        env!("CARGO_MANIFEST_DIR"),
+        "checkpoint_yaml",
+        checkpoint_yaml::check,
+    );
 }
 
 #[path = "../../../fuzz/checks/latest_pointer.rs"]
@@ -29,19 +22,9 @@ mod latest_pointer;
 
 #[test]
 fn replay_latest_pointer_corpus() {
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/latest_pointer");
-    let Ok(rd) = std::fs::read_dir(&dir) else {
-        eprintln!("no corpus at {}", dir.display());
-        return;
-    };
-    let mut n = 0;
-    for e in rd.flatten() {
-        let Ok(data) = std::fs::read(e.path()) else {
-            continue; // removed by a running fuzzer
-        };
-        latest_pointer::check(&data);
-        n += 1;
-    }
-    assert!(n > 0, "the corpus directory {} is empty", dir.display());
+    replay::replay(
+        env!("CARGO_MANIFEST_DIR"),
+        "latest_pointer",
+        latest_pointer::check,
+    );
 }

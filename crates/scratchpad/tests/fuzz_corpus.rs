@@ -1,25 +1,18 @@
-//! Replays the cargo-fuzz corpus (`fuzz/corpus/<target>/`) through the same property the fuzz
-//! target checks (`fuzz/checks/<target>.rs`), so every input the fuzzer kept stays a regression
-//! test under a plain `cargo test`. Skipped (with a note) when the corpus is absent.
+//! Replays the cargo-fuzz corpora of this crate's fuzz targets (`fuzz/corpus/<target>/`) through the
+//! same properties the targets check (`fuzz/checks/<target>.rs`): every input the fuzzer kept stays
+//! a regression test under a plain `cargo test`.
+
+#[path = "../../../fuzz/checks/replay.rs"]
+mod replay;
 
 #[path = "../../../fuzz/checks/scratchpad_action.rs"]
 mod scratchpad_action;
 
 #[test]
 fn replay_scratchpad_action_corpus() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fuzz/corpus/scratchpad_action");
-    let Ok(rd) = std::fs::read_dir(&dir) else {
-        eprintln!("no corpus at {}", dir.display());
-        return;
-    };
-    let mut n = 0;
-    for e in rd.flatten() {
-        let Ok(data) = std::fs::read(e.path()) else {
-            continue; // removed by a running fuzzer
-        };
-        scratchpad_action::check(&data);
-        n += 1;
-    }
-    assert!(n > 0, "the corpus directory {} is empty", dir.display());
+    replay::replay(
+        env!("CARGO_MANIFEST_DIR"),
+        "scratchpad_action",
+        scratchpad_action::check,
+    );
 }
