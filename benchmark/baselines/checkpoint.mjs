@@ -200,6 +200,8 @@ export async function writeCheckpoint(input, o = {}) {
     open_items: (input.openItems ?? st.openItems).slice(-50),
     learnings: (input.learnings ?? []).slice(-50),
   }
+  // `YAML.stringify(value, options)` is `new YAML.Document(value).toString(options)`; the Document form
+  // is used only to set the header comment (the block scalars are Scalar nodes inside `doc`)
   const yamlDoc = new YAML.Document(doc)
   yamlDoc.commentBefore = ' OpenClaw Checkpoint Schema v1'
   const text = yamlDoc.toString({ defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN', lineWidth: 0 })
