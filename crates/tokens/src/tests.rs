@@ -196,3 +196,91 @@ fn warmup_is_idempotent_and_thread_safe() {
     warmup(Encoding::Cl100kBase);
     assert!(is_warm(Encoding::Cl100kBase));
 }
+
+#[test]
+fn chunked_counts_equal_whole_counts() {
+    let atoms = [
+        "\n",
+        "\n\n",
+        "\r\n",
+        " \n",
+        "\n ",
+        "\n/",
+        "/",
+        "//x",
+        "\t",
+        " ",
+        "  ",
+        "- ",
+        "* ",
+        "a",
+        "Word",
+        "word's",
+        "42",
+        "1234",
+        ")",
+        "].",
+        "!?",
+        "#",
+        "<checkpoint-data>",
+        "é",
+        "日本",
+        "😀",
+        "\u{2028}",
+        "\u{a0}",
+        "x/y",
+        "/path/to",
+        ":",
+        "\"",
+        "'",
+    ];
+    let mut rng = Rng(0xD1B54A32D192ED03);
+    for _ in 0..3000 {
+        let len = (rng.next() % 40) as usize;
+        let s: String = (0..len).map(|_| rng.pick(&atoms)).collect();
+        let rejoined: String = chunks(&s).collect();
+        assert_eq!(rejoined, s);
+        for enc in [Encoding::O200kBase, Encoding::Cl100kBase] {
+            let mut counter = ChunkCounter::new(enc);
+            assert_eq!(
+                counter.count(&s),
+                count_tokens(&s, enc),
+                "{} on {s:?}",
+                enc.name()
+            );
+            // and again, from memory
+            assert_eq!(
+                counter.count(&s),
+                count_tokens(&s, enc),
+                "{} on {s:?}",
+                enc.name()
+            );
+        }
+    }
+    // Whole transcripts: many lines, code, JSON.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../__test__/fixtures/transcripts");
+    let text = std::fs::read_to_string(dir.join("large-session.jsonl")).unwrap();
+    let v: Vec<serde_json::Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let mut joined = String::new();
+    for m in &v {
+        if let Some(parts) = m.pointer("/message/content").and_then(|c| c.as_array()) {
+            for p in parts {
+                if let Some(t) = p.get("text").and_then(|t| t.as_str()) {
+                    joined.push_str(t);
+                    joined.push('\n');
+                }
+            }
+        }
+    }
+    assert!(chunks(&joined).count() > 1000);
+    for enc in [Encoding::O200kBase, Encoding::Cl100kBase] {
+        assert_eq!(
+            ChunkCounter::new(enc).count(&joined),
+            count_tokens(&joined, enc)
+        );
+    }
+}
