@@ -3,7 +3,7 @@
 
 use crate::model::Checkpoint;
 use context_fsio::{parse_rfc3339, rfc3339, Error, Result};
-use context_tokens::{count_tokens, Encoding};
+use context_tokens::{count_tokens, ChunkCounter, Encoding};
 
 /// Default token budget of the restore text.
 pub const DEFAULT_MAX_TOKENS: usize = 800;
@@ -363,7 +363,12 @@ pub fn render(cp: &Checkpoint, opts: RenderOptions) -> Result<String> {
         let hidden = step.saturating_sub(d + SHRINK_CHARS.len());
         compose(cp, opts.mode, &order, dropped, field, hidden)
     };
-    let fits = |text: &str| count_tokens(text, opts.encoding) <= opts.max_tokens;
+    // The search below counts drafts that share most lines: count each distinct line once. A text
+    // of at most `max_tokens` bytes fits without counting (a token is at least one byte).
+    let counter = std::cell::RefCell::new(ChunkCounter::new(opts.encoding));
+    let fits = |text: &str| {
+        text.len() <= opts.max_tokens || counter.borrow_mut().count(text) <= opts.max_tokens
+    };
     let full = at(0);
     if fits(&full) {
         return Ok(full);
