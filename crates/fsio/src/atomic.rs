@@ -18,6 +18,10 @@ pub enum Durability {
     /// directory, when the caller makes the last write `Durable` (one directory fsync covers every
     /// rename before it).
     FileOnly,
+    /// fsync the directory but not the file: for a file that is only a hint (a pointer a reader
+    /// can do without), written last, whose directory fsync makes the earlier renames durable.
+    /// After a power cut the file may be empty; the rename before it is not lost.
+    DirOnly,
     /// Skip both fsyncs: atomic against crashes of this process, not against power loss.
     Fast,
 }
@@ -48,12 +52,12 @@ pub fn atomic_write_with(
         let mut f = create_private(&tmp)?;
         fill(&mut f)?;
         f.flush()?;
-        if durability != Durability::Fast {
+        if matches!(durability, Durability::Durable | Durability::FileOnly) {
             f.sync_all()?;
         }
         drop(f);
         rename_with_retry(&tmp, &target)?;
-        if durability == Durability::Durable {
+        if matches!(durability, Durability::Durable | Durability::DirOnly) {
             sync_dir(dir)?;
         }
         Ok(())
@@ -159,6 +163,9 @@ mod tests {
         atomic_write(&d, "x.json", b"one", Durability::Durable).unwrap();
         atomic_write(&d, "x.json", b"two", Durability::Fast).unwrap();
         assert_eq!(fs::read(d.join("x.json")).unwrap(), b"two");
+        atomic_write(&d, "x.json", b"three", Durability::FileOnly).unwrap();
+        atomic_write(&d, "x.json", b"four", Durability::DirOnly).unwrap();
+        assert_eq!(fs::read(d.join("x.json")).unwrap(), b"four");
         let names: Vec<_> = fs::read_dir(&d)
             .unwrap()
             .flatten()
