@@ -14,8 +14,6 @@ pub enum ErrorCode {
     Io,
     /// Data on disk could not be parsed.
     Corrupt,
-    /// A concurrent change got there first (e.g. an `expectedVersion` mismatch).
-    Conflict,
     /// The disk (or quota) is full.
     NoSpace,
     /// The state directory is read-only or not writable by this process.
@@ -36,7 +34,6 @@ impl ErrorCode {
             ErrorCode::NotFound => "NotFound",
             ErrorCode::Io => "Io",
             ErrorCode::Corrupt => "Corrupt",
-            ErrorCode::Conflict => "Conflict",
             ErrorCode::NoSpace => "NoSpace",
             ErrorCode::PermissionDenied => "PermissionDenied",
             ErrorCode::TooLarge => "TooLarge",
