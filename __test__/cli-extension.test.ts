@@ -111,15 +111,15 @@ describe('example OpenClaw extension', () => {
       sessionKey: () => sessionKey,
     })
     await factory(f.pi as any)
-    expect([...f.tools.keys()].sort()).toEqual(['scratchpad_read', 'session.scratchpad'])
-    expect(f.tools.get('session.scratchpad').parameters).toEqual(native.getScratchpadToolDefinition().parameters)
+    expect([...f.tools.keys()].sort()).toEqual(['scratchpad_read', 'session_scratchpad'])
+    expect(f.tools.get('session_scratchpad').parameters).toEqual(native.getScratchpadToolDefinition().parameters)
 
     await f.emit('session_start', { reason: 'startup' })
     const sys = await f.emit('before_agent_start', { prompt: 'hi', systemPrompt: 'BASE' })
     expect(sys.systemPrompt).toMatch(/^BASE\n\n## Session Scratchpad/)
 
     // The model writes a plan: the entries to persist are appended, the model sees the message.
-    const r = await f.tools.get('session.scratchpad').execute('call1', { action: 'set_plan', content: '1. Fix auth bug\n2. Add test' }, undefined, undefined, f.ctx)
+    const r = await f.tools.get('session_scratchpad').execute('call1', { action: 'set_plan', content: '1. Fix auth bug\n2. Add test' }, undefined, undefined, f.ctx)
     expect(r.content[0].text).toMatch(/plan/i)
     expect(f.entries.map((e) => e.customType)).toEqual(['openclaw:scratchpad:plan'])
 
