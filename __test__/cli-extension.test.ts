@@ -1,4 +1,4 @@
-// The example OpenClaw extension (examples/openclaw-extension/index.ts) driven through pi's extension
+// The example OpenClaw extension (examples/pi-extension/index.ts, route 2: the core patch) driven through pi's extension
 // events by a stand-in for pi's ExtensionAPI: the prepend, the nudges, tool_result capture and offload,
 // scratchpad_read, the checkpoint at 80% and before compaction, the restore after it, and resume.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -67,10 +67,10 @@ function fakePi() {
 }
 
 let stateDir: string
-let mod: typeof import('../examples/openclaw-extension/index.ts')
+let mod: typeof import('../examples/pi-extension/index.ts')
 beforeAll(async () => {
   stateDir = mkdtempSync(join(tmpdir(), 'ext-test-'))
-  mod = await import('../examples/openclaw-extension/index.ts')
+  mod = await import('../examples/pi-extension/index.ts')
 })
 afterAll(() => rmSync(stateDir, { recursive: true, force: true }))
 
@@ -83,8 +83,8 @@ function lastUserText(messages: any[]) {
 
 describe('example OpenClaw extension', () => {
   it('the plugin config schema and resolveSettings agree on every default', () => {
-    const manifest = JSON.parse(readFileSync(join(here, '..', 'examples', 'openclaw-extension', 'openclaw.plugin.json'), 'utf8'))
-    const pkg = JSON.parse(readFileSync(join(here, '..', 'examples', 'openclaw-extension', 'package.json'), 'utf8'))
+    const manifest = JSON.parse(readFileSync(join(here, '..', 'examples', 'pi-extension', 'openclaw.plugin.json'), 'utf8'))
+    const pkg = JSON.parse(readFileSync(join(here, '..', 'examples', 'pi-extension', 'package.json'), 'utf8'))
     expect(pkg.openclaw.extensions).toEqual(['./index.ts'])
     expect(manifest.id).toBeTruthy()
     const resolved: any = mod.resolveSettings({ stateDir: '/x' })
