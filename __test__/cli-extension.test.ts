@@ -81,12 +81,13 @@ function lastUserText(messages: any[]) {
   return m.content.map((c: any) => c.text).join('')
 }
 
-describe('example OpenClaw extension', () => {
+describe('route 2: the pi extension for the core patch', () => {
   it('the plugin config schema and resolveSettings agree on every default', () => {
-    const manifest = JSON.parse(readFileSync(join(here, '..', 'examples', 'pi-extension', 'openclaw.plugin.json'), 'utf8'))
+    const schema = JSON.parse(readFileSync(join(here, '..', 'examples', 'pi-extension', 'settings.schema.json'), 'utf8'))
     const pkg = JSON.parse(readFileSync(join(here, '..', 'examples', 'pi-extension', 'package.json'), 'utf8'))
-    expect(pkg.openclaw.extensions).toEqual(['./index.ts'])
-    expect(manifest.id).toBeTruthy()
+    // Route 2 is not an OpenClaw plugin: nothing may point OpenClaw's plugin loader at it.
+    expect(pkg.openclaw).toBeUndefined()
+    const manifest = { configSchema: schema }
     const resolved: any = mod.resolveSettings({ stateDir: '/x' })
     let checked = 0
     for (const [group, schema] of Object.entries<any>(manifest.configSchema.properties)) {
