@@ -320,6 +320,66 @@ await check('no hook result replaces the system prompt', async () => {
   assert.ok(r.prependContext && r.appendSystemContext, 'it adds context instead')
 })
 
+await check('the gauge: llm_output gives the run\'s budget; over 80% the line says a checkpoint was saved', async () => {
+  const ctx = { ...hookCtx('run-8') }
+  await hookRunner.runLlmOutput({ runId: 'run-8', sessionId, provider: 'anthropic', model: 'claude-test', contextTokenBudget: 4000, assistantTexts: ['Reading the logs.'], usage: { input: 100, output: 20 } }, ctx)
+  const long = Array.from({ length: 14 }, (_, i) => userMessage(`${'context '.repeat(240)} ${i}`)) // ~3.4k tokens of 4k
+  const p = await buildPrompt('run-9', 'next', long)
+  assert.match(p.prependContext ?? '', /\[Context: \d+% \| [\d.]+k\/4k tokens \| Checkpoint saved\]/, (p.prependContext ?? '').slice(-300))
+  assert.equal(native.readCheckpoint({ stateDir, sessionKey })?.meta?.trigger ?? native.readCheckpoint({ stateDir, sessionKey })?.trigger, 'auto-80pct')
+})
+
+await check('/reset clears the session\'s scratchpad (before_reset) and its persisted entry', async () => {
+  await hookRunner.runBeforeReset({ reason: 'reset' }, { agentId, sessionKey, sessionId })
+  const p = await buildPrompt('run-10', 'hello again', [userMessage('hello again')])
+  assert.ok(!(p.prependContext ?? '').includes('Fix token refresh'), 'no scratchpad after the reset')
+  const again = oc.loadOpenClawPlugins({ config, workspaceDir, logger, cache: false })
+  hookRunner = oc.createHookRunner(again, { logger })
+  const q = await buildPrompt('run-11', 'hello again', [userMessage('hello again')])
+  assert.ok(!(q.prependContext ?? '').includes('Fix token refresh'), 'nothing restored from disk either')
+})
+
+await check('every setting of the manifest has the default the plugin applies (resolveSettings)', async () => {
+  // The plugin module itself, imported with Node's type stripping; the SDK entry resolves to the pinned dist.
+  const { registerHooks } = await import('node:module')
+  const entry = pathToFileURL(join(dist, 'plugin-sdk/plugin-entry.js')).href
+  registerHooks({ resolve: (spec, context, next) => (spec === 'openclaw/plugin-sdk/plugin-entry' ? { url: entry, shortCircuit: true } : next(spec, context)) })
+  const mod = await import(pathToFileURL(join(pluginDir, 'index.ts')).href)
+  const manifest = JSON.parse(readFileSync(join(pluginDir, 'openclaw.plugin.json'), 'utf8'))
+  const resolved = mod.resolveSettings({})
+  let checked = 0
+  for (const [key, prop] of Object.entries(manifest.configSchema.properties)) {
+    if (prop.type !== 'object') {
+      if ('default' in prop) assert.deepEqual(resolved[key], prop.default, key)
+      continue
+    }
+    assert.deepEqual(Object.keys(resolved[key]).sort(), Object.keys(prop.properties).sort(), `${key}: the same settings`)
+    for (const [k, v] of Object.entries(prop.properties)) {
+      assert.notEqual(v.default, undefined, `${key}.${k} has a default`)
+      assert.deepEqual(resolved[key][k], v.default, `${key}.${k}`)
+      checked++
+    }
+  }
+  assert.ok(checked >= 15, `${checked} settings`)
+  assert.equal(mod.default.id, manifest.id)
+})
+
+await check('with the scratchpad off: no session_scratchpad, no block, still no diagnostics', async () => {
+  const off = structuredClone(config)
+  off.plugins.entries['context-native'].config = { scratchpad: { enabled: false } }
+  logs.length = 0
+  const reg = oc.loadOpenClawPlugins({ config: off, workspaceDir, logger, cache: false })
+  assert.equal(reg.plugins.find((p) => p.id === 'context-native')?.status, 'loaded')
+  assert.deepEqual(reg.diagnostics, [])
+  assert.deepEqual(logs.filter((l) => l.level !== 'info'), [])
+  const offTools = oc.resolvePluginTools({ context: { config: off, workspaceDir, agentId, sessionKey, sessionId }, runtimeRegistry: reg })
+  assert.deepEqual(offTools.map((t) => t.name), ['scratchpad_read'])
+  const r = await oc.resolvePromptBuildHookResult({ config: off, prompt: 'x', messages: [userMessage('x')], hookCtx: hookCtx('run-12'), hookRunner: oc.createHookRunner(reg, { logger }) })
+  assert.ok(!(r.prependContext ?? '').includes('[Session Scratchpad'))
+  assert.equal(r.appendSystemContext, undefined, 'no scratchpad guidance either')
+  assert.equal(r.systemPrompt, undefined)
+})
+
 const failed = results.filter((r) => !r.ok).length
 console.log(`test:host: ${results.length - failed} passed, ${failed} failed (${secs()} s in the host process)`)
 process.exit(failed ? 1 : 0)
