@@ -212,6 +212,13 @@ await check('a scratchpad call reaches the next prompt through before_prompt_bui
   const r = await tool('session_scratchpad').execute('call-1', { action: 'set_plan', content: '1. Reproduce the auth bug\n2. Fix token refresh' }, undefined, undefined)
   assert.match(text(r), /plan/i)
   assert.equal(r.details.ok, true)
+  // Two calls of one batch at once: both reach the registry and the persisted entry.
+  const both = await Promise.all([
+    tool('session_scratchpad').execute('call-1b', { action: 'append_notes', content: 'refresh token dropped on 401' }, undefined, undefined),
+    tool('session_scratchpad').execute('call-1c', { action: 'refs.add', ref: 'docs/auth.md' }, undefined, undefined),
+  ])
+  assert.deepEqual(both.map((r) => r.details.ok), [true, true])
+  assert.equal(tool('session_scratchpad').executionMode, 'sequential')
   const bad = await tool('session_scratchpad').execute('call-2', { action: 'nope' }, undefined, undefined)
   assert.equal(bad.details.ok, false, 'a malformed call is graded failed')
   const p = await buildPrompt('run-1', 'continue', [userMessage('fix the auth bug'), assistantMessage('on it')])
@@ -231,7 +238,7 @@ await check('the scratchpad survives a restart: a fresh load of the plugin resto
   hookRunner = oc.createHookRunner(registry, { logger })
   tools = oc.resolvePluginTools({ context: { config, workspaceDir, agentId, sessionKey, sessionId, messageChannel: 'telegram' }, runtimeRegistry: registry })
   const p = await buildPrompt('run-2', 'go on', [userMessage('fix the auth bug')])
-  assert.ok(p.prependContext?.includes('2. Fix token refresh'), `restored from disk: ${p.prependContext}`)
+  for (const part of ['2. Fix token refresh', 'refresh token dropped on 401', 'docs/auth.md']) assert.ok(p.prependContext?.includes(part), `restored from disk: ${part} in ${p.prependContext}`)
   const r = await tool('session_scratchpad').execute('call-2b', { action: 'refs.add', ref: 'src/auth.ts' }, undefined, undefined)
   assert.equal(r.details.ok, true)
   assert.equal(r.details.usage.planChars, '1. Reproduce the auth bug\n2. Fix token refresh'.length, 'the plan was restored before the call applied')

@@ -162,8 +162,20 @@ export function registerContextNative(api: OpenClawPluginApi): void {
       throw e
     }
   }
-  const writeSaved = (sessionKey: string, saved: PersistedScratchpad) =>
-    writeObservation({ stateDir, sessionKey, name: SCRATCHPAD_ENTRY, content: JSON.stringify(saved), protect: [SCRATCHPAD_ENTRY] })
+  // One read-merge-write at a time per session, so two calls in one batch cannot drop each other's space.
+  const writes = new Map<string, Promise<unknown>>()
+  const persist = (sessionKey: string, entries: ReadonlyArray<{ customType: string; data: string | string[] }>): Promise<void> => {
+    const next = (writes.get(sessionKey) ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(async () => {
+        const saved = await readSaved(sessionKey)
+        for (const entry of entries) saved[entry.customType] = entry.data
+        await writeObservation({ stateDir, sessionKey, name: SCRATCHPAD_ENTRY, content: JSON.stringify(saved), protect: [SCRATCHPAD_ENTRY] })
+      })
+    writes.set(sessionKey, next)
+    void next.finally(() => writes.get(sessionKey) === next && writes.delete(sessionKey)).catch(() => undefined)
+    return next
+  }
   const restoring = new Map<string, Promise<void>>()
   /** Loads the session's persisted scratchpad into the registry once per process (resume, restart, eviction). */
   const ensureRestored = (sessionKey: string): Promise<void> => {
@@ -211,14 +223,12 @@ export function registerContextNative(api: OpenClawPluginApi): void {
       label: 'Scratchpad',
       description: def.description,
       parameters: def.parameters as unknown as AnyAgentTool['parameters'],
+      // Calls apply in the order the model made them (expectedVersion, append after set).
+      executionMode: 'sequential',
       async execute(_toolCallId, params) {
         await ensureRestored(sessionKey)
         const result = applyScratchpadAction(sessionKey, params as ScratchpadAction, limits)
-        if (result.persist.length > 0) {
-          const saved = await readSaved(sessionKey)
-          for (const entry of result.persist) saved[entry.customType] = entry.data
-          await writeSaved(sessionKey, saved)
-        }
+        if (result.persist.length > 0) await persist(sessionKey, result.persist)
         // `ok: false` in details makes OpenClaw grade a rejected call as failed; the model reads the message.
         return { content: [{ type: 'text', text: result.message }], details: { ok: result.ok, truncated: result.truncated, usage: result.usage } }
       },
