@@ -387,6 +387,15 @@ await check('with the scratchpad off: no session_scratchpad, no block, still no 
   assert.equal(r.systemPrompt, undefined)
 })
 
+await check('without hooks.allowConversationAccess OpenClaw blocks the prompt hooks (why the README sets it)', async () => {
+  const bare = structuredClone(config)
+  delete bare.plugins.entries['context-native'].hooks
+  const reg = oc.loadOpenClawPlugins({ config: bare, workspaceDir, logger: { ...logger, warn: () => {} }, cache: false })
+  const blocked = reg.diagnostics.filter((d) => d.pluginId === 'context-native').map((d) => d.message)
+  assert.equal(blocked.length, 2, blocked.join('\n'))
+  for (const hook of ['before_prompt_build', 'llm_output']) assert.ok(blocked.some((m) => m.includes(`"${hook}" blocked`) && m.includes('allowConversationAccess')), hook)
+})
+
 const failed = results.filter((r) => !r.ok).length
 console.log(`test:host: ${results.length - failed} passed, ${failed} failed (${secs()} s in the host process)`)
 process.exit(failed ? 1 : 0)
