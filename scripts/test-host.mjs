@@ -114,6 +114,7 @@ async function check(name, fn) {
 const oc = await internals([
   { name: 'loadOpenClawPlugins' },
   { name: 'resolvePluginTools' },
+  { name: 'inspectRuntimeToolInputSchemas' },
   { name: 'createHookRunner' },
   { name: 'resolvePromptBuildHookResult' },
   { name: 'createAgentToolResultMiddlewareRunner' },
@@ -186,7 +187,7 @@ await check('loadOpenClawPlugins loads the plugin with no diagnostics or warning
   hookRunner = oc.createHookRunner(registry, { logger })
 })
 
-await check('resolvePluginTools builds the tools from the factory under provider-valid names', async () => {
+await check('resolvePluginTools builds the tools from the factory under provider-valid names and schemas', async () => {
   assert.ok(registry)
   // The session the tools belong to: OpenClaw's session store entry (the next-turn queue lives in it).
   await upsertSessionEntry({ agentId, sessionKey, entry: { sessionId, updatedAt: Date.now() } })
@@ -201,6 +202,9 @@ await check('resolvePluginTools builds the tools from the factory under provider
     assert.equal(typeof t.execute, 'function')
     assert.equal(t.parameters.type, 'object')
   }
+  // The input schemas pass the runtime's own projection (what it hands the providers).
+  assert.deepEqual(oc.inspectRuntimeToolInputSchemas(tools), [])
+  assert.equal(oc.inspectRuntimeToolInputSchemas([{ name: 'broken', parameters: 'nope' }]).length, 1, 'the inspector does reject a bad schema')
   const manifest = JSON.parse(readFileSync(join(pluginDir, 'openclaw.plugin.json'), 'utf8'))
   assert.deepEqual([...manifest.contracts.tools].sort(), names, 'contracts.tools names exactly the registered tools')
   // No session key, no tools: the factory never hands out a scratchpad shared between sessions.
