@@ -297,7 +297,9 @@ export interface DecisionInput {
 }
 
 /**
- * Seed 004's `scratchpad_delete`: deletes one entry by id or name and returns it.
+ * Seed 004's `scratchpad_delete`: deletes one entry by id or name and returns it. Works on a
+ * full disk: when the catalog cannot be rewritten for want of space, the entry's content is
+ * removed first (freeing it) and the catalog is written again, in place if need be.
  *
  * @throws (rejects) `NotFound` for an unknown entry.
  */
@@ -317,7 +319,9 @@ export interface DeleteObservationInput {
 
 /**
  * Deletes a session's whole observation store (when the session is deleted). Resolves whether
- * there was one.
+ * there was one. Serialised with the store's users: the store is renamed away and removed under
+ * its lock, so a write waiting for it lands in a fresh store and a read finds none (`NotFound`
+ * for its entry), never a half-removed directory.
  */
 export declare function deleteObservationSession(input: ObservationSessionInput): Promise<boolean>
 
@@ -816,7 +820,11 @@ export declare function readCheckpoint(source: { stateDir: string; sessionKey: s
 
 /**
  * The state the next checkpoint would bundle (state of an earlier process older than the latest
- * checkpoint left out; corrupt files moved aside to `<name>.corrupt-<ms>` and read as empty).
+ * checkpoint left out; corrupt files read as empty, left in place for the next write to move
+ * aside to `<name>.corrupt-<ms>`). Never writes: a never-used key reads as empty and creates
+ * nothing, also on a read-only state dir.
+ * @throws (rejects) `UnsafeFile` when a state file is a link, a FIFO or device, or oversized (the
+ * next record call moves it aside); `UnsafePath` for a symlinked session directory.
  */
 export declare function readContextState(target: StateTarget): Promise<ContextState>
 
@@ -831,7 +839,9 @@ export declare function readContextStateSync(target: StateTarget): ContextState
  * `scratchpad_read` tool arguments as they come (`scratchpad_id`).
  *
  * @throws (rejects) `NotFound` for an unknown, expired or other-turn entry, `InvalidArg` for a bad
- * mode, bounds or regex (with the regex engine's message), `TooLarge` for `full` on a large entry.
+ * mode, bounds or regex (with the regex engine's message), `TooLarge` for `full` on a large entry,
+ * `UnsafeFile` when the entry's content file or the catalog is a link, a FIFO or device, or
+ * oversized (never read: remove it, or delete the session's store).
  */
 export declare function readObservation(input: ReadObservationInput): Promise<ReadObservationResult>
 
@@ -970,7 +980,8 @@ export declare function recordOpenItemSync(input: StateItemInput): number
  * Layer A of seed 001, 7.2, for the host's `tool_result` handler: records the tool name
  * (deduplicated), the files named by path-like params as read or modified, and failures, in
  * `resources.json` / `thread.json`, atomically under the session lock. Caps: 100 tools, 100
- * paths per list, 50 failures; the least recently used are dropped first.
+ * paths per list, 50 failures; the least recently used are dropped first. Linear in the number of
+ * paths (of 100,000 paths in one call, the last 100 are recorded).
  * @throws (rejects) `InvalidArg` for a missing `toolName`, `stateDir` or `sessionKey`;
  * `UnsafePath` when the session directory is a symlink; `Io` / `NoSpace` / `PermissionDenied`.
  */
@@ -1349,7 +1360,12 @@ export interface ToolResultInput {
 
 /** What `recordToolResult` captured. */
 export interface ToolResultRecord {
+  /**
+   * Paths recorded as read: of those the call names, deduplicated, the last 100 (a list keeps
+   * no more).
+   */
   filesRead: Array<string>
+  /** Paths recorded as modified, as `filesRead`. */
   filesModified: Array<string>
   /** `"<tool>: <first line of the error>"` for a failed call. */
   failure?: string

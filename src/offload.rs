@@ -835,7 +835,9 @@ pub fn offload_observation_sync(
 /// `scratchpad_read` tool arguments as they come (`scratchpad_id`).
 ///
 /// @throws (rejects) `NotFound` for an unknown, expired or other-turn entry, `InvalidArg` for a bad
-/// mode, bounds or regex (with the regex engine's message), `TooLarge` for `full` on a large entry.
+/// mode, bounds or regex (with the regex engine's message), `TooLarge` for `full` on a large entry,
+/// `UnsafeFile` when the entry's content file or the catalog is a link, a FIFO or device, or
+/// oversized (never read: remove it, or delete the session's store).
 #[napi(catch_unwind, ts_return_type = "Promise<ReadObservationResult>")]
 pub fn read_observation(
     #[napi(ts_arg_type = "ReadObservationInput")] input: serde_json::Value,
@@ -923,7 +925,9 @@ pub fn list_observations_sync(
     run(&env, || do_list(from_js(input, "input")?))
 }
 
-/// Seed 004's `scratchpad_delete`: deletes one entry by id or name and returns it.
+/// Seed 004's `scratchpad_delete`: deletes one entry by id or name and returns it. Works on a
+/// full disk: when the catalog cannot be rewritten for want of space, the entry's content is
+/// removed first (freeing it) and the catalog is written again, in place if need be.
 ///
 /// @throws (rejects) `NotFound` for an unknown entry.
 #[napi(catch_unwind, ts_return_type = "Promise<ObservationEntry>")]
@@ -944,7 +948,9 @@ pub fn delete_observation_sync(
 }
 
 /// Deletes a session's whole observation store (when the session is deleted). Resolves whether
-/// there was one.
+/// there was one. Serialised with the store's users: the store is renamed away and removed under
+/// its lock, so a write waiting for it lands in a fresh store and a read finds none (`NotFound`
+/// for its entry), never a half-removed directory.
 #[napi(catch_unwind, ts_return_type = "Promise<boolean>")]
 pub fn delete_observation_session(
     #[napi(ts_arg_type = "ObservationSessionInput")] input: serde_json::Value,
