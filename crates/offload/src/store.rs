@@ -322,9 +322,26 @@ impl Session {
         &mut self.catalog.entries[i]
     }
 
+    /// The catalog as written; `TooLarge` above [`MAX_CATALOG_BYTES`], which the reader would
+    /// refuse (a catalog that can be written can always be read back).
     fn catalog_json(&self) -> Result<Vec<u8>> {
-        serde_json::to_vec(&self.catalog)
-            .map_err(|e| Error::new(ErrorCode::Io, format!("serialising the catalog: {e}")))
+        self.catalog_json_within(MAX_CATALOG_BYTES)
+    }
+
+    fn catalog_json_within(&self, max: u64) -> Result<Vec<u8>> {
+        let json = serde_json::to_vec(&self.catalog)
+            .map_err(|e| Error::new(ErrorCode::Io, format!("serialising the catalog: {e}")))?;
+        if json.len() as u64 > max {
+            return Err(Error::new(
+                ErrorCode::TooLarge,
+                format!(
+                    "the session's observation catalog would be {} bytes ({} entries), over its {max}-byte limit: delete entries",
+                    json.len(),
+                    self.catalog.entries.len()
+                ),
+            ));
+        }
+        Ok(json)
     }
 
     /// Writes the catalog atomically.
@@ -776,4 +793,36 @@ pub fn delete_session_dir(state_dir: &Path, session_key: &str) -> Result<bool> {
 /// The session directory name of `session_key` (checks the key).
 pub fn dir_name(session_key: &str) -> Result<String> {
     session_dir_name(session_key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A catalog the reader would refuse (over `MAX_CATALOG_BYTES`) is never written.
+    #[test]
+    fn a_catalog_over_the_read_limit_is_not_written() {
+        let root = std::env::temp_dir().join(format!("offload-catmax-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        let mut s = Session::open(&root, "k").unwrap();
+        s.store(
+            Kind::Text,
+            b"x",
+            Some("a"),
+            None,
+            None,
+            None,
+            1 << 20,
+            &[],
+            Durability::Fast,
+            1,
+        )
+        .unwrap();
+        let len = s.catalog_json().unwrap().len() as u64;
+        let e = s.catalog_json_within(len - 1).unwrap_err();
+        assert_eq!(e.code, ErrorCode::TooLarge);
+        assert!(s.catalog_json_within(len).is_ok());
+        drop(s);
+        fs::remove_dir_all(&root).unwrap();
+    }
 }
