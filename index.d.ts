@@ -783,7 +783,9 @@ export interface OffloadInput {
  * is given) and the observation comes back whole. Runs on the libuv pool.
  *
  * @throws (rejects) `InvalidArg` for a bad input or name, `TooLarge` when the content exceeds the
- * session quota, `UnsafePath` for a symlinked session directory, `Io` / `NoSpace` / `PermissionDenied`.
+ * session quota, `UnsafePath` for a symlinked session directory, `UnsafeFile` when the store's
+ * catalog or lock file is a link, a FIFO or device, or oversized, `Io` / `NoSpace` /
+ * `PermissionDenied`.
  */
 export declare function offloadObservation(input: OffloadInput): Promise<OffloadResult>
 
@@ -983,7 +985,8 @@ export declare function recordOpenItemSync(input: StateItemInput): number
  * paths per list, 50 failures; the least recently used are dropped first. Linear in the number of
  * paths (of 100,000 paths in one call, the last 100 are recorded).
  * @throws (rejects) `InvalidArg` for a missing `toolName`, `stateDir` or `sessionKey`;
- * `UnsafePath` when the session directory is a symlink; `Io` / `NoSpace` / `PermissionDenied`.
+ * `UnsafePath` when the session directory is a symlink; `UnsafeFile` when the session's lock file
+ * is a link or not a regular file; `Io` / `NoSpace` / `PermissionDenied`.
  */
 export declare function recordToolResult(input: ToolResultInput): Promise<ToolResultRecord>
 
@@ -1432,7 +1435,8 @@ export declare function writeCheckpointSync(input: CheckpointInput): CheckpointW
  * Seed 004's `scratchpad_write`: stores content under a name (overwriting an entry of that name,
  * same id). Named entries have no TTL unless `ttlSeconds`.
  *
- * @throws (rejects) `InvalidArg` for a bad name (path separators, `..`), `TooLarge` over the quota.
+ * @throws (rejects) `InvalidArg` for a bad name (path separators, `..`), `TooLarge` over the quota,
+ * `UnsafeFile` when the store's catalog or lock file is a link, a FIFO or device, or oversized.
  */
 export declare function writeObservation(input: WriteObservationInput): Promise<WriteObservationResult>
 

@@ -802,7 +802,9 @@ fn do_expand(input: ExpandObservationRefsInput) -> Result<Json, Error> {
 /// is given) and the observation comes back whole. Runs on the libuv pool.
 ///
 /// @throws (rejects) `InvalidArg` for a bad input or name, `TooLarge` when the content exceeds the
-/// session quota, `UnsafePath` for a symlinked session directory, `Io` / `NoSpace` / `PermissionDenied`.
+/// session quota, `UnsafePath` for a symlinked session directory, `UnsafeFile` when the store's
+/// catalog or lock file is a link, a FIFO or device, or oversized, `Io` / `NoSpace` /
+/// `PermissionDenied`.
 #[napi(catch_unwind, ts_return_type = "Promise<OffloadResult>")]
 pub fn offload_observation(
     env: Env,
@@ -858,7 +860,8 @@ pub fn read_observation_sync(
 /// Seed 004's `scratchpad_write`: stores content under a name (overwriting an entry of that name,
 /// same id). Named entries have no TTL unless `ttlSeconds`.
 ///
-/// @throws (rejects) `InvalidArg` for a bad name (path separators, `..`), `TooLarge` over the quota.
+/// @throws (rejects) `InvalidArg` for a bad name (path separators, `..`), `TooLarge` over the quota,
+/// `UnsafeFile` when the store's catalog or lock file is a link, a FIFO or device, or oversized.
 #[napi(catch_unwind, ts_return_type = "Promise<WriteObservationResult>")]
 pub fn write_observation(
     env: Env,

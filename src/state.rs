@@ -253,7 +253,8 @@ fn clear(input: Value) -> Result<(), Error> {
 /// paths per list, 50 failures; the least recently used are dropped first. Linear in the number of
 /// paths (of 100,000 paths in one call, the last 100 are recorded).
 /// @throws (rejects) `InvalidArg` for a missing `toolName`, `stateDir` or `sessionKey`;
-/// `UnsafePath` when the session directory is a symlink; `Io` / `NoSpace` / `PermissionDenied`.
+/// `UnsafePath` when the session directory is a symlink; `UnsafeFile` when the session's lock file
+/// is a link or not a regular file; `Io` / `NoSpace` / `PermissionDenied`.
 #[napi(catch_unwind, ts_return_type = "Promise<ToolResultRecord>")]
 pub fn record_tool_result(
     #[napi(ts_arg_type = "ToolResultInput")] input: Value,
