@@ -1,7 +1,10 @@
 //! One session's store on disk: `<stateDir>/context/observations/<session dir>/` holding
 //! `catalog.json` (every entry's metadata and the name -> id map), `<id>.dat` (the content) and, for
 //! text, `<id>.idx` (the sparse index). Entries are stored by id: a name never becomes a path. Every
-//! operation holds the directory's lock (`.lock`), so readers never see a half-replaced entry.
+//! operation holds the directory's lock (`.lock`), so readers never see a half-replaced entry (a
+//! read of a read-only store with no lock file reads without it: nobody can write there either).
+//! Files are read through the bounded, no-follow reader of `context_fsio`; a deleted store is
+//! renamed away under its lock, and every open checks its lock is still the live one.
 
 use crate::index::TextIndex;
 use crate::observation::{sha256_hex, Kind};
