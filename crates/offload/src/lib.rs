@@ -331,8 +331,8 @@ pub fn edit(
     opts: &StoreOptions,
 ) -> Result<(Entry, u64)> {
     check_target(state_dir, session_key)?;
-    let mut s =
-        Session::open_existing(state_dir, session_key)?.ok_or_else(|| no_store(session_key))?;
+    let mut s = Session::open_existing_to_write(state_dir, session_key)?
+        .ok_or_else(|| no_store(session_key))?;
     let now = now_ms();
     let i = s.find(id, name, turn_id, now)?;
     let e = s.entries()[i].clone();
@@ -415,8 +415,8 @@ pub fn delete(
     name: Option<&str>,
 ) -> Result<Entry> {
     check_target(state_dir, session_key)?;
-    let mut s =
-        Session::open_existing(state_dir, session_key)?.ok_or_else(|| no_store(session_key))?;
+    let mut s = Session::open_existing_to_write(state_dir, session_key)?
+        .ok_or_else(|| no_store(session_key))?;
     // At time 0 nothing has expired: expired entries can be deleted too.
     let i = s.find(id, name, None, 0)?;
     s.delete(i, Durability::Durable)
