@@ -202,18 +202,53 @@ pub fn defuse(s: &str) -> String {
     if s.is_ascii() && !s.bytes().any(|b| matches!(b, b'<' | b'&' | b'\\' | b'%')) {
         return s.to_string();
     }
+    let bytes = s.as_bytes();
     let mut out = String::with_capacity(s.len());
     let mut copied = 0;
-    for (c, start, end) in Folded::new(s, 0) {
-        // A multi-character expansion of one source character is decided by its first unit.
-        if c == '<' && start >= copied && tag_follows(s, end) {
-            out.push_str(&s[copied..start]);
-            out.push(NEUTRAL);
-            copied = end;
+    let mut i = 0;
+    while i < s.len() {
+        let b = bytes[i];
+        // Only `<`, an escape or a non-ASCII character can read as `<`.
+        if b < 0x80 && !matches!(b, b'<' | b'&' | b'\\' | b'%') {
+            i += 1;
+            continue;
         }
+        if let Some(end) = lt_at(s, i) {
+            if tag_follows(s, end) {
+                out.push_str(&s[copied..i]);
+                out.push(NEUTRAL);
+                copied = end;
+                i = end;
+                continue;
+            }
+        }
+        i += s[i..].chars().next().map_or(1, char::len_utf8);
     }
     out.push_str(&s[copied..]);
     out
+}
+
+/// The first character `c` reads as after the fold (NFKD, marks and invisible characters
+/// dropped, lowercased, look-alikes mapped); `None` when it is invisible.
+fn fold_first(c: char) -> Option<char> {
+    if c.is_ascii() {
+        return Some(c.to_ascii_lowercase());
+    }
+    let mut first = None;
+    decompose_compatible(c, |d| {
+        if first.is_none() && !is_combining_mark(d) && !is_ignorable(d) {
+            first = Some(d);
+        }
+    });
+    let f = first?;
+    Some(look_alike(f.to_lowercase().next().unwrap_or(f)))
+}
+
+/// When the character or escape at byte `i` reads as `<`: the byte after it.
+fn lt_at(s: &str, i: usize) -> Option<usize> {
+    let rest = &s[i..];
+    let (c, len) = escape(rest).or_else(|| rest.chars().next().map(|c| (c, c.len_utf8())))?;
+    (fold_first(c)? == '<').then_some(i + len)
 }
 
 #[cfg(test)]
