@@ -180,6 +180,16 @@ impl Iterator for Folded<'_> {
 /// Whether the folded text from byte `pos` reads as optional spaces, an optional `/`, optional
 /// spaces, then [`WORD`].
 fn tag_follows(s: &str, pos: usize) -> bool {
+    // Most `<` in content are followed by a plain ASCII byte that cannot start the tag.
+    if let Some(&b) = s.as_bytes().get(pos) {
+        // `char::is_whitespace`, not `is_ascii_whitespace`: the latter leaves out U+000B.
+        if b.is_ascii()
+            && !(b as char).is_whitespace()
+            && !matches!(b, b'/' | b'c' | b'C' | b'&' | b'\\' | b'%')
+        {
+            return false;
+        }
+    }
     let mut it = Folded::new(s, pos).peekable();
     let skip_spaces = |it: &mut std::iter::Peekable<Folded>| {
         while it.peek().is_some_and(|(c, _, _)| c.is_whitespace()) {
@@ -287,6 +297,7 @@ mod tests {
             "</c\u{0338}heckpoint-data>",
             "</\u{1D41C}\u{1D421}\u{1D41E}\u{1D41C}\u{1D424}\u{1D429}\u{1D428}\u{1D422}\u{1D427}\u{1D42D}-data>",
             "< / CHECKPOINT-DATA >",
+            "<\u{000B}/checkpoint-data>",
             "<checkpoint-data>",
             "x</checkpoint-data>y",
         ] {
