@@ -6,7 +6,6 @@
 use context_checkpoint::*;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 fn tmp(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("cp-hostile-{tag}-{}", std::process::id()));
@@ -20,15 +19,9 @@ fn dir_of(state: &Path, key: &str) -> PathBuf {
         .join(context_fsio::session_dir_name(key).unwrap())
 }
 
-/// Runs `f` on a thread; panics if it does not return within 10 s (a FIFO read would hang).
-fn bounded<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    rx.recv_timeout(Duration::from_secs(10))
-        .expect("the call hung (a FIFO or device was read)")
-}
+#[path = "../../fsio/tests/support/bounded.rs"]
+mod support;
+use support::bounded;
 
 #[test]
 fn a_hostile_pointer_or_checkpoint_file_is_skipped_not_followed() {

@@ -6,7 +6,6 @@ use context_state::*;
 use serde_json::json;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 fn tmp(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("state-hostile-{tag}-{}", std::process::id()));
@@ -31,15 +30,9 @@ fn tree(root: &Path) -> Vec<String> {
     out
 }
 
-/// Runs `f` on a thread; panics if it does not return within 10 s (a FIFO read would hang).
-fn bounded<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    rx.recv_timeout(Duration::from_secs(10))
-        .expect("the call hung (a FIFO or device was read)")
-}
+#[path = "../../fsio/tests/support/bounded.rs"]
+mod support;
+use support::bounded;
 
 #[test]
 fn reading_a_never_used_key_creates_nothing() {
