@@ -16,7 +16,21 @@ import { has, missing, native, notAvailable } from './native.mjs'
 
 export const DEFAULT_WINDOW = 200_000
 export const DEFAULT_THRESHOLD_BYTES = 4096
-export const SCRATCHPAD_TOOL = 'session.scratchpad'
+/** The scratchpad tool's default name (issue 14); `session.scratchpad` is its alias. */
+export const SCRATCHPAD_TOOL = 'session_scratchpad'
+/** Every name the scratchpad tool is called by. */
+export const SCRATCHPAD_TOOL_NAMES = Object.freeze(['session_scratchpad', 'session.scratchpad'])
+
+/**
+ * True for a call of the scratchpad tool: either name, or an MCP tool of that name (Claude Code calls
+ * an MCP server's tool `mcp__<server>__<tool>`).
+ */
+export function isScratchpadTool(name) {
+  if (typeof name !== 'string') return false
+  if (SCRATCHPAD_TOOL_NAMES.includes(name)) return true
+  const mcp = /^mcp__.+__(.+)$/.exec(name)
+  return mcp !== null && SCRATCHPAD_TOOL_NAMES.includes(mcp[1])
+}
 
 /** The session key a replay writes under when none is given. */
 export function defaultSessionKey(parsed, file) {
@@ -30,9 +44,11 @@ function addFileOps(ops, name, args) {
   if (!args || typeof args !== 'object') return
   const path = typeof args.path === 'string' ? args.path : typeof args.file_path === 'string' ? args.file_path : null
   if (!path) return
-  if (name === 'read') ops.read.add(path)
-  else if (name === 'write') ops.written.add(path)
-  else if (name === 'edit') ops.edited.add(path)
+  // pi's tools are read / write / edit; Claude Code's Read / Write / Edit / MultiEdit / NotebookEdit.
+  const tool = String(name).toLowerCase()
+  if (tool === 'read') ops.read.add(path)
+  else if (tool === 'write') ops.written.add(path)
+  else if (tool === 'edit' || tool === 'multiedit' || tool === 'notebookedit') ops.edited.add(path)
 }
 
 function median(xs) {
@@ -231,7 +247,7 @@ export async function replay(parsed, options) {
             if (!b || b.type !== 'toolCall') continue
             toolCalls.set(b.id, { name: b.name, arguments: b.arguments, turn })
             addFileOps(fileOps, b.name, b.arguments)
-            if (b.name === SCRATCHPAD_TOOL) {
+            if (isScratchpadTool(b.name)) {
               scratchpad.calls++
               if (canScratchpad) {
                 const r = call(line, 'applyScratchpadAction', () =>
@@ -380,6 +396,7 @@ export async function replay(parsed, options) {
   return {
     file: options.file ?? null,
     format: parsed.format,
+    family: parsed.family ?? 'pi',
     version: parsed.version,
     sessionId: parsed.header?.id ?? null,
     sessionKey,
