@@ -392,7 +392,7 @@ function ccUsage(u) {
  * it), plus the lines a parallel tool call forks off that chain: the other `assistant` lines of a message
  * id on the chain, and the `tool_result` lines answering their tool calls.
  */
-function claudeCodeBranch(linked, conv) {
+function claudeCodeBranch(linked, conv, problems) {
   // The chain runs through every line with a uuid (progress lines included: a reply's parent is often one).
   const byUuid = new Map()
   const pos = new Map()
@@ -409,8 +409,13 @@ function claudeCodeBranch(linked, conv) {
     const v = cur.value
     const pid = typeof v.parentUuid === 'string' ? v.parentUuid : typeof v.logicalParentUuid === 'string' ? v.logicalParentUuid : null
     let next = pid ? byUuid.get(pid) : undefined
-    // A compaction starts a new root; the conversation before it is the line before it in the file.
     if (!next && v.type === 'system' && v.subtype === 'compact_boundary') {
+      // A compaction starts a new root; the conversation before it is the line before it in the file.
+      next = linked[pos.get(cur) - 1]
+    } else if (!next && pid) {
+      // The parent's line is missing (skipped as damaged, or cut out): rather than lose everything
+      // before it, the conversation continues with the line before it in the file.
+      problems.push({ line: cur.line, kind: 'orphan', detail: `parentUuid ${preview(pid, 20)} names no line; continued with the line before it in the file` })
       next = linked[pos.get(cur) - 1]
     }
     cur = next
@@ -475,7 +480,7 @@ function parseClaudeCode(lines, problems) {
     conv.push(item)
   }
 
-  const { branch, offBranch } = claudeCodeBranch(linked, conv)
+  const { branch, offBranch } = claudeCodeBranch(linked, conv, problems)
   const entries = []
   const assistantById = new Map() // message.id -> pi assistant message (one per API message)
   const toolNames = new Map() // tool_use id -> name
