@@ -105,6 +105,18 @@ describe('replay: a real Claude Code transcript', () => {
     expect(report.compactions[0].tokensBefore).toBe(170_251)
     expect(f.compactions[0].summary.length).toBeGreaterThan(10_000)
     expect(report.compactions[0].summaryTokens).toBe(native.countTokens(f.compactions[0].summary))
+    // The first estimate after the compaction: the overhead learned at the first turns plus the
+    // summary (Claude Code keeps no messages), against the provider's next figure.
+    const after = report.estimator.afterCompaction
+    expect(after).toHaveLength(1)
+    const firstAfter = f.order.slice(f.order.findIndex((x) => x.kind === 'compaction') + 1).find((x) => x.kind === 'assistant')
+    expect(after[0].compactionLine).toBe(754)
+    expect(after[0].provider).toBe(firstAfter.tokens)
+    expect(after[0].carriedTokens).toBe(0)
+    expect(after[0].estimate).toBe(after[0].overheadTokens + after[0].countedTokens)
+    // The overhead is the one measured where least was counted: the first turn's usage minus its prompt.
+    const first = f.assistants[0].tokens
+    expect(Math.abs(after[0].overheadTokens - first) / first).toBeLessThan(0.02)
   })
 
   it('checkpoints where the gauge and the compaction put them, and tool results over 4096 bytes offloaded', () => {

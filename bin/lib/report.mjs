@@ -146,6 +146,13 @@ export function formatReplay(r) {
         ? e.samples
           ? [
               `${fmt(e.samples)} turns: mean |error| ${fmt(e.meanAbsError)} tokens (${pct(e.meanAbsPercent, 2)}), largest ${fmt(e.maxAbsError)}; mean error ${signed(e.meanError)}, median ${signed(e.offset)}`,
+              ...(e.afterCompaction ?? []).map(
+                (a) =>
+                  `first turn after the compaction on line ${a.compactionLine}: estimated ${fmt(a.estimate)} (overhead ${fmt(a.overheadTokens)} + kept ${fmt(a.carriedTokens)} + summary and after ${fmt(a.countedTokens)}), provider ${fmt(a.provider)}: ${signed(a.error)} (${a.percent >= 0 ? '+' : ''}${pct(a.percent, 2)})`,
+              ),
+              ...(r.family === 'claude-code' && e.afterCompaction?.length
+                ? ['  (Claude Code adds to the context after a compaction what its transcript does not record, e.g. SessionStart:compact hook output and re-attached files: the estimate cannot count it)']
+                : []),
           ]
           : ['no turn with provider usage to compare against']
         : [e.reason],
@@ -157,11 +164,11 @@ export function formatReplay(r) {
     ...section(
       'scratchpad',
       !s.available
-        ? [s.calls ? `${s.calls} session.scratchpad calls; ${s.reason}` : `no session.scratchpad calls (${s.reason})`]
+        ? [s.calls ? `${s.calls} scratchpad calls; ${s.reason}` : `no scratchpad calls (${s.reason})`]
         : s.calls === 0
-          ? ['no session.scratchpad calls in this session']
+          ? ['no scratchpad calls (session_scratchpad / session.scratchpad) in this session']
           : [
-              `${fmt(s.calls)} session.scratchpad calls: ${fmt(s.applied)} applied, ${fmt(s.rejected)} rejected`,
+              `${fmt(s.calls)} scratchpad calls (session_scratchpad / session.scratchpad): ${fmt(s.applied)} applied, ${fmt(s.rejected)} rejected`,
               s.prepend ? `prepend at the end: ${fmt(s.prepend.tokens)} tokens (${fmt(s.prepend.chars)} chars)` : 'scratchpad empty at the end',
             ],
     ),
