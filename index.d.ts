@@ -21,8 +21,11 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  * errored turns ignored). The correction is the median ratio of provider delta to counted tokens
  * over the last 64 consecutive usage pairs, clamped to 0.5-2.5.
  *
- * After a compaction: `reset()`, then add the summary and the kept messages with
- * `{ ignoreUsage: true }`; the learned correction and overhead (system prompt, tools) carry over.
+ * After a compaction: `compact(keep, [summaryMessage])` with the number of messages it kept (the
+ * last `keep` added). The kept messages keep the size the provider measured them at, the summary
+ * is counted and corrected, and the overhead (system prompt, tools) is the one measured at the
+ * session's first turns, where the least of it is guesswork. (`reset()` and adding the summary and
+ * kept messages with `{ ignoreUsage: true }` also works, counting the kept messages instead.)
  */
 export declare class ContextEstimator {
   /**
@@ -42,6 +45,16 @@ export declare class ContextEstimator {
   addMessages(messages: unknown[], options?: AddMessageOptions): number
   /** The estimate of the context the next provider call reads. */
   estimate(): ContextEstimate
+  /**
+   * After a compaction that kept the last `keep` messages added (0 when it kept none) and put
+   * `summary` (the compaction summary message, e.g. pi's `compactionSummary`) in front of them:
+   * forgets the dropped messages, carries the kept ones at the size the provider's usages
+   * measured (`estimate().carriedTokens`), and adds `summary` without usage. The learned
+   * correction and overhead carry over. `messageCount` then counts the summary messages only.
+   * @throws `InvalidArg` for a negative or non-integer `keep`, or a summary message without a
+   * string `role` (nothing changes).
+   */
+  compact(keep: number, summary?: unknown[] | undefined | null): void
   /** Forgets the messages (after a compaction), keeping the learned correction and overhead. */
   reset(): void
   /** An independent copy (to estimate "what if these messages were added" without changing this one). */
@@ -237,7 +250,10 @@ export declare function clearScratchpad(sessionId: string): boolean
  * correction and overhead used).
  */
 export interface ContextEstimate {
-  /** The estimate: `usageTokens + trailingTokens`, or without a usage `overheadTokens + trailingTokens`. */
+  /**
+   * The estimate: `usageTokens + trailingTokens`, or without a usage
+   * `overheadTokens + carriedTokens + trailingTokens`.
+   */
   tokens: number
   /** The last provider-reported context, `input + cacheRead + cacheWrite` (0 without one). */
   usageTokens: number
@@ -249,6 +265,11 @@ export interface ContextEstimate {
   correction: number
   /** Learned overhead (system prompt, tool definitions) included when there is no usage; else 0. */
   overheadTokens: number
+  /**
+   * The measured size of the messages the last `compact()` kept, included when there is no
+   * usage; else 0.
+   */
+  carriedTokens: number
 }
 
 /** The state a checkpoint would bundle. */
