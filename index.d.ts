@@ -80,7 +80,7 @@ export interface AddMessageOptions {
 }
 
 /**
- * Applies one `session.scratchpad` tool call to the session's scratchpad.
+ * Applies one `session_scratchpad` tool call to the session's scratchpad.
  *
  * Budgets (seed 002, plus seed 000's token budget over the whole block): `set_notes` /
  * `set_plan` cut to the char limit and the token budget with a warning; `append_notes` joins
@@ -604,21 +604,26 @@ export declare function getScratchpadContent(sessionId: string): string | undefi
 
 /**
  * The system-prompt section for the scratchpad (seed 000's guidance, updated for the three
- * spaces of seed 002), Markdown starting with `## Session Scratchpad`, stating the given limits.
+ * spaces of seed 002), Markdown starting with `## Session Scratchpad`, stating the given limits
+ * and the tool's name (`options.name`, as given to `getScratchpadToolDefinition`).
  *
  * @param limits - the budgets to describe; defaults 4000 / 2000 / 50 / 2000.
- * @throws `InvalidArg` for invalid `limits`.
+ * @param options - `name`: the name the tool is registered under.
+ * @throws `InvalidArg` for invalid `limits` or an invalid `options.name`.
  */
-export declare function getScratchpadSystemPrompt(limits?: ScratchpadLimits): string
+export declare function getScratchpadSystemPrompt(limits?: ScratchpadLimits, options?: ScratchpadToolOptions): string
 
 /**
- * The `session.scratchpad` tool definition (name, description, JSON-Schema parameters for the
- * six actions of seed 002), stating the given limits.
+ * The scratchpad tool definition (name, description, JSON-Schema parameters for the six actions
+ * of seed 002), stating the given limits. Its name is `'session_scratchpad'` (seed 000's
+ * `session.scratchpad` made provider-valid) unless `options.name` gives another valid name.
  *
  * @param limits - the budgets to describe; defaults 4000 / 2000 / 50 / 2000.
- * @throws `InvalidArg` for invalid `limits`.
+ * @param options - `name`: the name to register the tool under.
+ * @throws `InvalidArg` for invalid `limits`, or an `options.name` that is not a valid provider
+ * tool name (`^[a-zA-Z0-9_-]{1,64}$`).
  */
-export declare function getScratchpadToolDefinition(limits?: ScratchpadLimits): ScratchpadToolDefinition
+export declare function getScratchpadToolDefinition(limits?: ScratchpadLimits, options?: ScratchpadToolOptions): ScratchpadToolDefinition
 
 /**
  * How full the session's scratchpad is, or `undefined` for a session the registry does not hold
@@ -628,6 +633,19 @@ export declare function getScratchpadToolDefinition(limits?: ScratchpadLimits): 
  * @throws `InvalidArg` for a non-string or empty `sessionId`.
  */
 export declare function getScratchpadUsage(sessionId: string): ScratchpadUsage | undefined
+
+/**
+ * Whether a tool call's name is the scratchpad tool: `'session_scratchpad'` (the default) or
+ * seed 000's `'session.scratchpad'` (older transcripts, hosts that map names). Transcript readers
+ * use it so both names replay as scratchpad calls.
+ */
+export declare function isScratchpadToolName(name: string): boolean
+
+/**
+ * Whether `name` is a valid tool name for the model providers: `^[a-zA-Z0-9_-]{1,64}$`
+ * (Anthropic and OpenAI refuse any other). Every tool definition this package returns passes it.
+ */
+export declare function isValidToolName(name: string): boolean
 
 /** One key exchange of the thread. */
 export interface KeyExchange {
@@ -1073,7 +1091,7 @@ export interface ResourcesInput {
 export declare function restoreScratchpad(sessionId: string, entries: SessionEntryLike[], leafId?: string | undefined | null, limits?: ScratchpadLimits): ScratchpadRestoreResult
 
 /**
- * One `session.scratchpad` tool call: the arguments the model sent, passed through as they are.
+ * One `session_scratchpad` tool call: the arguments the model sent, passed through as they are.
  * A malformed call (unknown action, missing field, wrong type) is answered `ok: false`; it never
  * throws.
  */
@@ -1204,14 +1222,29 @@ export interface ScratchpadResult {
   usage: ScratchpadUsage
 }
 
-/** The `session.scratchpad` tool, ready for the host's tool registry. */
+/** The `session_scratchpad` tool, ready for the host's tool registry. */
 export interface ScratchpadToolDefinition {
-  /** `'session.scratchpad'`. */
+  /**
+   * `'session_scratchpad'` unless `ScratchpadToolOptions.name` says otherwise; always a valid
+   * provider tool name (`^[a-zA-Z0-9_-]{1,64}$`).
+   */
   name: string
   /** What the tool is for and how its budgets behave, with the configured limits. */
   description: string
   /** JSON Schema of the arguments (`action`, `content`, `ref`, `items`, `expectedVersion`). */
   parameters: Record<string, unknown>
+}
+
+/** How the host names the scratchpad tool. */
+export interface ScratchpadToolOptions {
+  /**
+   * The name to register the tool under. It must be a valid provider tool name
+   * (`^[a-zA-Z0-9_-]{1,64}$`, which Anthropic and OpenAI enforce), so seed 000's
+   * `'session.scratchpad'` is refused here: calls recorded under it are still recognised by
+   * `isScratchpadToolName`.
+   * @default 'session_scratchpad'
+   */
+  name?: string
 }
 
 /** How full a session's scratchpad is. */

@@ -1,4 +1,4 @@
-// The example OpenClaw extension (examples/openclaw-extension/index.ts) driven through pi's extension
+// The example OpenClaw extension (examples/pi-extension/index.ts, route 2: the core patch) driven through pi's extension
 // events by a stand-in for pi's ExtensionAPI: the prepend, the nudges, tool_result capture and offload,
 // scratchpad_read, the checkpoint at 80% and before compaction, the restore after it, and resume.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -67,10 +67,10 @@ function fakePi() {
 }
 
 let stateDir: string
-let mod: typeof import('../examples/openclaw-extension/index.ts')
+let mod: typeof import('../examples/pi-extension/index.ts')
 beforeAll(async () => {
   stateDir = mkdtempSync(join(tmpdir(), 'ext-test-'))
-  mod = await import('../examples/openclaw-extension/index.ts')
+  mod = await import('../examples/pi-extension/index.ts')
 })
 afterAll(() => rmSync(stateDir, { recursive: true, force: true }))
 
@@ -81,12 +81,13 @@ function lastUserText(messages: any[]) {
   return m.content.map((c: any) => c.text).join('')
 }
 
-describe('example OpenClaw extension', () => {
+describe('route 2: the pi extension for the core patch', () => {
   it('the plugin config schema and resolveSettings agree on every default', () => {
-    const manifest = JSON.parse(readFileSync(join(here, '..', 'examples', 'openclaw-extension', 'openclaw.plugin.json'), 'utf8'))
-    const pkg = JSON.parse(readFileSync(join(here, '..', 'examples', 'openclaw-extension', 'package.json'), 'utf8'))
-    expect(pkg.openclaw.extensions).toEqual(['./index.ts'])
-    expect(manifest.id).toBeTruthy()
+    const schema = JSON.parse(readFileSync(join(here, '..', 'examples', 'pi-extension', 'settings.schema.json'), 'utf8'))
+    const pkg = JSON.parse(readFileSync(join(here, '..', 'examples', 'pi-extension', 'package.json'), 'utf8'))
+    // Route 2 is not an OpenClaw plugin: nothing may point OpenClaw's plugin loader at it.
+    expect(pkg.openclaw).toBeUndefined()
+    const manifest = { configSchema: schema }
     const resolved: any = mod.resolveSettings({ stateDir: '/x' })
     let checked = 0
     for (const [group, schema] of Object.entries<any>(manifest.configSchema.properties)) {
@@ -111,15 +112,15 @@ describe('example OpenClaw extension', () => {
       sessionKey: () => sessionKey,
     })
     await factory(f.pi as any)
-    expect([...f.tools.keys()].sort()).toEqual(['scratchpad_read', 'session.scratchpad'])
-    expect(f.tools.get('session.scratchpad').parameters).toEqual(native.getScratchpadToolDefinition().parameters)
+    expect([...f.tools.keys()].sort()).toEqual(['scratchpad_read', 'session_scratchpad'])
+    expect(f.tools.get('session_scratchpad').parameters).toEqual(native.getScratchpadToolDefinition().parameters)
 
     await f.emit('session_start', { reason: 'startup' })
     const sys = await f.emit('before_agent_start', { prompt: 'hi', systemPrompt: 'BASE' })
     expect(sys.systemPrompt).toMatch(/^BASE\n\n## Session Scratchpad/)
 
     // The model writes a plan: the entries to persist are appended, the model sees the message.
-    const r = await f.tools.get('session.scratchpad').execute('call1', { action: 'set_plan', content: '1. Fix auth bug\n2. Add test' }, undefined, undefined, f.ctx)
+    const r = await f.tools.get('session_scratchpad').execute('call1', { action: 'set_plan', content: '1. Fix auth bug\n2. Add test' }, undefined, undefined, f.ctx)
     expect(r.content[0].text).toMatch(/plan/i)
     expect(f.entries.map((e) => e.customType)).toEqual(['openclaw:scratchpad:plan'])
 

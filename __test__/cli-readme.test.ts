@@ -46,9 +46,9 @@ const found = blocks()
 describe('README.md call-site blocks', () => {
   it('has a block for each host call site', () => {
     expect(found.map((b) => b.heading)).toEqual([
-      '`create-session.ts`: prepend the scratchpad',
-      '`compaction-safeguard.ts`: checkpoint before the summary',
-      '`agent-runner.ts`: restore after compaction',
+      "The prompt: prepend the scratchpad (pi's `context` event; `create-session.ts` in the Claude SDK runner fork)",
+      '`agent-hooks/compaction-safeguard.ts`: checkpoint before the summary',
+      '`agent-runner-result-complete.ts`: restore after compaction',
       '`tool_result` capture: incremental state and offload',
     ])
   })

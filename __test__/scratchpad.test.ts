@@ -442,9 +442,9 @@ describe('restoreScratchpad', () => {
 })
 
 describe('host helpers', () => {
-  it('tool definition: session.scratchpad with the six actions as JSON Schema', () => {
+  it('tool definition: session_scratchpad with the six actions as JSON Schema', () => {
     const d = getScratchpadToolDefinition()
-    expect(d.name).toBe('session.scratchpad')
+    expect(d.name).toBe('session_scratchpad')
     expect(d.description).toMatch(/compaction/)
     expect(d.description).toMatch(/4000 chars/)
     const p = d.parameters as any
@@ -459,9 +459,51 @@ describe('host helpers', () => {
   it('system prompt: seed 000 guidance for the three spaces', () => {
     const p = getScratchpadSystemPrompt()
     expect(p.startsWith('## Session Scratchpad\n')).toBe(true)
-    for (const w of ['session.scratchpad', 'notes (4000 chars)', 'plan (2000 chars)', 'refs (50 items)', '~2000 tokens', ...ACTIONS])
+    for (const w of ['(session_scratchpad)', 'notes (4000 chars)', 'plan (2000 chars)', 'refs (50 items)', '~2000 tokens', ...ACTIONS])
       expect(p).toContain(w)
     expect(getScratchpadSystemPrompt({ maxTokens: 1500 })).toContain('~1500 tokens')
+    expect(getScratchpadSystemPrompt(undefined, { name: 'memo' })).toContain('scratchpad tool (memo)')
+  })
+
+  // Anthropic and OpenAI refuse any tool whose name does not match this.
+  const PROVIDER_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/
+
+  it('every tool definition the package returns has a provider-valid name', () => {
+    const defs = [
+      getScratchpadToolDefinition(),
+      getScratchpadToolDefinition({ notesMaxChars: 100 }, {}),
+      getScratchpadToolDefinition(undefined, { name: 'scratchpad-2' }),
+      ...native.observationToolDefinitions(),
+      ...native.observationToolDefinitions().map((d) => native.observationToolDefinition(d.name)),
+    ]
+    expect(defs.length).toBe(13)
+    for (const d of defs) {
+      expect(d.name).toMatch(PROVIDER_TOOL_NAME)
+      expect(native.isValidToolName(d.name)).toBe(true)
+    }
+  })
+
+  it('a host picks another valid name; seed 000\'s session.scratchpad is refused as a definition name', () => {
+    expect(getScratchpadToolDefinition(undefined, { name: 'notes_tool' }).name).toBe('notes_tool')
+    for (const name of ['session.scratchpad', '', 'a b', 'x'.repeat(65), 'outil_é']) {
+      expect(() => getScratchpadToolDefinition(undefined, { name })).toThrow(expect.objectContaining({ code: 'InvalidArg' }))
+      expect(() => getScratchpadSystemPrompt(undefined, { name })).toThrow(expect.objectContaining({ code: 'InvalidArg' }))
+      expect(native.isValidToolName(name)).toBe(PROVIDER_TOOL_NAME.test(name))
+    }
+    expect(() => getScratchpadToolDefinition(undefined, { nam: 'x' } as any)).toThrow(/unknown field/)
+    expect(getScratchpadToolDefinition(undefined, null as any).name).toBe('session_scratchpad')
+  })
+
+  it('both names are the scratchpad tool: session_scratchpad and the alias session.scratchpad', () => {
+    expect(native.isScratchpadToolName('session_scratchpad')).toBe(true)
+    expect(native.isScratchpadToolName('session.scratchpad')).toBe(true)
+    for (const n of ['scratchpad_read', 'session', 'session-scratchpad', 'Session_Scratchpad']) expect(native.isScratchpadToolName(n)).toBe(false)
+  })
+
+  it('a malformed call names the tool by its provider-valid name', () => {
+    const r = apply(sid(), { action: 'nope' } as any)
+    expect(r.ok).toBe(false)
+    expect(r.message).toMatch(/^Invalid session_scratchpad call/)
   })
 })
 

@@ -43,7 +43,7 @@ impl ToNapiValue for Block {
     }
 }
 
-/// One `session.scratchpad` tool call: the arguments the model sent, passed through as they are.
+/// One `session_scratchpad` tool call: the arguments the model sent, passed through as they are.
 /// A malformed call (unknown action, missing field, wrong type) is answered `ok: false`; it never
 /// throws.
 #[napi(object)]
@@ -171,16 +171,46 @@ pub struct ScratchpadRestoreResult {
     pub warnings: Vec<String>,
 }
 
-/// The `session.scratchpad` tool, ready for the host's tool registry.
+/// The `session_scratchpad` tool, ready for the host's tool registry.
 #[napi(object)]
 pub struct ScratchpadToolDefinition {
-    /// `'session.scratchpad'`.
+    /// `'session_scratchpad'` unless `ScratchpadToolOptions.name` says otherwise; always a valid
+    /// provider tool name (`^[a-zA-Z0-9_-]{1,64}$`).
     pub name: String,
     /// What the tool is for and how its budgets behave, with the configured limits.
     pub description: String,
     /// JSON Schema of the arguments (`action`, `content`, `ref`, `items`, `expectedVersion`).
     #[napi(ts_type = "Record<string, unknown>")]
     pub parameters: serde_json::Value,
+}
+
+/// How the host names the scratchpad tool.
+#[napi(object)]
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ScratchpadToolOptions {
+    /// The name to register the tool under. It must be a valid provider tool name
+    /// (`^[a-zA-Z0-9_-]{1,64}$`, which Anthropic and OpenAI enforce), so seed 000's
+    /// `'session.scratchpad'` is refused here: calls recorded under it are still recognised by
+    /// `isScratchpadToolName`.
+    /// @default 'session_scratchpad'
+    pub name: Option<String>,
+}
+
+fn tool_name(options: Option<Json>) -> Result<String, Error> {
+    let o: ScratchpadToolOptions = match options {
+        Some(Json(v)) if !v.is_null() => from_js(v, "options")?,
+        _ => ScratchpadToolOptions::default(),
+    };
+    let name = o.name.unwrap_or_else(|| core::TOOL_NAME.to_string());
+    if !core::is_valid_tool_name(&name) {
+        return Err(Error::invalid_arg(format!(
+            "options.name {name:?} is not a valid provider tool name (^[a-zA-Z0-9_-]{{1,64}}$); \
+             use {:?}, or another name of letters, digits, '_' and '-'",
+            core::TOOL_NAME
+        )));
+    }
+    Ok(name)
 }
 
 /// A turn event for `evaluateScratchpadNudge`.
@@ -253,7 +283,7 @@ fn session(id: &str) -> Result<&str, Error> {
     Ok(id)
 }
 
-/// Applies one `session.scratchpad` tool call to the session's scratchpad.
+/// Applies one `session_scratchpad` tool call to the session's scratchpad.
 ///
 /// Budgets (seed 002, plus seed 000's token budget over the whole block): `set_notes` /
 /// `set_plan` cut to the char limit and the token budget with a warning; `append_notes` joins
@@ -455,21 +485,26 @@ pub fn clear_scratchpad(env: Env, session_id: String) -> napi::Result<bool> {
     })
 }
 
-/// The `session.scratchpad` tool definition (name, description, JSON-Schema parameters for the
-/// six actions of seed 002), stating the given limits.
+/// The scratchpad tool definition (name, description, JSON-Schema parameters for the six actions
+/// of seed 002), stating the given limits. Its name is `'session_scratchpad'` (seed 000's
+/// `session.scratchpad` made provider-valid) unless `options.name` gives another valid name.
 ///
 /// @param limits - the budgets to describe; defaults 4000 / 2000 / 50 / 2000.
-/// @throws `InvalidArg` for invalid `limits`.
+/// @param options - `name`: the name to register the tool under.
+/// @throws `InvalidArg` for invalid `limits`, or an `options.name` that is not a valid provider
+/// tool name (`^[a-zA-Z0-9_-]{1,64}$`).
 #[napi(strict, catch_unwind)]
 pub fn get_scratchpad_tool_definition(
     env: Env,
     #[napi(ts_arg_type = "ScratchpadLimits")] limits: Option<Json>,
+    #[napi(ts_arg_type = "ScratchpadToolOptions")] options: Option<Json>,
 ) -> napi::Result<ScratchpadToolDefinition> {
     run(&env, || {
         let l = self::limits(limits)?.unwrap_or_default();
-        let d = core::tool_definition(&l);
+        let name = tool_name(options)?;
+        let d = core::tool_definition_named(&l, &name);
         Ok(ScratchpadToolDefinition {
-            name: core::TOOL_NAME.to_string(),
+            name,
             description: core::tool_description(&l),
             parameters: d["parameters"].clone(),
         })
@@ -477,20 +512,40 @@ pub fn get_scratchpad_tool_definition(
 }
 
 /// The system-prompt section for the scratchpad (seed 000's guidance, updated for the three
-/// spaces of seed 002), Markdown starting with `## Session Scratchpad`, stating the given limits.
+/// spaces of seed 002), Markdown starting with `## Session Scratchpad`, stating the given limits
+/// and the tool's name (`options.name`, as given to `getScratchpadToolDefinition`).
 ///
 /// @param limits - the budgets to describe; defaults 4000 / 2000 / 50 / 2000.
-/// @throws `InvalidArg` for invalid `limits`.
+/// @param options - `name`: the name the tool is registered under.
+/// @throws `InvalidArg` for invalid `limits` or an invalid `options.name`.
 #[napi(strict, catch_unwind)]
 pub fn get_scratchpad_system_prompt(
     env: Env,
     #[napi(ts_arg_type = "ScratchpadLimits")] limits: Option<Json>,
+    #[napi(ts_arg_type = "ScratchpadToolOptions")] options: Option<Json>,
 ) -> napi::Result<String> {
     run(&env, || {
-        Ok(core::system_prompt(
+        let name = tool_name(options)?;
+        Ok(core::system_prompt_named(
             &self::limits(limits)?.unwrap_or_default(),
+            &name,
         ))
     })
+}
+
+/// Whether a tool call's name is the scratchpad tool: `'session_scratchpad'` (the default) or
+/// seed 000's `'session.scratchpad'` (older transcripts, hosts that map names). Transcript readers
+/// use it so both names replay as scratchpad calls.
+#[napi(strict, catch_unwind)]
+pub fn is_scratchpad_tool_name(env: Env, name: String) -> napi::Result<bool> {
+    run(&env, || Ok(core::is_scratchpad_tool_name(&name)))
+}
+
+/// Whether `name` is a valid tool name for the model providers: `^[a-zA-Z0-9_-]{1,64}$`
+/// (Anthropic and OpenAI refuse any other). Every tool definition this package returns passes it.
+#[napi(strict, catch_unwind)]
+pub fn is_valid_tool_name(env: Env, name: String) -> napi::Result<bool> {
+    run(&env, || Ok(core::is_valid_tool_name(&name)))
 }
 
 /// Seed 002's opt-in nudges. Call it on each turn event; it returns the `[Hint: ...]` line to

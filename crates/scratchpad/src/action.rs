@@ -1,4 +1,4 @@
-//! Parsing a model's `session.scratchpad` tool call. A malformed call is the model's mistake, not
+//! Parsing a model's `session_scratchpad` tool call. A malformed call is the model's mistake, not
 //! the host's: it becomes a message for the model (listing the valid actions), never an error.
 
 use serde_json::Value;
@@ -44,7 +44,7 @@ set_plan {content: string}, refs.add {ref: non-empty string}, refs.remove {ref: 
 refs.set {items: string[]}; optional expectedVersion: integer.";
 
 fn invalid(what: String) -> String {
-    format!("Invalid session.scratchpad call: {what}. Nothing was changed. {VALID_ACTIONS}")
+    format!("Invalid session_scratchpad call: {what}. Nothing was changed. {VALID_ACTIONS}")
 }
 
 fn type_name(v: &Value) -> &'static str {

@@ -1,13 +1,35 @@
-//! What the host registers once: the `session.scratchpad` tool definition and the system-prompt
+//! What the host registers once: the `session_scratchpad` tool definition and the system-prompt
 //! section (seed 000, updated for the three spaces of seed 002). Both state the session's
 //! actual limits, so the model is told the budgets that are enforced.
+//!
+//! Seed 000 names the tool `session.scratchpad`, which the model providers refuse (Anthropic and
+//! OpenAI tool names must match `^[a-zA-Z0-9_-]{1,64}$`). The definition therefore carries
+//! `session_scratchpad` by default; [`TOOL_NAME_ALIAS`] (the seed's name) stays accepted wherever a
+//! call is read back (transcripts, replays), and a host can register another provider-valid name.
 
 use crate::action::ACTION_NAMES;
 use crate::pad::{Limits, BLOCK_CLOSE, BLOCK_OPEN};
 use serde_json::{json, Value};
 
-/// The tool name of seed 000.
-pub const TOOL_NAME: &str = "session.scratchpad";
+/// The tool name every definition carries by default: seed 000's name made provider-valid.
+pub const TOOL_NAME: &str = "session_scratchpad";
+
+/// Seed 000's own name for the tool. Not a valid provider tool name, so no definition carries it;
+/// calls recorded under it (older transcripts, hosts that map names) are still scratchpad calls.
+pub const TOOL_NAME_ALIAS: &str = "session.scratchpad";
+
+/// The tool-name rule of the model providers (Anthropic, OpenAI): `^[a-zA-Z0-9_-]{1,64}$`.
+pub fn is_valid_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// Whether a tool call's name is the scratchpad tool: the default name or seed 000's alias.
+pub fn is_scratchpad_tool_name(name: &str) -> bool {
+    name == TOOL_NAME || name == TOOL_NAME_ALIAS
+}
 
 /// The tool's description for the model.
 pub fn tool_description(l: &Limits) -> String {
@@ -26,8 +48,13 @@ is dropped when full); refs.remove removes one by exact match; refs.set replaces
 /// The tool definition: `{ name, description, parameters }`, `parameters` being a JSON Schema
 /// object (draft 2020-12 subset every tool-calling API accepts: no `oneOf`).
 pub fn tool_definition(l: &Limits) -> Value {
+    tool_definition_named(l, TOOL_NAME)
+}
+
+/// [`tool_definition`] under another name (the caller checks it with [`is_valid_tool_name`]).
+pub fn tool_definition_named(l: &Limits, name: &str) -> Value {
     json!({
-        "name": TOOL_NAME,
+        "name": name,
         "description": tool_description(l),
         "parameters": {
             "type": "object",
@@ -69,9 +96,14 @@ pub fn tool_definition(l: &Limits) -> Value {
 
 /// The system-prompt section (Markdown, starting with `## Session Scratchpad`).
 pub fn system_prompt(l: &Limits) -> String {
+    system_prompt_named(l, TOOL_NAME)
+}
+
+/// [`system_prompt`] naming the tool as the host registered it.
+pub fn system_prompt_named(l: &Limits, tool_name: &str) -> String {
     format!(
         "## Session Scratchpad
-You have a persistent scratchpad tool ({TOOL_NAME}) that survives context compaction. It has three spaces:
+You have a persistent scratchpad tool ({tool_name}) that survives context compaction. It has three spaces:
 - notes ({n} chars): findings, decisions, constraints, partial state.
 - plan ({p} chars): the current multi-step plan as a concise ordered list.
 - refs ({r} items): file paths, URLs, PR links, identifiers you will need again.
@@ -106,5 +138,23 @@ mod tests {
         let p = system_prompt(&l);
         assert!(p.starts_with("## Session Scratchpad\n"));
         assert!(p.contains("notes (1234 chars)") && p.contains("~2000 tokens"));
+        assert!(p.contains("(session_scratchpad)"));
+        assert!(system_prompt_named(&l, "scratchpad").contains("tool (scratchpad)"));
+        assert_eq!(
+            tool_definition_named(&l, "notes_tool")["name"],
+            "notes_tool"
+        );
+    }
+
+    #[test]
+    fn names_follow_the_provider_rule() {
+        assert!(is_valid_tool_name(TOOL_NAME));
+        assert!(!is_valid_tool_name(TOOL_NAME_ALIAS));
+        assert!(is_valid_tool_name(&"a".repeat(64)));
+        for bad in ["", "a b", "tool.x", "é", &"a".repeat(65)] {
+            assert!(!is_valid_tool_name(bad), "{bad:?}");
+        }
+        assert!(is_scratchpad_tool_name(TOOL_NAME) && is_scratchpad_tool_name(TOOL_NAME_ALIAS));
+        assert!(!is_scratchpad_tool_name("scratchpad_read"));
     }
 }

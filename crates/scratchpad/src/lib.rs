@@ -15,7 +15,10 @@ mod restore;
 mod text;
 
 pub use action::{parse_call, Action, Call, ACTION_NAMES, VALID_ACTIONS};
-pub use host::{system_prompt, tool_definition, tool_description, TOOL_NAME};
+pub use host::{
+    is_scratchpad_tool_name, is_valid_tool_name, system_prompt, system_prompt_named,
+    tool_definition, tool_definition_named, tool_description, TOOL_NAME, TOOL_NAME_ALIAS,
+};
 pub use nudge::{looks_like_plan, NudgeEvent, NudgeSettings};
 pub use pad::{
     render, Limits, Outcome, PersistData, PersistEntry, Scratchpad, Usage, BLOCK_CLOSE, BLOCK_OPEN,

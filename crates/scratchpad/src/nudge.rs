@@ -73,7 +73,7 @@ impl NudgeState {
                         format!(
                             "[Hint: The session scratchpad is still empty after {elapsed} turns. If this task \
                              has a plan, key findings or files you will need again, save them with \
-                             session.scratchpad (set_plan, append_notes, refs.add) so they survive context \
+                             session_scratchpad (set_plan, append_notes, refs.add) so they survive context \
                              compaction.]"
                         )
                     })
@@ -96,7 +96,7 @@ impl NudgeState {
                 let on = settings.on_plan_detected > 0;
                 (on && empty && !self.fired_plan && looks_like_plan(text)).then(|| {
                     self.fired_plan = true;
-                    "[Hint: You just laid out a multi-step plan. Save it with session.scratchpad \
+                    "[Hint: You just laid out a multi-step plan. Save it with session_scratchpad \
                      (action \"set_plan\") so it survives context compaction, and update it as steps \
                      complete.]"
                         .to_string()
@@ -105,7 +105,7 @@ impl NudgeState {
             NudgeEvent::CompactionEnd => (settings.after_compaction > 0).then(|| {
                 if empty {
                     "[Hint: Context was just compacted and earlier turns are gone. Save your current \
-                     plan, key findings and the files you still need with session.scratchpad now, so they \
+                     plan, key findings and the files you still need with session_scratchpad now, so they \
                      survive the next compaction.]"
                         .to_string()
                 } else {

@@ -436,7 +436,7 @@ impl Scratchpad {
         self.nudge.on_change(was_empty, now_empty);
     }
 
-    /// Applies one `session.scratchpad` tool call (the model's arguments, as JSON). A malformed
+    /// Applies one `session_scratchpad` tool call (the model's arguments, as JSON). A malformed
     /// call, a version conflict or a rejected change is answered `ok: false` and changes nothing.
     /// `limits`, when given, replace this session's limits first.
     pub fn apply(&mut self, call: &Value, limits: Option<Limits>) -> Outcome {

@@ -1,9 +1,21 @@
-// An OpenClaw extension that wires @openclaw/context-native into the pi agent runtime.
+// Route 2, the core patch: a pi ExtensionFactory that wires @openclaw/context-native into the agent session
+// OpenClaw embeds. It is NOT an OpenClaw plugin (its events are pi extension events, not plugin hooks; for an
+// unpatched OpenClaw use route 1, examples/openclaw-plugin/). A patch pushes it where OpenClaw builds the
+// embedded session's extension factories, src/agents/embedded-agent-runner/extensions.ts in 2026.6+:
+//
+//   // buildEmbeddedExtensionFactories(params), before `return factories`:
+//   factories.push(createContextNativeExtension({ settings: { ... }, sessionKey: () => params.sessionKey ?? params.sessionId }))
+//
+// What route 2 has that route 1 cannot: session_before_compact is awaited with pi's CompactionPreparation
+// (messagesToSummarize, isSplitTurn, fileOps, tokensBefore), so the checkpoint is seed 001's exactly.
+// The types are pi-coding-agent 0.73.1's (type-only import); OpenClaw 2026.6+ vendors the same extension API in
+// src/agents/sessions/, and emits these events to the factories: before_agent_start, context, tool_result,
+// session_before_compact, session_compact, session_start, turn_start, message_end.
 //
 // What it does, per pi extension event:
 //   session_start           restore the scratchpad from the session's custom entries (resume, reload)
 //   before_agent_start      add the scratchpad section to the system prompt
-//   session.scratchpad      the tool: apply the action, persist the entries it returns with appendEntry
+//   session_scratchpad      the tool: apply the action, persist the entries it returns with appendEntry
 //   scratchpad_read         the tool: read an offloaded tool result (head / tail / range / lines / grep)
 //   turn_start, message_end feed the opt-in nudges (seed 002)
 //   context                 the gauge (and the 80% checkpoint), then the prepend: nudges, scratchpad block
@@ -13,7 +25,7 @@
 //   session_before_compact  write a checkpoint before pi summarises (the host's summary still runs)
 //   session_compact         inject the checkpoint's restore text into the next turn
 //
-// Settings: openclaw.plugin.json's configSchema; `resolveSettings` applies the same defaults.
+// Settings: settings.schema.json; `resolveSettings` applies the same defaults.
 import type { ExtensionAPI, ExtensionContext, ExtensionFactory } from '@mariozechner/pi-coding-agent'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
@@ -101,7 +113,7 @@ interface SessionState {
   hints: string[]
 }
 
-/** Builds the extension. `export default` below is the one OpenClaw loads with the plugin's settings. */
+/** Builds the extension with the given settings; `export default` is the one with the defaults. */
 export function createContextNativeExtension(options: ContextNativeOptions = {}): ExtensionFactory {
   const settings = resolveSettings(options.settings)
   const { stateDir } = settings

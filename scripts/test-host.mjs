@@ -1,0 +1,392 @@
+#!/usr/bin/env node
+// `npm run test:host`: the plugin in examples/openclaw-plugin/ under the real OpenClaw host.
+//
+// The pinned `openclaw` release is installed from the npm registry into .cache/openclaw-host/ (once; see
+// scripts/host.mjs), the plugin folder is copied as a user would install it (with this package's built
+// binding beside it), and then, in a Node that OpenClaw accepts (>= 24.16; .tools/node24 on Node 20):
+//   - OpenClaw's own loader (`loadOpenClawPlugins`) discovers, validates and registers the plugin;
+//   - OpenClaw's tool resolution (`resolvePluginTools`) calls the tool factory with a session context, and the
+//     tools run as the agent loop runs them: execute(toolCallId, params, signal, onUpdate);
+//   - OpenClaw's embedded-runner code fires the hooks with its own event and context shapes: the prompt-hook
+//     composition with the next-turn injection drain (`resolvePromptBuildHookResult`), the tool-result
+//     middleware runner, and the before/after compaction hook runners.
+// Nothing of OpenClaw is mocked. Internal functions are found by name in the pinned release's dist files.
+//
+// Prints `test:host: N passed, N failed` and how long it took. Exit 1 on any failure.
+import { spawnSync } from 'node:child_process'
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ensureOpenClaw, hostNode, OPENCLAW_VERSION, root } from './host.mjs'
+
+const t0 = Date.now()
+const secs = () => ((Date.now() - t0) / 1000).toFixed(1)
+
+if (process.env.CONTEXT_NATIVE_HOST_CHILD !== '1') {
+  ensureOpenClaw()
+  const node = hostNode()
+  const work = mkdtempSync(join(tmpdir(), 'context-native-host-'))
+  // The plugin as a user installs it: its folder, and @openclaw/context-native in its node_modules.
+  const pluginDir = join(work, 'extensions/context-native')
+  mkdirSync(pluginDir, { recursive: true })
+  for (const f of ['index.ts', 'openclaw.plugin.json', 'package.json']) cpSync(join(root, 'examples/openclaw-plugin', f), join(pluginDir, f))
+  const pkgDir = join(pluginDir, 'node_modules/@openclaw/context-native')
+  mkdirSync(pkgDir, { recursive: true })
+  for (const f of ['package.json', 'index.js', 'index.d.ts']) cpSync(join(root, f), join(pkgDir, f))
+  let binaries = 0
+  for (const f of (await import('node:fs')).readdirSync(root)) {
+    if (f.endsWith('.node')) {
+      cpSync(join(root, f), join(pkgDir, f))
+      binaries++
+    }
+  }
+  if (binaries === 0) {
+    console.error('test:host: no built binding (*.node) in the package root: run `npm run build` first')
+    process.exit(1)
+  }
+  for (const d of ['home', 'state', 'workspace']) mkdirSync(join(work, d))
+  const r = spawnSync(node, [join(root, 'scripts/test-host.mjs')], {
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      CONTEXT_NATIVE_HOST_CHILD: '1',
+      CONTEXT_NATIVE_HOST_WORK: work,
+      HOME: join(work, 'home'),
+      OPENCLAW_STATE_DIR: join(work, 'state'),
+      NO_COLOR: '1',
+    },
+  })
+  if (process.env.TEST_HOST_KEEP !== '1') rmSync(work, { recursive: true, force: true })
+  else console.log(`kept ${work}`)
+  console.log(`test:host: done in ${secs()} s (openclaw@${OPENCLAW_VERSION}, Node ${spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim()})`)
+  process.exit(r.status ?? 1)
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The child: runs under the host's Node with HOME / OPENCLAW_STATE_DIR in a temporary folder.
+const { readdirSync, readFileSync, existsSync } = await import('node:fs')
+const { createRequire } = await import('node:module')
+const { pathToFileURL } = await import('node:url')
+const assert = (await import('node:assert/strict')).default
+
+const work = process.env.CONTEXT_NATIVE_HOST_WORK
+const pluginDir = join(work, 'extensions/context-native')
+const workspaceDir = join(work, 'workspace')
+const stateDir = process.env.OPENCLAW_STATE_DIR
+const dist = join(root, '.cache/openclaw-host/node_modules/openclaw/dist')
+
+/** OpenClaw internals by the name they have in its source: the dist file defining it, and its export alias. */
+async function internals(names) {
+  const found = {}
+  const wanted = new Map(names.map((n) => [n.name, n]))
+  const pattern = new RegExp(`^(?:async )?function (${names.map((n) => n.name).join('|')})\\(`, 'gm')
+  for (const file of readdirSync(dist)) {
+    if (!file.endsWith('.mjs') || wanted.size === 0) continue
+    const text = readFileSync(join(dist, file), 'utf8')
+    for (const [, name] of text.matchAll(pattern)) {
+      const spec = wanted.get(name)
+      if (!spec) continue
+      const exported = spec.via ?? name
+      const m = text.match(new RegExp(`export \\{[^}]*\\b${exported} as (\\w+)`))
+      if (!m) continue
+      const mod = await import(pathToFileURL(join(dist, file)).href)
+      found[name] = spec.via ? mod[m[1]][name] : mod[m[1]]
+      wanted.delete(name)
+    }
+  }
+  if (wanted.size) throw new Error(`not found in openclaw@${OPENCLAW_VERSION}'s dist: ${[...wanted.keys()].join(', ')}`)
+  return found
+}
+
+const results = []
+async function check(name, fn) {
+  const t = Date.now()
+  try {
+    await fn()
+    results.push({ name, ok: true })
+    console.log(`  ok   ${name} (${Date.now() - t} ms)`)
+  } catch (e) {
+    results.push({ name, ok: false })
+    console.log(`  FAIL ${name}\n       ${String(e?.stack ?? e).split('\n').slice(0, 6).join('\n       ')}`)
+  }
+}
+
+const oc = await internals([
+  { name: 'loadOpenClawPlugins' },
+  { name: 'resolvePluginTools' },
+  { name: 'createHookRunner' },
+  { name: 'resolvePromptBuildHookResult' },
+  { name: 'createAgentToolResultMiddlewareRunner' },
+  { name: 'asCompactionHookRunner' },
+  { name: 'runBeforeCompactionHooks', via: 'testing' },
+  { name: 'runAfterCompactionHooks', via: 'testing' },
+  { name: 'buildBeforeCompactionHookMetrics', via: 'testing' },
+])
+const { upsertSessionEntry } = await import(pathToFileURL(join(dist, 'plugin-sdk/session-store-runtime.js')).href)
+// The binding, to read what the plugin wrote (checkpoints are files; its scratchpad registry lives in the
+// plugin's own copy of the binding, which OpenClaw stages per load).
+const native = createRequire(join(pluginDir, 'index.ts'))('@openclaw/context-native')
+console.log(`openclaw@${OPENCLAW_VERSION} internals resolved (${secs()} s)`)
+
+const PROVIDER_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/
+const agentId = 'main'
+const sessionKey = 'agent:main:telegram:direct:4242'
+const sessionId = 'host-test-session-1'
+// What a user puts in openclaw.json: the plugin's folder, allowed, enabled, with conversation access for
+// before_prompt_build / llm_output (non-bundled plugins need it), and its settings.
+const config = {
+  plugins: {
+    allow: ['context-native'],
+    load: { paths: [pluginDir] },
+    entries: {
+      'context-native': {
+        enabled: true,
+        hooks: { allowConversationAccess: true },
+        config: { scratchpad: { nudgeAfterCompaction: 1 }, offload: { thresholdBytes: 4096 } },
+      },
+    },
+  },
+}
+const logs = []
+const logger = {
+  debug: () => {},
+  info: (m) => logs.push({ level: 'info', m }),
+  warn: (m) => logs.push({ level: 'warn', m }),
+  error: (m) => logs.push({ level: 'error', m }),
+}
+
+let registry
+let hookRunner
+let tools = []
+const tool = (name) => tools.find((t) => t.name === name)
+const text = (r) => r.content.map((c) => c.text).join('')
+const userMessage = (t) => ({ role: 'user', content: [{ type: 'text', text: t }], timestamp: Date.now() })
+const assistantMessage = (t) => ({ role: 'assistant', content: [{ type: 'text', text: t }], timestamp: Date.now() })
+const hookCtx = (runId) => ({ runId, agentId, sessionKey, sessionId, workspaceDir, trigger: 'user', messageProvider: 'telegram', channel: 'telegram' })
+const promptBuilds = []
+async function buildPrompt(runId, prompt, messages) {
+  const r = await oc.resolvePromptBuildHookResult({ config, prompt, messages, hookCtx: hookCtx(runId), hookRunner })
+  promptBuilds.push(r)
+  return r
+}
+
+console.log(`loading the plugin with OpenClaw's loader from ${pluginDir}`)
+await check('loadOpenClawPlugins loads the plugin with no diagnostics or warnings', async () => {
+  const t = Date.now()
+  registry = oc.loadOpenClawPlugins({ config, workspaceDir, logger, cache: false })
+  console.log(`       (loader: ${((Date.now() - t) / 1000).toFixed(1)} s)`)
+  const record = registry.plugins.find((p) => p.id === 'context-native')
+  assert.ok(record, 'the plugin is discovered')
+  assert.equal(record.status, 'loaded', `status ${record.status}: ${record.error ?? ''}`)
+  assert.deepEqual(registry.diagnostics, [], 'no loader diagnostics')
+  assert.deepEqual(logs.filter((l) => l.level !== 'info'), [], 'no warnings or errors logged')
+  const hooks = registry.typedHooks.filter((h) => h.pluginId === 'context-native').map((h) => h.hookName).sort()
+  assert.deepEqual(hooks, ['after_compaction', 'before_compaction', 'before_prompt_build', 'before_reset', 'llm_output'])
+  assert.equal(registry.sessionExtensions.filter((e) => e.pluginId === 'context-native').length, 1, 'the session extension')
+  hookRunner = oc.createHookRunner(registry, { logger })
+})
+
+await check('resolvePluginTools builds the tools from the factory under provider-valid names', async () => {
+  assert.ok(registry)
+  // The session the tools belong to: OpenClaw's session store entry (the next-turn queue lives in it).
+  await upsertSessionEntry({ agentId, sessionKey, entry: { sessionId, updatedAt: Date.now() } })
+  tools = oc.resolvePluginTools({
+    context: { config, workspaceDir, agentId, sessionKey, sessionId, messageChannel: 'telegram' },
+    runtimeRegistry: registry,
+  })
+  const names = tools.map((t) => t.name).sort()
+  assert.deepEqual(names, ['scratchpad_read', 'session_scratchpad'])
+  for (const t of tools) {
+    assert.match(t.name, PROVIDER_TOOL_NAME)
+    assert.equal(typeof t.execute, 'function')
+    assert.equal(t.parameters.type, 'object')
+  }
+  const manifest = JSON.parse(readFileSync(join(pluginDir, 'openclaw.plugin.json'), 'utf8'))
+  assert.deepEqual([...manifest.contracts.tools].sort(), names, 'contracts.tools names exactly the registered tools')
+  // No session key, no tools: the factory never hands out a scratchpad shared between sessions.
+  const none = oc.resolvePluginTools({ context: { config, workspaceDir, agentId }, runtimeRegistry: registry })
+  assert.equal(none.filter((t) => names.includes(t.name)).length, 0)
+})
+
+await check('a scratchpad call reaches the next prompt through before_prompt_build prependContext', async () => {
+  const r = await tool('session_scratchpad').execute('call-1', { action: 'set_plan', content: '1. Reproduce the auth bug\n2. Fix token refresh' }, undefined, undefined)
+  assert.match(text(r), /plan/i)
+  assert.equal(r.details.ok, true)
+  // Two calls of one batch at once: both reach the registry and the persisted entry.
+  const both = await Promise.all([
+    tool('session_scratchpad').execute('call-1b', { action: 'append_notes', content: 'refresh token dropped on 401' }, undefined, undefined),
+    tool('session_scratchpad').execute('call-1c', { action: 'refs.add', ref: 'docs/auth.md' }, undefined, undefined),
+  ])
+  assert.deepEqual(both.map((r) => r.details.ok), [true, true])
+  assert.equal(tool('session_scratchpad').executionMode, 'sequential')
+  const bad = await tool('session_scratchpad').execute('call-2', { action: 'nope' }, undefined, undefined)
+  assert.equal(bad.details.ok, false, 'a malformed call is graded failed')
+  const p = await buildPrompt('run-1', 'continue', [userMessage('fix the auth bug'), assistantMessage('on it')])
+  assert.ok(p.prependContext?.includes('[Session Scratchpad - your persistent working memory]'), p.prependContext)
+  assert.ok(p.prependContext.includes('2. Fix token refresh'))
+  assert.match(p.appendSystemContext ?? '', /Session Scratchpad[\s\S]*session_scratchpad/, 'the guidance is appended to the system prompt')
+  assert.equal(p.systemPrompt, undefined, 'the system prompt is not replaced')
+})
+
+await check('the scratchpad survives a restart: a fresh load of the plugin restores it from disk', async () => {
+  // A second load with OpenClaw's loader is a new plugin instance with a new copy of the binding (OpenClaw
+  // stages each load), i.e. an empty scratchpad registry, as after a Gateway restart.
+  const before = registry
+  registry = oc.loadOpenClawPlugins({ config, workspaceDir, logger, cache: false })
+  assert.notEqual(registry, before)
+  assert.equal(registry.plugins.find((p) => p.id === 'context-native')?.status, 'loaded')
+  hookRunner = oc.createHookRunner(registry, { logger })
+  tools = oc.resolvePluginTools({ context: { config, workspaceDir, agentId, sessionKey, sessionId, messageChannel: 'telegram' }, runtimeRegistry: registry })
+  const p = await buildPrompt('run-2', 'go on', [userMessage('fix the auth bug')])
+  for (const part of ['2. Fix token refresh', 'refresh token dropped on 401', 'docs/auth.md']) assert.ok(p.prependContext?.includes(part), `restored from disk: ${part} in ${p.prependContext}`)
+  const r = await tool('session_scratchpad').execute('call-2b', { action: 'refs.add', ref: 'src/auth.ts' }, undefined, undefined)
+  assert.equal(r.details.ok, true)
+  assert.equal(r.details.usage.planChars, '1. Reproduce the auth bug\n2. Fix token refresh'.length, 'the plan was restored before the call applied')
+})
+
+let observation
+const big = Array.from({ length: 400 }, (_, i) => `line ${i + 1}: ${'x'.repeat(20)} build log entry ${i + 1}`).join('\n')
+await check('a tool result over 4 KB comes back from the middleware as the synthetic observation', async () => {
+  assert.ok(Buffer.byteLength(big) > 4096)
+  const runner = oc.createAgentToolResultMiddlewareRunner({ runtime: 'openclaw', agentId, sessionId, sessionKey, runId: 'run-2' })
+  const out = await runner.applyToolResultMiddleware({
+    toolCallId: 'call-3',
+    toolName: 'exec',
+    args: { command: 'npm run build' },
+    isError: false,
+    result: { content: [{ type: 'text', text: big }], details: { exitCode: 0 } },
+  })
+  assert.equal(out.content.length, 1)
+  observation = JSON.parse(out.content[0].text)
+  assert.match(observation.scratchpad_id, /\S/)
+  assert.equal(observation.size_bytes, Buffer.byteLength(big))
+  assert.ok(out.content[0].text.length < 4096, 'what the model sees is small')
+  const small = await runner.applyToolResultMiddleware({
+    toolCallId: 'call-4',
+    toolName: 'exec',
+    args: { command: 'ls' },
+    isError: false,
+    result: { content: [{ type: 'text', text: 'a.txt\nb.txt' }], details: {} },
+  })
+  assert.equal(small.content[0].text, 'a.txt\nb.txt', 'a small result passes unchanged')
+})
+
+await check('scratchpad_read reads the parked result back by slice', async () => {
+  assert.ok(observation)
+  const range = await tool('scratchpad_read').execute('call-5', { scratchpad_id: observation.scratchpad_id, mode: 'range', start: 1000, end: 1100 }, undefined, undefined)
+  assert.equal(text(range), big.slice(1000, 1100))
+  const lines = await tool('scratchpad_read').execute('call-6', { scratchpad_id: observation.scratchpad_id, mode: 'lines', start: 200, end: 201 }, undefined, undefined)
+  assert.equal(text(lines).trimEnd(), big.split('\n').slice(199, 201).join('\n'))
+  await assert.rejects(tool('scratchpad_read').execute('call-7', { scratchpad_id: 'obs_missing', mode: 'head' }, undefined, undefined), /no observation entry "obs_missing"/)
+})
+
+await check('a compaction leaves a checkpoint (before_compaction) and the restore reaches the next turn (after_compaction)', async () => {
+  const history = [userMessage('fix the auth bug in src/auth.ts'), assistantMessage('Reading src/auth.ts'), userMessage('continue'), assistantMessage('The refresh token is dropped on 401.')]
+  await buildPrompt('run-3', 'continue', history) // the plugin's view of the context before the compaction
+  const compactionHooks = oc.asCompactionHookRunner(hookRunner)
+  const metrics = oc.buildBeforeCompactionHookMetrics({ originalMessages: history, currentMessages: history, estimateTokensFn: (m) => Math.ceil(JSON.stringify(m).length / 4) })
+  const { hookSessionKey, missingSessionKey } = await oc.runBeforeCompactionHooks({ hookRunner: compactionHooks, sessionId, sessionKey, sessionAgentId: agentId, workspaceDir, messageProvider: 'telegram', metrics })
+  const checkpointDirs = join(stateDir, 'context/checkpoints')
+  assert.ok(existsSync(checkpointDirs), 'checkpoints under the OpenClaw state dir')
+  const cp = native.readCheckpoint({ stateDir, sessionKey })
+  assert.ok(cp, 'a checkpoint for the session')
+  assert.equal(cp.meta?.trigger ?? cp.trigger, 'compaction')
+  await oc.runAfterCompactionHooks({
+    hookRunner: compactionHooks,
+    sessionId,
+    hookSessionKey,
+    missingSessionKey,
+    sessionAgentId: agentId,
+    workspaceDir,
+    messageProvider: 'telegram',
+    messageCountAfter: 2,
+    tokensAfter: 300,
+    compactedCount: 2,
+    sessionFile: join(work, 'session.jsonl'),
+  })
+  const next = await buildPrompt('run-4', 'where were we?', [userMessage('summary of earlier turns')])
+  const restore = native.renderCheckpoint({ stateDir, sessionKey }, { mode: 'post-compaction', maxTokens: 800 })
+  assert.ok(restore)
+  assert.ok(next.prependContext?.includes(restore), 'the restore text is in the next prompt')
+  assert.ok(next.prependContext.includes('2. Fix token refresh'), 'with the scratchpad')
+  assert.match(next.prependContext, /\[Hint: Context was just compacted/, 'and the after-compaction nudge')
+  const after = await buildPrompt('run-5', 'ok', [userMessage('summary of earlier turns')])
+  assert.ok(!after.prependContext?.includes(restore), 'the restore is injected once')
+})
+
+await check('no hook result replaces the system prompt', async () => {
+  assert.ok(promptBuilds.length >= 5, `${promptBuilds.length} prompt builds`)
+  for (const p of promptBuilds) assert.equal(p.systemPrompt, undefined)
+  const merged = await hookRunner.runBeforePromptBuild({ prompt: 'x', messages: [] }, hookCtx('run-6'))
+  assert.equal(merged?.systemPrompt, undefined, 'the hook runner merges no systemPrompt')
+  // And the plugin's own handler, called as the runner calls it, never returns the key at all.
+  const own = registry.typedHooks.filter((h) => h.pluginId === 'context-native' && h.hookName === 'before_prompt_build')
+  assert.equal(own.length, 1)
+  const r = await own[0].handler({ prompt: 'x', messages: [userMessage('x')] }, hookCtx('run-7'))
+  assert.ok(r && typeof r === 'object' && !('systemPrompt' in r), `handler result keys: ${Object.keys(r ?? {})}`)
+  assert.ok(r.prependContext && r.appendSystemContext, 'it adds context instead')
+})
+
+await check('the gauge: llm_output gives the run\'s budget; over 80% the line says a checkpoint was saved', async () => {
+  const ctx = { ...hookCtx('run-8') }
+  await hookRunner.runLlmOutput({ runId: 'run-8', sessionId, provider: 'anthropic', model: 'claude-test', contextTokenBudget: 4000, assistantTexts: ['Reading the logs.'], usage: { input: 100, output: 20 } }, ctx)
+  const long = Array.from({ length: 14 }, (_, i) => userMessage(`${'context '.repeat(240)} ${i}`)) // ~3.4k tokens of 4k
+  const p = await buildPrompt('run-9', 'next', long)
+  assert.match(p.prependContext ?? '', /\[Context: \d+% \| [\d.]+k\/4k tokens \| Checkpoint saved\]/, (p.prependContext ?? '').slice(-300))
+  assert.equal(native.readCheckpoint({ stateDir, sessionKey })?.meta?.trigger ?? native.readCheckpoint({ stateDir, sessionKey })?.trigger, 'auto-80pct')
+})
+
+await check('/reset clears the session\'s scratchpad (before_reset) and its persisted entry', async () => {
+  await hookRunner.runBeforeReset({ reason: 'reset' }, { agentId, sessionKey, sessionId })
+  const p = await buildPrompt('run-10', 'hello again', [userMessage('hello again')])
+  assert.ok(!(p.prependContext ?? '').includes('Fix token refresh'), 'no scratchpad after the reset')
+  const again = oc.loadOpenClawPlugins({ config, workspaceDir, logger, cache: false })
+  hookRunner = oc.createHookRunner(again, { logger })
+  const q = await buildPrompt('run-11', 'hello again', [userMessage('hello again')])
+  assert.ok(!(q.prependContext ?? '').includes('Fix token refresh'), 'nothing restored from disk either')
+})
+
+await check('every setting of the manifest has the default the plugin applies (resolveSettings)', async () => {
+  // The plugin module itself, imported with Node's type stripping; the SDK entry resolves to the pinned dist.
+  const { registerHooks } = await import('node:module')
+  const entry = pathToFileURL(join(dist, 'plugin-sdk/plugin-entry.js')).href
+  registerHooks({ resolve: (spec, context, next) => (spec === 'openclaw/plugin-sdk/plugin-entry' ? { url: entry, shortCircuit: true } : next(spec, context)) })
+  const mod = await import(pathToFileURL(join(pluginDir, 'index.ts')).href)
+  const manifest = JSON.parse(readFileSync(join(pluginDir, 'openclaw.plugin.json'), 'utf8'))
+  const resolved = mod.resolveSettings({})
+  let checked = 0
+  for (const [key, prop] of Object.entries(manifest.configSchema.properties)) {
+    if (prop.type !== 'object') {
+      if ('default' in prop) assert.deepEqual(resolved[key], prop.default, key)
+      continue
+    }
+    assert.deepEqual(Object.keys(resolved[key]).sort(), Object.keys(prop.properties).sort(), `${key}: the same settings`)
+    for (const [k, v] of Object.entries(prop.properties)) {
+      assert.notEqual(v.default, undefined, `${key}.${k} has a default`)
+      assert.deepEqual(resolved[key][k], v.default, `${key}.${k}`)
+      checked++
+    }
+  }
+  assert.ok(checked >= 15, `${checked} settings`)
+  assert.equal(mod.default.id, manifest.id)
+})
+
+await check('with the scratchpad off: no session_scratchpad, no block, still no diagnostics', async () => {
+  const off = structuredClone(config)
+  off.plugins.entries['context-native'].config = { scratchpad: { enabled: false } }
+  logs.length = 0
+  const reg = oc.loadOpenClawPlugins({ config: off, workspaceDir, logger, cache: false })
+  assert.equal(reg.plugins.find((p) => p.id === 'context-native')?.status, 'loaded')
+  assert.deepEqual(reg.diagnostics, [])
+  assert.deepEqual(logs.filter((l) => l.level !== 'info'), [])
+  const offTools = oc.resolvePluginTools({ context: { config: off, workspaceDir, agentId, sessionKey, sessionId }, runtimeRegistry: reg })
+  assert.deepEqual(offTools.map((t) => t.name), ['scratchpad_read'])
+  const r = await oc.resolvePromptBuildHookResult({ config: off, prompt: 'x', messages: [userMessage('x')], hookCtx: hookCtx('run-12'), hookRunner: oc.createHookRunner(reg, { logger }) })
+  assert.ok(!(r.prependContext ?? '').includes('[Session Scratchpad'))
+  assert.equal(r.appendSystemContext, undefined, 'no scratchpad guidance either')
+  assert.equal(r.systemPrompt, undefined)
+})
+
+const failed = results.filter((r) => !r.ok).length
+console.log(`test:host: ${results.length - failed} passed, ${failed} failed (${secs()} s in the host process)`)
+process.exit(failed ? 1 : 0)
