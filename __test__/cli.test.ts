@@ -403,6 +403,17 @@ describe('replay: malformed input is survived and reported', () => {
     expect(report.compactions.map((c: any) => c.tokensBefore)).toEqual(facts(all).compactions.slice(1).map((c: any) => c.tokensBefore))
   })
 
+  it('a pi file without its session header: pi would load nothing, the replay says so and reads it', () => {
+    const lines = readFileSync(large, 'utf8').split('\n').filter((l) => l !== '').slice(1, 80)
+    const file = join(tmp, 'headless.jsonl')
+    writeFileSync(file, lines.join('\n') + '\n')
+    const { code, report } = replayJson(file)
+    expect(code).toBe(0)
+    expect(report.format).toBe('v1')
+    expect(report.problems.map((p: any) => [p.line, p.kind])).toEqual([[1, 'no-header']])
+    expect(report.turns.assistant).toBe(facts(lines.map((l) => JSON.parse(l))).assistant)
+  })
+
   it('a file in no known format, and an empty file, are an error listing the formats known and the first lines', () => {
     const g = join(tmp, 'garbage.jsonl')
     writeFileSync(g, 'hello\n\u0000\u0001binary\n[1,2,3]\n"just a string"\n{"event":"tick"}\n{"type":"telemetry"}\n')

@@ -246,8 +246,9 @@ function unknownFormat(lines, count) {
  * `garbage` (each: the line is skipped, as pi skips it), `not-an-entry` (JSON that is not an object with
  * a string `type`), `unknown-type` (an entry type the format does not write; skipped), `missing-message`
  * (a message entry without a message object; skipped), `missing-id` / `duplicate-id` / `orphan` (v3 tree
- * damage), `no-header` (pi loads nothing from a file whose first entry is not a session header; the
- * replay reads it anyway).
+ * damage; for Claude Code, a parentUuid naming no line), `no-header` (pi loads nothing from a file whose
+ * first entry is not a session header; the replay reads it anyway), `compaction-not-on-branch` (a Claude
+ * Code compact_boundary the conversation does not chain through, e.g. one that keeps messages; not replayed).
  * @throws {TranscriptFormatError} code `UnknownFormat` when the text is neither family (or empty).
  */
 export function parseTranscript(text) {
@@ -434,6 +435,21 @@ function claudeCodeBranch(linked, conv, problems) {
     const v = c.value
     if (on.has(c) || v.type !== 'user' || !Array.isArray(v.message?.content)) continue
     if (v.message.content.some((b) => b?.type === 'tool_result' && toolUses.has(b.tool_use_id))) on.add(c)
+  }
+  // A compaction whose boundary the chain does not pass: newer Claude Code versions keep messages
+  // across a compaction (compactMetadata.preservedMessages) and chain the next line to them, not to
+  // the boundary. This reader does not follow that form: say so rather than replay it silently.
+  for (const c of conv) {
+    const v = c.value
+    if (!on.has(c) && v.type === 'system' && v.subtype === 'compact_boundary') {
+      problems.push({
+        line: c.line,
+        kind: 'compaction-not-on-branch',
+        detail: `a compact_boundary the conversation does not chain through${
+          v.compactMetadata?.preservedMessages ? ' (it keeps messages: compactMetadata.preservedMessages, not read yet)' : ''
+        }; not replayed, so the context after it is overstated`,
+      })
+    }
   }
   // Lines without a uuid (older writers) are kept in file order.
   const branch = conv.filter((c) => on.has(c) || typeof c.value.uuid !== 'string')
