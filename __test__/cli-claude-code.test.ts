@@ -226,6 +226,19 @@ describe('replay: a real Claude Code transcript', () => {
     expect(report.turns.compactions).toBe(0)
   })
 
+  it('a subagent transcript (every line isSidechain) is read as its own conversation', () => {
+    const lines = readFileSync(CC, 'utf8').split('\n').filter((l) => l !== '').slice(0, 300)
+    const main = join(tmp, 'main-part.jsonl')
+    const sub = join(tmp, 'agent-part.jsonl')
+    writeFileSync(main, lines.join('\n') + '\n')
+    writeFileSync(sub, lines.map((l) => JSON.stringify({ ...JSON.parse(l), isSidechain: true, agentId: 'a1' })).join('\n') + '\n')
+    const a = JSON.parse(run(['inspect', main, '--json']).stdout)
+    const b = JSON.parse(run(['inspect', sub, '--json']).stdout)
+    expect(a.turns.assistant).toBeGreaterThan(20)
+    expect(b.turns).toEqual(a.turns)
+    expect(b.peak).toEqual(a.peak)
+  })
+
   it('inspect <transcript> gives the same facts without writing anything', () => {
     const f = plain(CC)
     const r = run(['inspect', CC, '--json'])

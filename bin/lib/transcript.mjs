@@ -458,6 +458,11 @@ function claudeCodeBranch(linked, conv, problems) {
 }
 
 function parseClaudeCode(lines, problems) {
+  // A subagent's own transcript (Claude Code's <session>/subagents/agent-*.jsonl) is all sidechain:
+  // then the sidechain is the conversation.
+  const subagent = !lines.some(
+    (l) => l.ok && isObject(l.value) && (l.value.type === 'user' || l.value.type === 'assistant') && l.value.isSidechain !== true,
+  )
   const byType = {}
   const conv = [] // user / assistant / system lines of the main conversation, file order
   const linked = [] // every main-conversation line with a uuid, file order
@@ -482,7 +487,7 @@ function parseClaudeCode(lines, problems) {
     if (sessionId === null && typeof v.sessionId === 'string') sessionId = v.sessionId
     if (ccVersion === null && typeof v.version === 'string') ccVersion = v.version
     if (cwd === null && typeof v.cwd === 'string') cwd = v.cwd
-    if (v.isSidechain === true) {
+    if (v.isSidechain === true && !subagent) {
       if (v.type === 'user' || v.type === 'assistant') sidechain++ // a subagent's own conversation: not in the main context
       continue
     }
@@ -585,7 +590,7 @@ function parseClaudeCode(lines, problems) {
     format: 'claude-code',
     family: 'claude-code',
     version: ccVersion,
-    header: { type: 'session', id: sessionId, cwd, version: ccVersion },
+    header: { type: 'session', id: sessionId, cwd, version: ccVersion, subagent },
     entries,
     stats: { lines: 0, entries: parsedCount, recovered: 0, offBranch, sidechain, byType },
   }
