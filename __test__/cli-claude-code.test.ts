@@ -205,6 +205,40 @@ describe('replay: a real Claude Code transcript', () => {
     expect(report.turns.assistant).toBe(plain(CC).assistants.length)
   })
 
+  it('a compaction the conversation does not chain through (one that keeps messages) is reported, not replayed silently', () => {
+    // The shape newer Claude Code versions write (compactMetadata.preservedMessages; the next line
+    // chains to the kept message, not to the boundary), reduced to six lines.
+    const usage = { input_tokens: 10, cache_read_input_tokens: 1000, cache_creation_input_tokens: 0, output_tokens: 5 }
+    const lines = [
+      { type: 'user', uuid: 'u0', parentUuid: null, sessionId: 's', message: { role: 'user', content: 'dropped prompt' } },
+      { type: 'assistant', uuid: 'a0', parentUuid: 'u0', sessionId: 's', message: { id: 'm0', role: 'assistant', content: [{ type: 'text', text: 'reply' }], usage } },
+      { type: 'user', uuid: 'k1', parentUuid: 'a0', sessionId: 's', message: { role: 'user', content: 'kept prompt' } },
+      { type: 'system', subtype: 'compact_boundary', uuid: 'b1', parentUuid: null, compactMetadata: { trigger: 'auto', preTokens: 5000, preservedMessages: { anchorUuid: 'a0', uuids: ['k1'] } } },
+      { type: 'user', uuid: 's1', parentUuid: 'b1', isCompactSummary: true, message: { role: 'user', content: 'summary' } },
+      { type: 'user', uuid: 'u1', parentUuid: 'k1', sessionId: 's', message: { role: 'user', content: 'new prompt' } },
+    ]
+    const file = join(tmp, 'preserved.jsonl')
+    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n')
+    const { code, report } = replayJson(file)
+    expect(code).toBe(0)
+    expect(report.problems.map((p: any) => [p.line, p.kind])).toEqual([[4, 'compaction-not-on-branch']])
+    expect(report.problems[0].detail).toMatch(/preservedMessages/)
+    expect(report.turns.compactions).toBe(0)
+  })
+
+  it('a subagent transcript (every line isSidechain) is read as its own conversation', () => {
+    const lines = readFileSync(CC, 'utf8').split('\n').filter((l) => l !== '').slice(0, 300)
+    const main = join(tmp, 'main-part.jsonl')
+    const sub = join(tmp, 'agent-part.jsonl')
+    writeFileSync(main, lines.join('\n') + '\n')
+    writeFileSync(sub, lines.map((l) => JSON.stringify({ ...JSON.parse(l), isSidechain: true, agentId: 'a1' })).join('\n') + '\n')
+    const a = JSON.parse(run(['inspect', main, '--json']).stdout)
+    const b = JSON.parse(run(['inspect', sub, '--json']).stdout)
+    expect(a.turns.assistant).toBeGreaterThan(20)
+    expect(b.turns).toEqual(a.turns)
+    expect(b.peak).toEqual(a.peak)
+  })
+
   it('inspect <transcript> gives the same facts without writing anything', () => {
     const f = plain(CC)
     const r = run(['inspect', CC, '--json'])

@@ -54,6 +54,20 @@ function readLines(file: string): any[] {
     .map((l) => JSON.parse(l))
 }
 
+/** The transcript read as pi's loader reads it: a line that does not parse is skipped. */
+function readLinesAsPi(file: string): any[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l)]
+      } catch {
+        return []
+      }
+    })
+}
+
 function facts(entries: any[], window = 200_000) {
   let assistant = 0
   let withUsage = 0
@@ -251,34 +265,42 @@ describe('replay: checkpoints, offloading and the estimator', () => {
   })
 
 
-  it('the first estimate after each compaction is reported on its own, against the next provider figure', async () => {
-    const { report } = replayOnce(before)
-    const entries = readLines(before)
-    // The provider's figure right after each compaction: the first assistant turn with usage after it.
-    const want: Array<{ compactionLine: number; line: number; provider: number }> = []
-    entries.forEach((e, i) => {
-      if (e.type !== 'compaction') return
-      const j = entries.findIndex((x, k) => k > i && x.type === 'message' && x.message.role === 'assistant' && facts([x]).withUsage === 1)
-      const u = entries[j].message.usage
-      want.push({ compactionLine: i + 1, line: j + 1, provider: u.input + u.cacheRead + u.cacheWrite })
+  // Every bundled pi transcript with a compaction (more may be added beside these).
+  const compacting = readdirSync(FIXTURES)
+    .filter((n) => n.endsWith('.jsonl'))
+    .map((n) => join(FIXTURES, n))
+    .filter((f) => readLinesAsPi(f).some((e) => e.type === 'compaction'))
+  it('there is a bundled pi transcript with compactions', () => expect(compacting).toContain(before))
+  for (const file of compacting) {
+    it(`${file.replace(/^.*\//, '')}: the first estimate after each compaction is reported on its own, within 3% of the next provider figure`, async () => {
+      const { report } = file === before ? replayOnce(before) : replayJson(file)
+      const entries = readLinesAsPi(file)
+      // The provider's figure right after each compaction: the first assistant turn with usage after it.
+      const want: Array<{ compactionLine: number; line: number; provider: number }> = []
+      entries.forEach((e, i) => {
+        if (e.type !== 'compaction') return
+        const j = entries.findIndex((x, k) => k > i && x.type === 'message' && x.message.role === 'assistant' && facts([x]).withUsage === 1)
+        if (j < 0) return
+        const u = entries[j].message.usage
+        want.push({ compactionLine: i + 1, line: j + 1, provider: u.input + u.cacheRead + u.cacheWrite })
+      })
+      const after = report.estimator.afterCompaction
+      expect(after.map((a: any) => ({ compactionLine: a.compactionLine, line: a.line, provider: a.provider }))).toEqual(want)
+      for (const a of after) {
+        expect(a.error).toBe(a.estimate - a.provider)
+        expect(a.percent).toBeCloseTo(a.error / a.provider, 12)
+        expect(a.estimate).toBe(a.overheadTokens + a.carriedTokens + a.countedTokens)
+        // pi keeps the recent messages: they come through at the size the provider measured them.
+        expect(a.carriedTokens).toBeGreaterThan(0)
+        // Seeded from what the compaction left (summary + kept) with the learned correction. Before:
+        // -2.1% / -2.9% on before-compaction.jsonl, +15.0% on pi-mono's compact-2025-12-24.jsonl.
+        expect(Math.abs(a.percent)).toBeLessThan(0.03)
+      }
+      const { formatReplay } = await import('../bin/lib/report.mjs')
+      const text = formatReplay(report)
+      for (const a of after) expect(text).toContain(`first turn after the compaction on line ${a.compactionLine}: estimated`)
     })
-    const after = report.estimator.afterCompaction
-    expect(after.map((a: any) => ({ compactionLine: a.compactionLine, line: a.line, provider: a.provider }))).toEqual(want)
-    for (const a of after) {
-      expect(a.error).toBe(a.estimate - a.provider)
-      expect(a.percent).toBeCloseTo(a.error / a.provider, 12)
-      expect(a.estimate).toBe(a.overheadTokens + a.carriedTokens + a.countedTokens)
-      // pi keeps the recent messages: they come through at the size the provider measured them.
-      expect(a.carriedTokens).toBeGreaterThan(15_000)
-      // Seeded from what the compaction left (summary + kept) with the learned correction, the
-      // estimate is within 3% of the provider's figure (it was -2.1% / -2.9% with the overhead of
-      // late turns and the kept messages recounted).
-      expect(Math.abs(a.percent)).toBeLessThan(0.03)
-    }
-    const { formatReplay } = await import('../bin/lib/report.mjs')
-    const text = formatReplay(report)
-    for (const a of after) expect(text).toContain(`first turn after the compaction on line ${a.compactionLine}: estimated`)
-  })
+  }
 
   it('the text report shows the same numbers', async () => {
     const { formatReplay } = await import('../bin/lib/report.mjs')
@@ -379,6 +401,17 @@ describe('replay: malformed input is survived and reported', () => {
     const all = lines.map((l) => JSON.parse(l))
     expect(report.turns.compactions).toBe(facts(all).compactions.length - 1)
     expect(report.compactions.map((c: any) => c.tokensBefore)).toEqual(facts(all).compactions.slice(1).map((c: any) => c.tokensBefore))
+  })
+
+  it('a pi file without its session header: pi would load nothing, the replay says so and reads it', () => {
+    const lines = readFileSync(large, 'utf8').split('\n').filter((l) => l !== '').slice(1, 80)
+    const file = join(tmp, 'headless.jsonl')
+    writeFileSync(file, lines.join('\n') + '\n')
+    const { code, report } = replayJson(file)
+    expect(code).toBe(0)
+    expect(report.format).toBe('v1')
+    expect(report.problems.map((p: any) => [p.line, p.kind])).toEqual([[1, 'no-header']])
+    expect(report.turns.assistant).toBe(facts(lines.map((l) => JSON.parse(l))).assistant)
   })
 
   it('a file in no known format, and an empty file, are an error listing the formats known and the first lines', () => {

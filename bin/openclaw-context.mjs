@@ -27,7 +27,7 @@ commands
                              unreadable lines (nothing is written)
   count [file]               tokens of a file, or of stdin, per encoding (--encoding E, --json)
 
-Lines that do not parse are skipped, as pi and Claude Code skip them, and each is reported. A file in
+Lines that do not parse are skipped, as pi's session loader skips them, and each is reported. A file in
 no known format is an error (exit 3) that lists the formats known and the first lines it could not place.`
 
 class UsageError extends Error {}

@@ -246,8 +246,9 @@ function unknownFormat(lines, count) {
  * `garbage` (each: the line is skipped, as pi skips it), `not-an-entry` (JSON that is not an object with
  * a string `type`), `unknown-type` (an entry type the format does not write; skipped), `missing-message`
  * (a message entry without a message object; skipped), `missing-id` / `duplicate-id` / `orphan` (v3 tree
- * damage), `no-header` (pi loads nothing from a file whose first entry is not a session header; the
- * replay reads it anyway).
+ * damage; for Claude Code, a parentUuid naming no line), `no-header` (pi loads nothing from a file whose
+ * first entry is not a session header; the replay reads it anyway), `compaction-not-on-branch` (a Claude
+ * Code compact_boundary the conversation does not chain through, e.g. one that keeps messages; not replayed).
  * @throws {TranscriptFormatError} code `UnknownFormat` when the text is neither family (or empty).
  */
 export function parseTranscript(text) {
@@ -435,6 +436,21 @@ function claudeCodeBranch(linked, conv, problems) {
     if (on.has(c) || v.type !== 'user' || !Array.isArray(v.message?.content)) continue
     if (v.message.content.some((b) => b?.type === 'tool_result' && toolUses.has(b.tool_use_id))) on.add(c)
   }
+  // A compaction whose boundary the chain does not pass: newer Claude Code versions keep messages
+  // across a compaction (compactMetadata.preservedMessages) and chain the next line to them, not to
+  // the boundary. This reader does not follow that form: say so rather than replay it silently.
+  for (const c of conv) {
+    const v = c.value
+    if (!on.has(c) && v.type === 'system' && v.subtype === 'compact_boundary') {
+      problems.push({
+        line: c.line,
+        kind: 'compaction-not-on-branch',
+        detail: `a compact_boundary the conversation does not chain through${
+          v.compactMetadata?.preservedMessages ? ' (it keeps messages: compactMetadata.preservedMessages, not read yet)' : ''
+        }; not replayed, so the context after it is overstated`,
+      })
+    }
+  }
   // Lines without a uuid (older writers) are kept in file order.
   const branch = conv.filter((c) => on.has(c) || typeof c.value.uuid !== 'string')
   const offBranch = conv.filter((c) => !on.has(c) && typeof c.value.uuid === 'string' && (c.value.type === 'user' || c.value.type === 'assistant')).length
@@ -442,6 +458,11 @@ function claudeCodeBranch(linked, conv, problems) {
 }
 
 function parseClaudeCode(lines, problems) {
+  // A subagent's own transcript (Claude Code's <session>/subagents/agent-*.jsonl) is all sidechain:
+  // then the sidechain is the conversation.
+  const subagent = !lines.some(
+    (l) => l.ok && isObject(l.value) && (l.value.type === 'user' || l.value.type === 'assistant') && l.value.isSidechain !== true,
+  )
   const byType = {}
   const conv = [] // user / assistant / system lines of the main conversation, file order
   const linked = [] // every main-conversation line with a uuid, file order
@@ -466,7 +487,7 @@ function parseClaudeCode(lines, problems) {
     if (sessionId === null && typeof v.sessionId === 'string') sessionId = v.sessionId
     if (ccVersion === null && typeof v.version === 'string') ccVersion = v.version
     if (cwd === null && typeof v.cwd === 'string') cwd = v.cwd
-    if (v.isSidechain === true) {
+    if (v.isSidechain === true && !subagent) {
       if (v.type === 'user' || v.type === 'assistant') sidechain++ // a subagent's own conversation: not in the main context
       continue
     }
@@ -569,7 +590,7 @@ function parseClaudeCode(lines, problems) {
     format: 'claude-code',
     family: 'claude-code',
     version: ccVersion,
-    header: { type: 'session', id: sessionId, cwd, version: ccVersion },
+    header: { type: 'session', id: sessionId, cwd, version: ccVersion, subagent },
     entries,
     stats: { lines: 0, entries: parsedCount, recovered: 0, offBranch, sidechain, byType },
   }
