@@ -21,8 +21,11 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  * errored turns ignored). The correction is the median ratio of provider delta to counted tokens
  * over the last 64 consecutive usage pairs, clamped to 0.5-2.5.
  *
- * After a compaction: `reset()`, then add the summary and the kept messages with
- * `{ ignoreUsage: true }`; the learned correction and overhead (system prompt, tools) carry over.
+ * After a compaction: `compact(keep, [summaryMessage])` with the number of messages it kept (the
+ * last `keep` added). The kept messages keep the size the provider measured them at, the summary
+ * is counted and corrected, and the overhead (system prompt, tools) is the one measured at the
+ * session's first turns, where the least of it is guesswork. (`reset()` and adding the summary and
+ * kept messages with `{ ignoreUsage: true }` also works, counting the kept messages instead.)
  */
 export declare class ContextEstimator {
   /**
@@ -42,6 +45,16 @@ export declare class ContextEstimator {
   addMessages(messages: unknown[], options?: AddMessageOptions): number
   /** The estimate of the context the next provider call reads. */
   estimate(): ContextEstimate
+  /**
+   * After a compaction that kept the last `keep` messages added (0 when it kept none) and put
+   * `summary` (the compaction summary message, e.g. pi's `compactionSummary`) in front of them:
+   * forgets the dropped messages, carries the kept ones at the size the provider's usages
+   * measured (`estimate().carriedTokens`), and adds `summary` without usage. The learned
+   * correction and overhead carry over. `messageCount` then counts the summary messages only.
+   * @throws `InvalidArg` for a negative or non-integer `keep`, or a summary message without a
+   * string `role` (nothing changes).
+   */
+  compact(keep: number, summary?: unknown[] | undefined | null): void
   /** Forgets the messages (after a compaction), keeping the learned correction and overhead. */
   reset(): void
   /** An independent copy (to estimate "what if these messages were added" without changing this one). */
@@ -237,7 +250,10 @@ export declare function clearScratchpad(sessionId: string): boolean
  * correction and overhead used).
  */
 export interface ContextEstimate {
-  /** The estimate: `usageTokens + trailingTokens`, or without a usage `overheadTokens + trailingTokens`. */
+  /**
+   * The estimate: `usageTokens + trailingTokens`, or without a usage
+   * `overheadTokens + carriedTokens + trailingTokens`.
+   */
   tokens: number
   /** The last provider-reported context, `input + cacheRead + cacheWrite` (0 without one). */
   usageTokens: number
@@ -249,6 +265,11 @@ export interface ContextEstimate {
   correction: number
   /** Learned overhead (system prompt, tool definitions) included when there is no usage; else 0. */
   overheadTokens: number
+  /**
+   * The measured size of the messages the last `compact()` kept, included when there is no
+   * usage; else 0.
+   */
+  carriedTokens: number
 }
 
 /** The state a checkpoint would bundle. */
@@ -297,7 +318,9 @@ export interface DecisionInput {
 }
 
 /**
- * Seed 004's `scratchpad_delete`: deletes one entry by id or name and returns it.
+ * Seed 004's `scratchpad_delete`: deletes one entry by id or name and returns it. Works on a
+ * full disk: when the catalog cannot be rewritten for want of space, the entry's content is
+ * removed first (freeing it) and the catalog is written again, in place if need be.
  *
  * @throws (rejects) `NotFound` for an unknown entry.
  */
@@ -317,7 +340,9 @@ export interface DeleteObservationInput {
 
 /**
  * Deletes a session's whole observation store (when the session is deleted). Resolves whether
- * there was one.
+ * there was one. Serialised with the store's users: the store is renamed away and removed under
+ * its lock, so a write waiting for it lands in a fresh store and a read finds none (`NotFound`
+ * for its entry), never a half-removed directory.
  */
 export declare function deleteObservationSession(input: ObservationSessionInput): Promise<boolean>
 
@@ -797,7 +822,9 @@ export interface OffloadInput {
  * is given) and the observation comes back whole. Runs on the libuv pool.
  *
  * @throws (rejects) `InvalidArg` for a bad input or name, `TooLarge` when the content exceeds the
- * session quota, `UnsafePath` for a symlinked session directory, `Io` / `NoSpace` / `PermissionDenied`.
+ * session quota, `UnsafePath` for a symlinked session directory, `UnsafeFile` when the store's
+ * catalog or lock file is a link, a FIFO or device, or oversized, `Io` / `NoSpace` /
+ * `PermissionDenied`.
  */
 export declare function offloadObservation(input: OffloadInput): Promise<OffloadResult>
 
@@ -834,7 +861,11 @@ export declare function readCheckpoint(source: { stateDir: string; sessionKey: s
 
 /**
  * The state the next checkpoint would bundle (state of an earlier process older than the latest
- * checkpoint left out; corrupt files moved aside to `<name>.corrupt-<ms>` and read as empty).
+ * checkpoint left out; corrupt files read as empty, left in place for the next write to move
+ * aside to `<name>.corrupt-<ms>`). Never writes: a never-used key reads as empty and creates
+ * nothing, also on a read-only state dir.
+ * @throws (rejects) `UnsafeFile` when a state file is a link, a FIFO or device, or oversized (the
+ * next record call moves it aside); `UnsafePath` for a symlinked session directory.
  */
 export declare function readContextState(target: StateTarget): Promise<ContextState>
 
@@ -849,7 +880,9 @@ export declare function readContextStateSync(target: StateTarget): ContextState
  * `scratchpad_read` tool arguments as they come (`scratchpad_id`).
  *
  * @throws (rejects) `NotFound` for an unknown, expired or other-turn entry, `InvalidArg` for a bad
- * mode, bounds or regex (with the regex engine's message), `TooLarge` for `full` on a large entry.
+ * mode, bounds or regex (with the regex engine's message), `TooLarge` for `full` on a large entry,
+ * `UnsafeFile` when the entry's content file or the catalog is a link, a FIFO or device, or
+ * oversized (never read: remove it, or delete the session's store).
  */
 export declare function readObservation(input: ReadObservationInput): Promise<ReadObservationResult>
 
@@ -988,9 +1021,11 @@ export declare function recordOpenItemSync(input: StateItemInput): number
  * Layer A of seed 001, 7.2, for the host's `tool_result` handler: records the tool name
  * (deduplicated), the files named by path-like params as read or modified, and failures, in
  * `resources.json` / `thread.json`, atomically under the session lock. Caps: 100 tools, 100
- * paths per list, 50 failures; the least recently used are dropped first.
+ * paths per list, 50 failures; the least recently used are dropped first. Linear in the number of
+ * paths (of 100,000 paths in one call, the last 100 are recorded).
  * @throws (rejects) `InvalidArg` for a missing `toolName`, `stateDir` or `sessionKey`;
- * `UnsafePath` when the session directory is a symlink; `Io` / `NoSpace` / `PermissionDenied`.
+ * `UnsafePath` when the session directory is a symlink; `UnsafeFile` when the session's lock file
+ * is a link or not a regular file; `Io` / `NoSpace` / `PermissionDenied`.
  */
 export declare function recordToolResult(input: ToolResultInput): Promise<ToolResultRecord>
 
@@ -1388,7 +1423,12 @@ export interface ToolResultInput {
 
 /** What `recordToolResult` captured. */
 export interface ToolResultRecord {
+  /**
+   * Paths recorded as read: of those the call names, deduplicated, the last 100 (a list keeps
+   * no more).
+   */
   filesRead: Array<string>
+  /** Paths recorded as modified, as `filesRead`. */
   filesModified: Array<string>
   /** `"<tool>: <first line of the error>"` for a failed call. */
   failure?: string
@@ -1455,7 +1495,8 @@ export declare function writeCheckpointSync(input: CheckpointInput): CheckpointW
  * Seed 004's `scratchpad_write`: stores content under a name (overwriting an entry of that name,
  * same id). Named entries have no TTL unless `ttlSeconds`.
  *
- * @throws (rejects) `InvalidArg` for a bad name (path separators, `..`), `TooLarge` over the quota.
+ * @throws (rejects) `InvalidArg` for a bad name (path separators, `..`), `TooLarge` over the quota,
+ * `UnsafeFile` when the store's catalog or lock file is a link, a FIFO or device, or oversized.
  */
 export declare function writeObservation(input: WriteObservationInput): Promise<WriteObservationResult>
 

@@ -26,8 +26,8 @@ afterAll(() => {
   rmSync(tmp, { recursive: true, force: true })
 })
 
-function run(args: string[], input?: string) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { input, encoding: 'utf8', maxBuffer: 64 << 20 })
+function run(args: string[], input?: string, env?: Record<string, string>) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { input, encoding: 'utf8', maxBuffer: 64 << 20, env: env ? { ...process.env, ...env } : undefined })
   return { code: r.status, stdout: r.stdout, stderr: r.stderr }
 }
 
@@ -52,6 +52,20 @@ function readLines(file: string): any[] {
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l))
+}
+
+/** The transcript read as pi's loader reads it: a line that does not parse is skipped. */
+function readLinesAsPi(file: string): any[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l)]
+      } catch {
+        return []
+      }
+    })
 }
 
 function facts(entries: any[], window = 200_000) {
@@ -251,6 +265,43 @@ describe('replay: checkpoints, offloading and the estimator', () => {
   })
 
 
+  // Every bundled pi transcript with a compaction (more may be added beside these).
+  const compacting = readdirSync(FIXTURES)
+    .filter((n) => n.endsWith('.jsonl'))
+    .map((n) => join(FIXTURES, n))
+    .filter((f) => readLinesAsPi(f).some((e) => e.type === 'compaction'))
+  it('there is a bundled pi transcript with compactions', () => expect(compacting).toContain(before))
+  for (const file of compacting) {
+    it(`${file.replace(/^.*\//, '')}: the first estimate after each compaction is reported on its own, within 3% of the next provider figure`, async () => {
+      const { report } = file === before ? replayOnce(before) : replayJson(file)
+      const entries = readLinesAsPi(file)
+      // The provider's figure right after each compaction: the first assistant turn with usage after it.
+      const want: Array<{ compactionLine: number; line: number; provider: number }> = []
+      entries.forEach((e, i) => {
+        if (e.type !== 'compaction') return
+        const j = entries.findIndex((x, k) => k > i && x.type === 'message' && x.message.role === 'assistant' && facts([x]).withUsage === 1)
+        if (j < 0) return
+        const u = entries[j].message.usage
+        want.push({ compactionLine: i + 1, line: j + 1, provider: u.input + u.cacheRead + u.cacheWrite })
+      })
+      const after = report.estimator.afterCompaction
+      expect(after.map((a: any) => ({ compactionLine: a.compactionLine, line: a.line, provider: a.provider }))).toEqual(want)
+      for (const a of after) {
+        expect(a.error).toBe(a.estimate - a.provider)
+        expect(a.percent).toBeCloseTo(a.error / a.provider, 12)
+        expect(a.estimate).toBe(a.overheadTokens + a.carriedTokens + a.countedTokens)
+        // pi keeps the recent messages: they come through at the size the provider measured them.
+        expect(a.carriedTokens).toBeGreaterThan(0)
+        // Seeded from what the compaction left (summary + kept) with the learned correction. Before:
+        // -2.1% / -2.9% on before-compaction.jsonl, +15.0% on pi-mono's compact-2025-12-24.jsonl.
+        expect(Math.abs(a.percent)).toBeLessThan(0.03)
+      }
+      const { formatReplay } = await import('../bin/lib/report.mjs')
+      const text = formatReplay(report)
+      for (const a of after) expect(text).toContain(`first turn after the compaction on line ${a.compactionLine}: estimated`)
+    })
+  }
+
   it('the text report shows the same numbers', async () => {
     const { formatReplay } = await import('../bin/lib/report.mjs')
     const { report } = replayOnce(before)
@@ -314,19 +365,22 @@ describe('replay: malformed input is survived and reported', () => {
     const { code, report } = replayJson(file, ['--window', '180000', '--threshold', '20000'])
     expect(code).toBe(0)
     expect(report.problems.map((p: any) => ({ line: p.line, kind: p.kind }))).toEqual(expected)
-    // Everything but the truncated last entry is replayed.
-    const f = facts(entries.slice(0, -1))
+    // pi's loader (loadEntriesFromFile) JSON.parses each line and skips one that fails: the joined line
+    // (entries 9 and 10) and the truncated last line contribute nothing; everything else is replayed.
+    const kept = entries.filter((_, i) => i !== 9 && i !== 10).slice(0, -1)
+    const f = facts(kept)
     expect(report.turns.assistant).toBe(f.assistant)
     expect(report.turns.user).toBe(f.user)
     expect(report.turns.toolResults).toBe(f.toolResults)
     expect(report.peak.tokens).toBe(f.peak)
     expect(report.window).toBe(180_000)
     expect(report.peak.utilization).toBeCloseTo(f.peak / 180_000, 10)
-    const want = expectedCheckpoints(entries.slice(0, -1), 180_000)
+    const want = expectedCheckpoints(kept, 180_000)
     expect(report.checkpoints.written.map((c: any) => ({ trigger: c.trigger, turn: c.turn }))).toEqual(want)
-    expect(want.length).toBeGreaterThan(expectedCheckpoints(entries.slice(0, -1)).length)
-    expect(report.offload.offloaded).toBe(expectedOffloads(entries.slice(0, -1), 20_000).length)
-    expect(report.offload.offloaded).toBeLessThan(expectedOffloads(entries.slice(0, -1)).length)
+    expect(want.length).toBeGreaterThan(expectedCheckpoints(kept).length)
+    expect(report.offload.offloaded).toBe(expectedOffloads(kept, 20_000).length)
+    expect(report.offload.offloaded).toBeLessThan(expectedOffloads(kept).length)
+    expect(report.entries).toBe(kept.length - 1) // the header is not an entry
 
     const { formatReplay } = await import('../bin/lib/report.mjs')
     const text = formatReplay(report)
@@ -334,17 +388,87 @@ describe('replay: malformed input is survived and reported', () => {
     for (const p of expected) expect(text).toContain(`line ${p.line}: ${p.kind}`)
   })
 
-  it('a file of garbage, and an empty file, replay to an empty report', () => {
-    const g = join(tmp, 'garbage.jsonl')
-    writeFileSync(g, 'hello\n\u0000\u0001binary\n[1,2,3]\n"just a string"\n')
-    const { code, report } = replayJson(g)
+  it('pi drops a line holding two objects, so a compaction on it is not replayed', () => {
+    const lines = readFileSync(before, 'utf8').split('\n').filter((l) => l !== '')
+    const at = lines.findIndex((l) => JSON.parse(l).type === 'compaction')
+    expect(at).toBeGreaterThan(0)
+    const joined = [...lines.slice(0, at - 1), lines[at - 1] + lines[at], ...lines.slice(at + 1)]
+    const file = join(tmp, 'joined-compaction.jsonl')
+    writeFileSync(file, joined.join('\n') + '\n')
+    const { code, report } = replayJson(file)
     expect(code).toBe(0)
-    expect(report.format).toBe('unknown')
-    expect(report.problems.map((p: any) => p.kind)).toEqual(['garbage', 'garbage', 'not-an-entry', 'not-an-entry'])
-    expect(report.turns.assistant).toBe(0)
+    expect(report.problems.map((p: any) => [p.line, p.kind])).toEqual([[at, 'two-objects']])
+    const all = lines.map((l) => JSON.parse(l))
+    expect(report.turns.compactions).toBe(facts(all).compactions.length - 1)
+    expect(report.compactions.map((c: any) => c.tokensBefore)).toEqual(facts(all).compactions.slice(1).map((c: any) => c.tokensBefore))
+  })
+
+  it('a pi file without its session header: pi would load nothing, the replay says so and reads it', () => {
+    const lines = readFileSync(large, 'utf8').split('\n').filter((l) => l !== '').slice(1, 80)
+    const file = join(tmp, 'headless.jsonl')
+    writeFileSync(file, lines.join('\n') + '\n')
+    const { code, report } = replayJson(file)
+    expect(code).toBe(0)
+    expect(report.format).toBe('v1')
+    expect(report.problems.map((p: any) => [p.line, p.kind])).toEqual([[1, 'no-header']])
+    expect(report.turns.assistant).toBe(facts(lines.map((l) => JSON.parse(l))).assistant)
+  })
+
+  it('a file in no known format, and an empty file, are an error listing the formats known and the first lines', () => {
+    const g = join(tmp, 'garbage.jsonl')
+    writeFileSync(g, 'hello\n\u0000\u0001binary\n[1,2,3]\n"just a string"\n{"event":"tick"}\n{"type":"telemetry"}\n')
+    const stateDir = mkdtempSync(join(tmp, 'state-'))
+    for (const cmd of [['replay', g, '--json', '--state-dir', stateDir], ['inspect', g]]) {
+      const r = run(cmd)
+      expect(r.code).toBe(3)
+      expect(r.stdout).toBe('')
+      expect(r.stderr).toMatch(/^openclaw-context: UnknownFormat: not a session transcript/)
+      expect(r.stderr).toContain('pi: pi session')
+      expect(r.stderr).toContain('claude-code: Claude Code / Claude Agent SDK transcript')
+      expect(r.stderr).toContain('line 1 (not JSON): hello')
+      expect(r.stderr).toContain('line 3 (no "type"): [1,2,3]')
+      expect(r.stderr).toContain('line 5 (no "type"): {"event":"tick"}')
+      expect(r.stderr).not.toContain('line 6') // five lines are quoted
+    }
+    // Nothing was written into the state dir.
+    expect(readdirSync(stateDir)).toEqual([])
     const e = join(tmp, 'empty.jsonl')
     writeFileSync(e, '')
-    expect(replayJson(e).report.entries).toBe(0)
+    const r = run(['replay', e])
+    expect(r.code).toBe(3)
+    expect(r.stderr).toContain('the file is empty')
+  })
+})
+
+describe('replay: its temporary state dir', () => {
+  it('is removed when the replay ends, kept with --keep, and a chosen --state-dir is never removed', () => {
+    const small = join(tmp, 'small.jsonl')
+    writeFileSync(small, readFileSync(large, 'utf8').split('\n').slice(0, 120).join('\n') + '\n')
+    const scratch = mkdtempSync(join(tmp, 'tmpdir-'))
+    const env = { TMPDIR: scratch, TMP: scratch, TEMP: scratch }
+    const gone = run(['replay', small, '--json'], undefined, env)
+    expect(gone.code).toBe(0)
+    const a = JSON.parse(gone.stdout)
+    expect(a.stateDir.startsWith(scratch)).toBe(true)
+    expect(a.checkpoints.written.length + a.offload.offloaded).toBeGreaterThan(0) // it did write there
+    expect(a.stateDirTemporary).toBe(true)
+    expect(a.stateDirKept).toBe(false)
+    expect(existsSync(a.stateDir)).toBe(false)
+    expect(readdirSync(scratch)).toEqual([])
+    const text = run(['replay', small], undefined, env)
+    expect(text.stdout).toMatch(/state dir .* \(temporary, removed; --keep keeps it\)/)
+    expect(readdirSync(scratch)).toEqual([])
+
+    const kept = run(['replay', small, '--json', '--keep'], undefined, env)
+    const b = JSON.parse(kept.stdout)
+    expect(b.stateDirKept).toBe(true)
+    expect(existsSync(join(b.stateDir, 'context'))).toBe(true)
+    expect(run(['inspect', b.stateDir]).stdout).toContain('checkpoints:')
+
+    const chosen = mkdtempSync(join(tmp, 'chosen-'))
+    const c = JSON.parse(run(['replay', small, '--json', '--state-dir', chosen]).stdout)
+    expect(c.stateDirTemporary).toBe(false)
+    expect(existsSync(join(chosen, 'context'))).toBe(true)
   })
 })
 

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { createRequire } from 'node:module'
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 const native = createRequire(import.meta.url)('../index.js')
 
@@ -28,5 +31,23 @@ describe('errors and panics', () => {
     expect(p).toBeInstanceOf(Promise)
     await expect(p).rejects.toMatchObject({ code: 'InvalidArg' })
     await expect(native.warmup()).resolves.toBeUndefined()
+  })
+
+  it.skipIf(process.platform === 'win32')('a refused file in the state dir (a link out) is UnsafeFile, sync and async', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'ctx-errors-'))
+    try {
+      const t = { stateDir, sessionKey: 'refused' }
+      const { entry } = native.writeObservationSync({ ...t, name: 'a', content: 'alpha' })
+      const outside = join(stateDir, '..', `${entry.id}-outside`)
+      writeFileSync(outside, 'SECRET')
+      const dat = join(stateDir, 'context/observations', native.sessionDirName(t.sessionKey), `${entry.id}.dat`)
+      rmSync(dat)
+      symlinkSync(outside, dat)
+      expect(() => native.readObservationSync({ ...t, name: 'a' })).toThrow(expect.objectContaining({ code: 'UnsafeFile' }))
+      await expect(native.readObservation({ ...t, name: 'a' })).rejects.toMatchObject({ code: 'UnsafeFile' })
+      rmSync(outside)
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true })
+    }
   })
 })

@@ -146,7 +146,7 @@ describe('recordMessages (Layer B, 7.2)', () => {
 })
 
 describe('crash safety and staleness (section 12)', () => {
-  it('moves a torn state file aside and reads on with it empty', () => {
+  it('reads a torn state file as empty without touching it; the next write moves it aside', () => {
     const stateDir = fresh()
     const t = { stateDir, sessionKey: 'torn' }
     native.recordDecisionSync({ ...t, what: 'keep' })
@@ -156,10 +156,12 @@ describe('crash safety and staleness (section 12)', () => {
     const s = native.readContextStateSync(t)
     expect(s.decisions).toEqual([])
     expect(s.learnings).toEqual(['learned'])
+    // a read never writes (issue 12): the torn file stays until a write replaces it
+    expect(readFileSync(join(dir, 'decisions.json'), 'utf8')).toBe('{"decisions":[{"id":"d1","wha')
+    native.recordDecisionSync({ ...t, what: 'after' })
     const aside = readdirSync(dir).filter((n) => n.startsWith('decisions.json.corrupt-'))
     expect(aside).toHaveLength(1)
     expect(readFileSync(join(dir, aside[0]), 'utf8')).toBe('{"decisions":[{"id":"d1","wha')
-    native.recordDecisionSync({ ...t, what: 'after' })
     expect(native.readContextStateSync(t).decisions.map((d: any) => d.what)).toEqual(['after'])
   })
 

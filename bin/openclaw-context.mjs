@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // openclaw-context: see a session through @openclaw/context-native.
-//   replay <session.jsonl> [--window N] [--state-dir DIR] [--session-key KEY] [--threshold BYTES] [--json]
-//   inspect <stateDir> [sessionKey] [--json]
+//   replay <session.jsonl> [--window N] [--state-dir DIR] [--keep] [--session-key KEY] [--threshold BYTES] [--json]
+//   inspect <stateDir> [sessionKey] [--json]   |   inspect <session.jsonl> [--json]
 //   count [file] [--encoding E] [--json]
 // Thin JS over the addon: the logic it measures lives in Rust; this file parses arguments and prints.
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -12,20 +12,28 @@ import { parseArgs } from 'node:util'
 const USAGE = `usage: openclaw-context <command> [options]
 
 commands
-  replay <session.jsonl>     replay a pi session through the gauge, checkpoints, observation store and
-                             scratchpad, and report what they did
+  replay <session.jsonl>     replay a session (pi v1-v3, or Claude Code / Claude Agent SDK) through the
+                             gauge, checkpoints, observation store and scratchpad, and report what they did
       --window N             context window in tokens (default 200000)
-      --state-dir DIR        where checkpoints and observations go (default: a new temporary directory)
+      --state-dir DIR        where checkpoints and observations go (default: a new temporary directory,
+                             removed when the replay ends)
+      --keep                 keep the temporary state dir (for inspect)
       --session-key KEY      session key to write under (default agent:main:replay:<session id>)
       --threshold BYTES      offload tool results over this many bytes (default 4096)
       --json                 the report as JSON
   inspect <stateDir> [key]   sessions in a state dir, their checkpoints and observation stores, and the
                              restore text of the latest checkpoint (--json for data)
+  inspect <session.jsonl>    what a transcript holds as replay reads it: format, turns, usage, compactions,
+                             unreadable lines (nothing is written)
   count [file]               tokens of a file, or of stdin, per encoding (--encoding E, --json)
 
-Malformed session files are read as far as they can be and every unreadable line is reported.`
+Lines that do not parse are skipped, as pi's session loader skips them, and each is reported. A file in
+no known format is an error (exit 3) that lists the formats known and the first lines it could not place.`
 
 class UsageError extends Error {}
+
+/** Exit code of a transcript in no known format. */
+const EXIT_UNKNOWN_FORMAT = 3
 
 function positiveInt(value, name) {
   if (value === undefined) return undefined
@@ -62,6 +70,7 @@ async function cmdReplay(args) {
       'state-dir': { type: 'string' },
       'session-key': { type: 'string' },
       threshold: { type: 'string' },
+      keep: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
     },
   })
@@ -73,8 +82,9 @@ async function cmdReplay(args) {
   const { replay } = await import('./lib/replay.mjs')
   const { formatReplay } = await import('./lib/report.mjs')
   const text = readFileSync(file, 'utf8')
-  const parsed = parseTranscript(text)
-  const stateDir = values['state-dir'] ?? mkdtempSync(join(tmpdir(), 'openclaw-context-replay-'))
+  const parsed = parseTranscript(text) // throws UnknownFormat before anything is created
+  const temporary = values['state-dir'] === undefined
+  const stateDir = temporary ? mkdtempSync(join(tmpdir(), 'openclaw-context-replay-')) : values['state-dir']
   const progress = progressLine('replaying')
   let report
   try {
@@ -88,16 +98,29 @@ async function cmdReplay(args) {
     })
   } finally {
     progress.done()
+    // A temporary state dir goes when the replay ends, whatever happened, unless --keep.
+    if (temporary && !values.keep) rmSync(stateDir, { recursive: true, force: true })
   }
+  report.stateDirTemporary = temporary
+  report.stateDirKept = !temporary || values.keep
   process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReplay(report)}\n`)
   return report.errors.length ? 1 : 0
 }
 
 async function cmdInspect(args) {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean', default: false } } })
-  if (positionals.length < 1 || positionals.length > 2) throw new UsageError('inspect takes a state dir and an optional session key')
+  if (positionals.length < 1 || positionals.length > 2) throw new UsageError('inspect takes a state dir and an optional session key, or one session file')
+  const target = positionals[0]
+  if (statSync(target).isFile()) {
+    if (positionals.length !== 1) throw new UsageError('inspect of a session file takes no session key')
+    const { parseTranscript } = await import('./lib/transcript.mjs')
+    const { summarizeTranscript, formatTranscriptSummary } = await import('./lib/report.mjs')
+    const summary = summarizeTranscript(parseTranscript(readFileSync(target, 'utf8')), target)
+    process.stdout.write(values.json ? `${JSON.stringify(summary, null, 2)}\n` : `${formatTranscriptSummary(summary)}\n`)
+    return 0
+  }
   const { inspect, formatInspect } = await import('./lib/inspect.mjs')
-  const result = inspect(positionals[0], positionals[1])
+  const result = inspect(target, positionals[1])
   process.stdout.write(values.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatInspect(result)}\n`)
   return result.sessions.length || !positionals[1] ? 0 : 1
 }
@@ -143,6 +166,9 @@ main(process.argv.slice(2)).then(
     if (err instanceof UsageError || err?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || err?.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
       process.stderr.write(`openclaw-context: ${err.message}\n\n${USAGE}\n`)
       process.exitCode = 2
+    } else if (err?.code === 'UnknownFormat') {
+      process.stderr.write(`openclaw-context: UnknownFormat: ${err.message}\n`)
+      process.exitCode = EXIT_UNKNOWN_FORMAT
     } else if (err?.code === 'ENOENT' || err?.code === 'EISDIR' || err?.code === 'EACCES') {
       process.stderr.write(`openclaw-context: ${err.message}\n`)
       process.exitCode = 1

@@ -24,7 +24,7 @@ export const YAML = createRequire(import.meta.url)(join(root, 'node_modules/yaml
 
 /** Every code a host may branch on; `Panic` is a bug and never acceptable here. */
 export const STABLE_CODES = new Set([
-  'InvalidArg', 'NotFound', 'Io', 'Corrupt', 'NoSpace', 'PermissionDenied', 'TooLarge', 'UnsafePath',
+  'InvalidArg', 'NotFound', 'Io', 'Corrupt', 'NoSpace', 'PermissionDenied', 'TooLarge', 'UnsafePath', 'UnsafeFile',
 ])
 
 /** The prefix of the temp files of `atomic_write` (crates/fsio). */

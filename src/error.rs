@@ -6,7 +6,10 @@ use napi::bindgen_prelude::{AsyncTask, ToNapiValue, TypeName};
 use napi::{Env, JsError, Task};
 use serde::de::DeserializeOwned;
 
-/// The JS `Error.code` of every error this addon throws (`InvalidArg`, `Io`, `Corrupt`, ...).
+/// The JS `Error.code` of every error this addon throws: `ErrorCode::as_str` of the core error,
+/// one of `InvalidArg`, `NotFound`, `Io`, `Corrupt`, `NoSpace`, `PermissionDenied`, `TooLarge`,
+/// `UnsafePath`, `UnsafeFile` (a file in the state dir refused: a link, a FIFO or device, or
+/// oversized) and `Panic`.
 pub struct Code(pub &'static str);
 
 impl AsRef<str> for Code {

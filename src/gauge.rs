@@ -104,7 +104,8 @@ pub fn evaluate_context_usage(
 /// correction and overhead used).
 #[napi(object)]
 pub struct ContextEstimate {
-    /// The estimate: `usageTokens + trailingTokens`, or without a usage `overheadTokens + trailingTokens`.
+    /// The estimate: `usageTokens + trailingTokens`, or without a usage
+    /// `overheadTokens + carriedTokens + trailingTokens`.
     pub tokens: f64,
     /// The last provider-reported context, `input + cacheRead + cacheWrite` (0 without one).
     pub usage_tokens: f64,
@@ -116,6 +117,9 @@ pub struct ContextEstimate {
     pub correction: f64,
     /// Learned overhead (system prompt, tool definitions) included when there is no usage; else 0.
     pub overhead_tokens: f64,
+    /// The measured size of the messages the last `compact()` kept, included when there is no
+    /// usage; else 0.
+    pub carried_tokens: f64,
 }
 
 impl From<Estimate> for ContextEstimate {
@@ -127,6 +131,7 @@ impl From<Estimate> for ContextEstimate {
             last_usage_index: e.last_usage_index.map(|i| i as u32),
             correction: e.correction,
             overhead_tokens: e.overhead_tokens as f64,
+            carried_tokens: e.carried_tokens as f64,
         }
     }
 }
@@ -183,8 +188,11 @@ fn check_message(m: &Value) -> Result<(), Error> {
 /// errored turns ignored). The correction is the median ratio of provider delta to counted tokens
 /// over the last 64 consecutive usage pairs, clamped to 0.5-2.5.
 ///
-/// After a compaction: `reset()`, then add the summary and the kept messages with
-/// `{ ignoreUsage: true }`; the learned correction and overhead (system prompt, tools) carry over.
+/// After a compaction: `compact(keep, [summaryMessage])` with the number of messages it kept (the
+/// last `keep` added). The kept messages keep the size the provider measured them at, the summary
+/// is counted and corrected, and the overhead (system prompt, tools) is the one measured at the
+/// session's first turns, where the least of it is guesswork. (`reset()` and adding the summary and
+/// kept messages with `{ ignoreUsage: true }` also works, counting the kept messages instead.)
 #[napi]
 pub struct ContextEstimator {
     inner: Estimator,
@@ -248,6 +256,40 @@ impl ContextEstimator {
     #[napi(catch_unwind)]
     pub fn estimate(&self, env: Env) -> napi::Result<ContextEstimate> {
         run(&env, || Ok(self.inner.estimate().into()))
+    }
+
+    /// After a compaction that kept the last `keep` messages added (0 when it kept none) and put
+    /// `summary` (the compaction summary message, e.g. pi's `compactionSummary`) in front of them:
+    /// forgets the dropped messages, carries the kept ones at the size the provider's usages
+    /// measured (`estimate().carriedTokens`), and adds `summary` without usage. The learned
+    /// correction and overhead carry over. `messageCount` then counts the summary messages only.
+    /// @throws `InvalidArg` for a negative or non-integer `keep`, or a summary message without a
+    /// string `role` (nothing changes).
+    #[napi(catch_unwind)]
+    pub fn compact(
+        &mut self,
+        env: Env,
+        #[napi(ts_arg_type = "number")] keep: Json,
+        #[napi(ts_arg_type = "unknown[] | undefined | null")] summary: Option<Json>,
+    ) -> napi::Result<()> {
+        run(&env, || {
+            let keep = match keep.0.as_f64() {
+                Some(k) if k.is_finite() && k >= 0.0 && k.fract() == 0.0 => k as usize,
+                _ => {
+                    return Err(Error::invalid_arg(format!(
+                        "keep must be a non-negative integer (the number of messages the compaction kept), got {}",
+                        keep.0
+                    )))
+                }
+            };
+            let summary: Vec<Value> = match summary.map(|j| j.0) {
+                None | Some(Value::Null) => Vec::new(),
+                Some(v) => from_js(v, "summary")?,
+            };
+            summary.iter().try_for_each(check_message)?;
+            self.inner.compact(keep, &summary);
+            Ok(())
+        })
     }
 
     /// Forgets the messages (after a compaction), keeping the learned correction and overhead.

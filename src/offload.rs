@@ -802,7 +802,9 @@ fn do_expand(input: ExpandObservationRefsInput) -> Result<Json, Error> {
 /// is given) and the observation comes back whole. Runs on the libuv pool.
 ///
 /// @throws (rejects) `InvalidArg` for a bad input or name, `TooLarge` when the content exceeds the
-/// session quota, `UnsafePath` for a symlinked session directory, `Io` / `NoSpace` / `PermissionDenied`.
+/// session quota, `UnsafePath` for a symlinked session directory, `UnsafeFile` when the store's
+/// catalog or lock file is a link, a FIFO or device, or oversized, `Io` / `NoSpace` /
+/// `PermissionDenied`.
 #[napi(catch_unwind, ts_return_type = "Promise<OffloadResult>")]
 pub fn offload_observation(
     env: Env,
@@ -835,7 +837,9 @@ pub fn offload_observation_sync(
 /// `scratchpad_read` tool arguments as they come (`scratchpad_id`).
 ///
 /// @throws (rejects) `NotFound` for an unknown, expired or other-turn entry, `InvalidArg` for a bad
-/// mode, bounds or regex (with the regex engine's message), `TooLarge` for `full` on a large entry.
+/// mode, bounds or regex (with the regex engine's message), `TooLarge` for `full` on a large entry,
+/// `UnsafeFile` when the entry's content file or the catalog is a link, a FIFO or device, or
+/// oversized (never read: remove it, or delete the session's store).
 #[napi(catch_unwind, ts_return_type = "Promise<ReadObservationResult>")]
 pub fn read_observation(
     #[napi(ts_arg_type = "ReadObservationInput")] input: serde_json::Value,
@@ -856,7 +860,8 @@ pub fn read_observation_sync(
 /// Seed 004's `scratchpad_write`: stores content under a name (overwriting an entry of that name,
 /// same id). Named entries have no TTL unless `ttlSeconds`.
 ///
-/// @throws (rejects) `InvalidArg` for a bad name (path separators, `..`), `TooLarge` over the quota.
+/// @throws (rejects) `InvalidArg` for a bad name (path separators, `..`), `TooLarge` over the quota,
+/// `UnsafeFile` when the store's catalog or lock file is a link, a FIFO or device, or oversized.
 #[napi(catch_unwind, ts_return_type = "Promise<WriteObservationResult>")]
 pub fn write_observation(
     env: Env,
@@ -923,7 +928,9 @@ pub fn list_observations_sync(
     run(&env, || do_list(from_js(input, "input")?))
 }
 
-/// Seed 004's `scratchpad_delete`: deletes one entry by id or name and returns it.
+/// Seed 004's `scratchpad_delete`: deletes one entry by id or name and returns it. Works on a
+/// full disk: when the catalog cannot be rewritten for want of space, the entry's content is
+/// removed first (freeing it) and the catalog is written again, in place if need be.
 ///
 /// @throws (rejects) `NotFound` for an unknown entry.
 #[napi(catch_unwind, ts_return_type = "Promise<ObservationEntry>")]
@@ -944,7 +951,9 @@ pub fn delete_observation_sync(
 }
 
 /// Deletes a session's whole observation store (when the session is deleted). Resolves whether
-/// there was one.
+/// there was one. Serialised with the store's users: the store is renamed away and removed under
+/// its lock, so a write waiting for it lands in a fresh store and a read finds none (`NotFound`
+/// for its entry), never a half-removed directory.
 #[napi(catch_unwind, ts_return_type = "Promise<boolean>")]
 pub fn delete_observation_session(
     #[napi(ts_arg_type = "ObservationSessionInput")] input: serde_json::Value,

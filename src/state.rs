@@ -55,7 +55,10 @@ pub struct ToolResultInput {
 /// What `recordToolResult` captured.
 #[napi(object)]
 pub struct ToolResultRecord {
+    /// Paths recorded as read: of those the call names, deduplicated, the last 100 (a list keeps
+    /// no more).
     pub files_read: Vec<String>,
+    /// Paths recorded as modified, as `filesRead`.
     pub files_modified: Vec<String>,
     /// `"<tool>: <first line of the error>"` for a failed call.
     pub failure: Option<String>,
@@ -247,9 +250,11 @@ fn clear(input: Value) -> Result<(), Error> {
 /// Layer A of seed 001, 7.2, for the host's `tool_result` handler: records the tool name
 /// (deduplicated), the files named by path-like params as read or modified, and failures, in
 /// `resources.json` / `thread.json`, atomically under the session lock. Caps: 100 tools, 100
-/// paths per list, 50 failures; the least recently used are dropped first.
+/// paths per list, 50 failures; the least recently used are dropped first. Linear in the number of
+/// paths (of 100,000 paths in one call, the last 100 are recorded).
 /// @throws (rejects) `InvalidArg` for a missing `toolName`, `stateDir` or `sessionKey`;
-/// `UnsafePath` when the session directory is a symlink; `Io` / `NoSpace` / `PermissionDenied`.
+/// `UnsafePath` when the session directory is a symlink; `UnsafeFile` when the session's lock file
+/// is a link or not a regular file; `Io` / `NoSpace` / `PermissionDenied`.
 #[napi(catch_unwind, ts_return_type = "Promise<ToolResultRecord>")]
 pub fn record_tool_result(
     #[napi(ts_arg_type = "ToolResultInput")] input: Value,
@@ -377,7 +382,11 @@ pub fn record_messages_sync(
 }
 
 /// The state the next checkpoint would bundle (state of an earlier process older than the latest
-/// checkpoint left out; corrupt files moved aside to `<name>.corrupt-<ms>` and read as empty).
+/// checkpoint left out; corrupt files read as empty, left in place for the next write to move
+/// aside to `<name>.corrupt-<ms>`). Never writes: a never-used key reads as empty and creates
+/// nothing, also on a read-only state dir.
+/// @throws (rejects) `UnsafeFile` when a state file is a link, a FIFO or device, or oversized (the
+/// next record call moves it aside); `UnsafePath` for a symlinked session directory.
 #[napi(catch_unwind, ts_return_type = "Promise<ContextState>")]
 pub fn read_context_state(
     #[napi(ts_arg_type = "StateTarget")] target: Value,

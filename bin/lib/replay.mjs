@@ -16,7 +16,21 @@ import { has, missing, native, notAvailable } from './native.mjs'
 
 export const DEFAULT_WINDOW = 200_000
 export const DEFAULT_THRESHOLD_BYTES = 4096
-export const SCRATCHPAD_TOOL = 'session.scratchpad'
+/** The scratchpad tool's default name (issue 14); `session.scratchpad` is its alias. */
+export const SCRATCHPAD_TOOL = 'session_scratchpad'
+/** Every name the scratchpad tool is called by. */
+export const SCRATCHPAD_TOOL_NAMES = Object.freeze(['session_scratchpad', 'session.scratchpad'])
+
+/**
+ * True for a call of the scratchpad tool: either name, or an MCP tool of that name (Claude Code calls
+ * an MCP server's tool `mcp__<server>__<tool>`).
+ */
+export function isScratchpadTool(name) {
+  if (typeof name !== 'string') return false
+  if (SCRATCHPAD_TOOL_NAMES.includes(name)) return true
+  const mcp = /^mcp__.+__(.+)$/.exec(name)
+  return mcp !== null && SCRATCHPAD_TOOL_NAMES.includes(mcp[1])
+}
 
 /** The session key a replay writes under when none is given. */
 export function defaultSessionKey(parsed, file) {
@@ -30,9 +44,23 @@ function addFileOps(ops, name, args) {
   if (!args || typeof args !== 'object') return
   const path = typeof args.path === 'string' ? args.path : typeof args.file_path === 'string' ? args.file_path : null
   if (!path) return
-  if (name === 'read') ops.read.add(path)
-  else if (name === 'write') ops.written.add(path)
-  else if (name === 'edit') ops.edited.add(path)
+  // pi's tools are read / write / edit; Claude Code's Read / Write / Edit / MultiEdit / NotebookEdit.
+  const tool = String(name).toLowerCase()
+  if (tool === 'read') ops.read.add(path)
+  else if (tool === 'write') ops.written.add(path)
+  else if (tool === 'edit' || tool === 'multiedit' || tool === 'notebookedit') ops.edited.add(path)
+}
+
+/** The message a non-`message` entry puts in pi's context (buildSessionContext), or null. */
+function entryMessage(entry) {
+  if (entry.type === 'message') return entry.message
+  if (entry.type === 'branch_summary' && typeof entry.summary === 'string' && entry.summary) {
+    return { role: 'branchSummary', summary: entry.summary, fromId: entry.fromId ?? '', timestamp: Date.parse(entry.timestamp) || 0 }
+  }
+  if (entry.type === 'custom_message') {
+    return { role: 'custom', customType: entry.customType, content: entry.content, display: entry.display, timestamp: Date.parse(entry.timestamp) || 0 }
+  }
+  return null
 }
 
 function median(xs) {
@@ -48,24 +76,33 @@ function mean(xs) {
 
 /**
  * The gauge's incremental estimator (what a host uses when the SDK has no usage to report): each
- * message is counted once as it is added; after a compaction it is reset and given the summary and
- * the kept messages without their (pre-compaction) usage.
+ * message is counted once as it is added. After a compaction, `compact(keep, summary)` carries the
+ * kept messages at the size the provider measured them and adds the summary (builds without it:
+ * reset, then the summary and the kept messages counted without their pre-compaction usage).
  */
-function makeEstimator() {
+export function makeEstimator() {
   if (typeof native.ContextEstimator !== 'function') return null
   const est = new native.ContextEstimator()
+  const canCompact = typeof est.compact === 'function'
   return {
     kind: 'ContextEstimator',
-    reset(messages) {
+    /** After a compaction: `summary` replaces all but the last `keptMessages.length` messages added. */
+    compact(summary, keptMessages) {
+      if (canCompact) {
+        est.compact(keptMessages.length, [summary])
+        return
+      }
       est.reset()
-      for (const m of messages) est.addMessage(m, { ignoreUsage: true })
+      for (const m of [summary, ...keptMessages]) est.addMessage(m, { ignoreUsage: true })
     },
     push(m) {
       est.addMessage(m)
     },
     estimate() {
-      return est.estimate().tokens
+      this.last = est.estimate()
+      return this.last.tokens
     },
+    last: null,
   }
 }
 
@@ -102,7 +139,8 @@ export async function replay(parsed, options) {
   const skipped = [] // attempts the writer skipped
   const compactions = []
   const offload = { thresholdBytes, offered: 0, offloaded: 0, bytes: 0, tokensBefore: 0, tokensAfter: 0, largest: null }
-  const estimates = [] // { turn, line, estimate, provider }
+  const estimates = [] // { turn, line, estimate, provider, afterCompaction }
+  let compactionPending = null // the compaction whose first provider figure has not come yet
   const scratchpad = { calls: 0, applied: 0, rejected: 0, messages: [] }
   const errors = [] // addon calls that threw: { line, call, code, message }
 
@@ -207,7 +245,21 @@ export async function replay(parsed, options) {
           if (tokens > peak.tokens) Object.assign(peak, { tokens, utilization, turn, line })
           if (estimator) {
             const est = call(line, estimator.kind, () => estimator.estimate())
-            if (typeof est === 'number') estimates.push({ turn, line, estimate: est, provider: tokens })
+            if (typeof est === 'number') {
+              // The first estimate after a compaction has no provider figure to lean on: it is the one
+              // the gauge gives while the restore text is judged, reported on its own.
+              const afterCompaction = compactionPending !== null && m.stopReason !== 'error' && m.stopReason !== 'aborted'
+              estimates.push({
+                turn,
+                line,
+                estimate: est,
+                provider: tokens,
+                afterCompaction,
+                compactionLine: afterCompaction ? compactionPending : null,
+                parts: afterCompaction ? { ...estimator.last } : null,
+              })
+              if (afterCompaction) compactionPending = null
+            }
           }
           if (canGauge) {
             const reading = call(line, 'evaluateContextUsage', () =>
@@ -231,7 +283,7 @@ export async function replay(parsed, options) {
             if (!b || b.type !== 'toolCall') continue
             toolCalls.set(b.id, { name: b.name, arguments: b.arguments, turn })
             addFileOps(fileOps, b.name, b.arguments)
-            if (b.name === SCRATCHPAD_TOOL) {
+            if (isScratchpadTool(b.name)) {
               scratchpad.calls++
               if (canScratchpad) {
                 const r = call(line, 'applyScratchpadAction', () =>
@@ -322,13 +374,15 @@ export async function replay(parsed, options) {
       }
       compactions.push(record)
       // pi's context after compaction: the summary, then the kept messages, then what follows.
+      // pi's buildSessionContext: the kept entries that make messages (message, custom_message,
+      // branch_summary), from the first kept one up to the compaction.
       const keptMessages = []
       const keptIdx = []
       if (kept >= 0) {
         for (let k = kept; k < i; k++) {
-          const e = entries[k].entry
-          if (e.type === 'message') {
-            keptMessages.push(e.message)
+          const m = entryMessage(entries[k].entry)
+          if (m) {
+            keptMessages.push(m)
             keptIdx.push(k)
           }
         }
@@ -337,15 +391,15 @@ export async function replay(parsed, options) {
       ctx = [summaryMessage, ...keptMessages.map(light)]
       ctxIdx = [-1, ...keptIdx]
       messagesRecordedUpTo = ctx.length
-      estimator?.reset([summaryMessage, ...keptMessages])
+      estimator?.compact(summaryMessage, keptMessages)
+      compactionPending = line
       fileOps.read.clear()
       fileOps.written.clear()
       fileOps.edited.clear()
       checkpointSaved = false
-    } else if (entry.type === 'branch_summary' && typeof entry.summary === 'string') {
-      pushCtx({ role: 'branchSummary', summary: entry.summary, fromId: entry.fromId ?? '', timestamp: 0 }, i)
-    } else if (entry.type === 'custom_message') {
-      pushCtx({ role: 'custom', customType: entry.customType, content: entry.content, display: entry.display, timestamp: 0 }, i)
+    } else if (entry.type === 'branch_summary' || entry.type === 'custom_message') {
+      const m = entryMessage(entry)
+      if (m) pushCtx(m, i)
     }
   }
   onProgress({ done: total, total, turn: turns.assistant })
@@ -374,12 +428,30 @@ export async function replay(parsed, options) {
       offset,
       meanAbsErrorAfterOffset: offset === null ? null : mean(errs.map((e) => Math.abs(e - offset))),
       maxAbsError: errs.length ? Math.max(...errs.map(Math.abs)) : null,
+      // The first turn after each compaction: the estimate seeded from the summary and the kept messages
+      // against the provider's next figure.
+      afterCompaction: estimates
+        .filter((s) => s.afterCompaction)
+        .map((s) => ({
+          compactionLine: s.compactionLine,
+          turn: s.turn,
+          line: s.line,
+          estimate: s.estimate,
+          provider: s.provider,
+          error: s.estimate - s.provider,
+          percent: (s.estimate - s.provider) / s.provider,
+          overheadTokens: s.parts?.overheadTokens ?? null,
+          carriedTokens: s.parts?.carriedTokens ?? 0,
+          countedTokens: s.parts?.trailingTokens ?? null,
+          correction: s.parts?.correction ?? null,
+        })),
     }
   }
 
   return {
     file: options.file ?? null,
     format: parsed.format,
+    family: parsed.family ?? 'pi',
     version: parsed.version,
     sessionId: parsed.header?.id ?? null,
     sessionKey,

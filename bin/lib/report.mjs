@@ -1,5 +1,8 @@
 // The replay report as a person reads it: one screen, the numbers that matter first.
 import { fmt, pct, signed, table } from './format.mjs'
+import { messageText, providerContextTokens } from './transcript.mjs'
+import { has, native } from './native.mjs'
+import { isScratchpadTool } from './replay.mjs'
 
 const PROBLEMS_SHOWN = 12
 
@@ -7,8 +10,16 @@ function section(title, lines) {
   return [`${title}`, ...lines.map((l) => `  ${l}`)]
 }
 
+/** The transcript format as a person reads it. */
+export function formatName(format, version) {
+  if (format === 'v3') return `pi v${version ?? 3} (id / parentId tree)`
+  if (format === 'v1') return 'pi v1 (no ids)'
+  if (format === 'claude-code') return `Claude Code / Claude Agent SDK transcript${version ? ` (written by Claude Code ${version})` : ''}`
+  return String(format)
+}
+
 export function formatProblems(problems) {
-  if (problems.length === 0) return ['none: every line read as a pi session entry']
+  if (problems.length === 0) return ['none: every line read as an entry of its format']
   const byKind = {}
   for (const p of problems) byKind[p.kind] = (byKind[p.kind] ?? 0) + 1
   const out = [
@@ -24,13 +35,15 @@ export function formatProblems(problems) {
 /** Renders the data `replay()` returns. */
 export function formatReplay(r) {
   const out = []
-  const fmtName = r.format === 'v3' ? `pi v${r.version ?? 3} (id / parentId tree)` : r.format === 'v1' ? 'pi v1 (no ids)' : 'unknown'
+  const fmtName = formatName(r.format, r.version)
   out.push(`openclaw-context replay ${r.file ?? ''}`.trimEnd())
   out.push(
     ...section('session', [
       `${fmtName}, ${fmt(r.lines)} lines, ${fmt(r.entries)} entries on the active branch${r.offBranch ? ` (${fmt(r.offBranch)} on other branches, not replayed)` : ''}`,
       `id ${r.sessionId ?? '-'}, replayed as ${r.sessionKey}`,
-      `state dir ${r.stateDir}`,
+      r.stateDirTemporary && !r.stateDirKept
+        ? `state dir ${r.stateDir} (temporary, removed; --keep keeps it)`
+        : `state dir ${r.stateDir}${r.stateDirTemporary ? ' (temporary, kept)' : ''}`,
     ]),
   )
   out.push(...section('input problems', formatProblems(r.problems)))
@@ -133,6 +146,13 @@ export function formatReplay(r) {
         ? e.samples
           ? [
               `${fmt(e.samples)} turns: mean |error| ${fmt(e.meanAbsError)} tokens (${pct(e.meanAbsPercent, 2)}), largest ${fmt(e.maxAbsError)}; mean error ${signed(e.meanError)}, median ${signed(e.offset)}`,
+              ...(e.afterCompaction ?? []).map(
+                (a) =>
+                  `first turn after the compaction on line ${a.compactionLine}: estimated ${fmt(a.estimate)} (overhead ${fmt(a.overheadTokens)} + kept ${fmt(a.carriedTokens)} + summary and after ${fmt(a.countedTokens)}), provider ${fmt(a.provider)}: ${signed(a.error)} (${a.percent >= 0 ? '+' : ''}${pct(a.percent, 2)})`,
+              ),
+              ...(r.family === 'claude-code' && e.afterCompaction?.length
+                ? ['  (Claude Code adds to the context after a compaction what its transcript does not record, e.g. SessionStart:compact hook output and re-attached files: the estimate cannot count it)']
+                : []),
           ]
           : ['no turn with provider usage to compare against']
         : [e.reason],
@@ -144,11 +164,11 @@ export function formatReplay(r) {
     ...section(
       'scratchpad',
       !s.available
-        ? [s.calls ? `${s.calls} session.scratchpad calls; ${s.reason}` : `no session.scratchpad calls (${s.reason})`]
+        ? [s.calls ? `${s.calls} scratchpad calls; ${s.reason}` : `no scratchpad calls (${s.reason})`]
         : s.calls === 0
-          ? ['no session.scratchpad calls in this session']
+          ? ['no scratchpad calls (session_scratchpad / session.scratchpad) in this session']
           : [
-              `${fmt(s.calls)} session.scratchpad calls: ${fmt(s.applied)} applied, ${fmt(s.rejected)} rejected`,
+              `${fmt(s.calls)} scratchpad calls (session_scratchpad / session.scratchpad): ${fmt(s.applied)} applied, ${fmt(s.rejected)} rejected`,
               s.prepend ? `prepend at the end: ${fmt(s.prepend.tokens)} tokens (${fmt(s.prepend.chars)} chars)` : 'scratchpad empty at the end',
             ],
     ),
@@ -166,6 +186,88 @@ export function formatReplay(r) {
           `${r.errors.length} call(s) failed`,
           ...r.errors.slice(0, 8).map((x) => `line ${x.line}: ${x.call}: ${x.code}: ${x.message}`),
         ],
+      ),
+    )
+  }
+  return out.join('\n')
+}
+
+/**
+ * What a transcript holds as replay reads it, without replaying it (`inspect <session.jsonl>`): format,
+ * turns, provider usage, compactions with their summaries' sizes, large tool results, scratchpad calls.
+ */
+export function summarizeTranscript(parsed, file, { thresholdBytes = 4096 } = {}) {
+  const turns = { assistant: 0, withUsage: 0, user: 0, toolResults: 0, compactions: 0 }
+  const peak = { tokens: 0, line: null }
+  const compactions = []
+  let largeResults = 0
+  let scratchpadCalls = 0
+  let lastUsage = null
+  const count = has('countTokens') ? (t) => native.countTokens(t) : () => null
+  for (const { line, entry } of parsed.entries) {
+    if (entry.type === 'compaction') {
+      turns.compactions++
+      const summary = typeof entry.summary === 'string' ? entry.summary : ''
+      compactions.push({ line, tokensBefore: entry.tokensBefore ?? null, lastUsageBefore: lastUsage, summaryChars: summary.length, summaryTokens: count(summary) })
+      continue
+    }
+    if (entry.type !== 'message') continue
+    const m = entry.message
+    if (m.role === 'assistant') {
+      turns.assistant++
+      const t = providerContextTokens(m)
+      if (t !== null && m.stopReason !== 'error' && m.stopReason !== 'aborted') {
+        turns.withUsage++
+        lastUsage = t
+        if (t > peak.tokens) Object.assign(peak, { tokens: t, line })
+      }
+      for (const b of Array.isArray(m.content) ? m.content : []) if (b?.type === 'toolCall' && isScratchpadTool(b.name)) scratchpadCalls++
+    } else if (m.role === 'toolResult') {
+      turns.toolResults++
+      if (Buffer.byteLength(messageText(m), 'utf8') > thresholdBytes) largeResults++
+    } else if (m.role === 'user') turns.user++
+  }
+  return {
+    file,
+    format: parsed.format,
+    family: parsed.family ?? 'pi',
+    version: parsed.version,
+    sessionId: parsed.header?.id ?? null,
+    lines: parsed.stats.lines,
+    entries: parsed.entries.length,
+    offBranch: parsed.stats.offBranch,
+    problems: parsed.problems,
+    turns,
+    peak,
+    compactions,
+    largeToolResults: { thresholdBytes, count: largeResults },
+    scratchpadCalls,
+  }
+}
+
+/** Renders `summarizeTranscript`'s data. */
+export function formatTranscriptSummary(s) {
+  const out = [`openclaw-context inspect ${s.file}`]
+  out.push(
+    ...section('session', [
+      `${formatName(s.format, s.version)}, ${fmt(s.lines)} lines, ${fmt(s.entries)} entries on the active branch${s.offBranch ? ` (${fmt(s.offBranch)} on other branches)` : ''}`,
+      `id ${s.sessionId ?? '-'}`,
+    ]),
+  )
+  out.push(...section('input problems', formatProblems(s.problems)))
+  const t = s.turns
+  out.push(
+    ...section('turns', [
+      `${fmt(t.assistant)} assistant turns (${fmt(t.withUsage)} with provider usage), ${fmt(t.user)} user messages, ${fmt(t.toolResults)} tool results (${fmt(s.largeToolResults.count)} over ${fmt(s.largeToolResults.thresholdBytes)} bytes), ${fmt(t.compactions)} compactions`,
+      s.peak.line === null ? 'no provider usage' : `peak provider context ${fmt(s.peak.tokens)} tokens (line ${s.peak.line})`,
+      `${fmt(s.scratchpadCalls)} scratchpad calls`,
+    ]),
+  )
+  if (s.compactions.length) {
+    out.push(
+      ...section(
+        'compactions',
+        s.compactions.map((c) => `line ${c.line}: ${fmt(c.tokensBefore)} tokens before, summary ${fmt(c.summaryTokens)} tokens (${fmt(c.summaryChars)} chars)`),
       ),
     )
   }

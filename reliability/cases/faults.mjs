@@ -167,7 +167,7 @@ export default function faultCases() {
     },
     {
       group: 'faults',
-      name: 'torn state file (each of the 5 files cut mid-JSON): moved aside to <name>.corrupt-<ms> with its bytes, reads and writes go on',
+      name: 'torn state file (each of the 5 files cut mid-JSON): a read leaves it in place and reads on; the next write to it moves it aside to <name>.corrupt-<ms> with its bytes',
       async run() {
         const stateDir = tempDir('torn')
         const t = { stateDir, sessionKey: KEY }
@@ -177,13 +177,23 @@ export default function faultCases() {
         native.recordOpenItemSync({ ...t, text: 'o' })
         native.recordLearningSync({ ...t, text: 'l' })
         const dir = sessionDir(stateDir, 'state', KEY)
-        const files = ['decisions.json', 'thread.json', 'resources.json', 'open_items.json', 'learnings.json']
-        for (const name of files) {
+        const writeTo = {
+          'decisions.json': () => native.recordDecisionSync({ ...t, what: 'd2' }),
+          'thread.json': () => native.recordMessagesSync({ ...t, messages: [{ role: 'user', content: 'again' }] }),
+          'resources.json': () => native.recordToolResultSync({ ...t, toolName: 'read', params: { path: '/b' } }),
+          'open_items.json': () => native.recordOpenItemSync({ ...t, text: 'o2' }),
+          'learnings.json': () => native.recordLearningSync({ ...t, text: 'l2' }),
+        }
+        for (const [name, write] of Object.entries(writeTo)) {
           const bytes = readFileSync(join(dir, name))
           const torn = bytes.subarray(0, Math.floor(bytes.length / 2))
           writeFileSync(join(dir, name), torn)
           const s = native.readContextStateSync(t)
           assert(s, 'no state')
+          // a read never writes (issue 12): the torn file is still there, as it was
+          assert(Buffer.compare(readFileSync(join(dir, name)), torn) === 0, `${name}: a read changed the torn file`)
+          assert(readdirSync(dir).filter((n) => n.startsWith(`${name}.corrupt-`)).length === 0, `${name}: a read moved it aside`)
+          write()
           const aside = readdirSync(dir).filter((n) => n.startsWith(`${name}.corrupt-`))
           assert(aside.length === 1, `${name}: ${aside.length} moved-aside copies`)
           assert(Buffer.compare(readFileSync(join(dir, aside[0])), torn) === 0, `${name}: moved-aside bytes differ`)
@@ -193,7 +203,7 @@ export default function faultCases() {
         const s = native.readContextStateSync(t)
         assert(s.decisions.some((d) => d.what === 'after the tear'), 'write after tear lost')
         assert(readdirSync(dir).filter((n) => n.includes('.corrupt-')).length === 5, 'a moved-aside copy vanished')
-        return '5 files moved aside byte-exact; later writes fine'
+        return '5 files left in place by reads, moved aside byte-exact by the next write; later writes fine'
       },
     },
   )

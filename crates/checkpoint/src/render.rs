@@ -86,22 +86,11 @@ pub fn clean(s: &str, max: usize) -> String {
 }
 
 /// Replaces every `<` that starts a tag named `checkpoint...` (`</checkpoint-data>`,
-/// `< / CHECKPOINT-DATA >`, `<checkpoint-data>`) with `‹`, so content cannot fake the fence.
+/// `< / CHECKPOINT-DATA >`, `<checkpoint-data>`, and their look-alikes: invisible characters,
+/// full-width forms, escapes and entities; see [`crate::fence`]) with `‹`, so content cannot fake
+/// the fence.
 pub fn defuse(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for (i, c) in s.char_indices() {
-        if c == '<' {
-            let rest = s[i + 1..].trim_start();
-            let rest = rest.strip_prefix('/').unwrap_or(rest).trim_start();
-            let head: String = rest.chars().take(10).collect();
-            if head.eq_ignore_ascii_case("checkpoint") {
-                out.push('‹');
-                continue;
-            }
-        }
-        out.push(c);
-    }
-    out
+    crate::fence::defuse(s)
 }
 
 fn kilo(n: u64) -> String {

@@ -6,11 +6,10 @@ use crate::input::{assemble, CheckpointInput, Previous};
 use crate::model::{Checkpoint, Trigger};
 use crate::yaml::{from_yaml, to_yaml};
 use context_fsio::{
-    atomic_write, existing_session_dir, lock_session, now_ms, parse_rfc3339, rfc3339, session_dir,
-    sweep_temp_files, Durability, Error, Result, CHECKPOINTS_DIR,
+    atomic_write, existing_session_dir, lock_session, now_ms, parse_rfc3339, read_bounded, rfc3339,
+    session_dir, sweep_temp_files, Durability, Error, Result, CHECKPOINTS_DIR,
 };
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// The pointer file naming the newest checkpoint of a session directory.
@@ -21,6 +20,8 @@ pub const RETAIN: usize = 5;
 pub const DEDUP_RATIO: f64 = 0.05;
 /// Largest checkpoint file read; anything bigger is not one this crate wrote.
 pub const MAX_FILE_BYTES: u64 = 4 << 20;
+/// Largest `_latest.json` read (a checkpoint id and a path); anything bigger is not a pointer.
+pub const MAX_POINTER_BYTES: u64 = 1 << 20;
 
 /// What `write_checkpoint` did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,33 +78,21 @@ pub fn list(dir: &Path) -> Result<Vec<(u64, String)>> {
     Ok(out)
 }
 
-/// Reads and parses one checkpoint file; `Corrupt` when unreadable as a checkpoint.
+/// Reads and parses one checkpoint file through the bounded, no-follow reader: `UnsafeFile` for a
+/// link, a FIFO or device, or a file over [`MAX_FILE_BYTES`]; `Corrupt` when unreadable as a
+/// checkpoint.
 pub fn load(dir: &Path, id: &str) -> Result<Checkpoint> {
     let path = dir.join(file_name(id));
-    let meta = fs::symlink_metadata(&path).map_err(|e| Error::io(path.display(), e))?;
-    if !meta.is_file() {
-        return Err(Error::corrupt(format!(
-            "{} is not a regular file",
-            path.display()
-        )));
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(Error::corrupt(format!("{} is too large", path.display())));
-    }
-    let mut text = String::new();
-    fs::File::open(&path)
-        .and_then(|mut f| f.read_to_string(&mut text))
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::InvalidData => {
-                Error::corrupt(format!("{} is not UTF-8", path.display()))
-            }
-            _ => Error::io(path.display(), e),
-        })?;
+    let bytes = read_bounded(&path, MAX_FILE_BYTES)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| Error::corrupt(format!("{} is not UTF-8", path.display())))?;
     from_yaml(&text)
 }
 
+/// The id `_latest.json` names, if it is readable (bounded, no link followed, never blocking on
+/// a FIFO) and names one.
 fn read_pointer(dir: &Path) -> Option<String> {
-    let bytes = fs::read(dir.join(LATEST_FILE)).ok()?;
+    let bytes = read_bounded(&dir.join(LATEST_FILE), MAX_POINTER_BYTES).ok()?;
     let v: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
     let id = v.get("checkpoint_id")?.as_str()?;
     parse_id(id).map(|_| id.to_string())

@@ -1,10 +1,10 @@
 //! Atomic, durable file writes: temp file in the same directory, fsync, rename, fsync the directory.
 
 use crate::error::{Error, Result};
-use std::fs::{self, File, OpenOptions};
+use crate::file::create_new_private;
+use std::fs::{self, File};
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::Path;
 
 /// Prefix of every temp file this crate writes; `sweep_temp_files` removes leftovers.
 pub const TEMP_PREFIX: &str = ".tmp-";
@@ -26,15 +26,12 @@ pub enum Durability {
     Fast,
 }
 
-static COUNTER: AtomicU64 = AtomicU64::new(0);
-
-fn temp_path(dir: &Path, name: &str) -> PathBuf {
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    dir.join(format!("{TEMP_PREFIX}{name}-{}-{}", std::process::id(), n))
-}
-
 /// Writes `bytes` to `dir/name` so that a reader sees the old content or the new, never a mix,
 /// and (with `Durable`) the new content survives a power cut once this returns. Files are 0600.
+///
+/// The temp file `.tmp-<name>-<16 random hex>` is created by [`create_new_private`]: exclusively
+/// and without following links, so a file or link planted at any name is never written through,
+/// and the rename replaces the name `name` itself (a link there is replaced, not followed).
 pub fn atomic_write(dir: &Path, name: &str, bytes: &[u8], durability: Durability) -> Result<()> {
     atomic_write_with(dir, name, durability, |f| f.write_all(bytes))
 }
@@ -46,10 +43,10 @@ pub fn atomic_write_with(
     durability: Durability,
     fill: impl FnOnce(&mut File) -> io::Result<()>,
 ) -> Result<()> {
-    let tmp = temp_path(dir, name);
     let target = dir.join(name);
+    let (mut f, tmp) = create_new_private(dir, &format!("{TEMP_PREFIX}{name}-"))
+        .map_err(|e| Error::io(format!("writing {}", target.display()), e))?;
     let result = (|| -> io::Result<()> {
-        let mut f = create_private(&tmp)?;
         fill(&mut f)?;
         f.flush()?;
         if matches!(durability, Durability::Durable | Durability::FileOnly) {
@@ -67,18 +64,6 @@ pub fn atomic_write_with(
         return Err(Error::io(format!("writing {}", target.display()), e));
     }
     Ok(())
-}
-
-/// Creates a new file with mode 0600 (truncating any leftover of the same name).
-pub fn create_private(path: &Path) -> io::Result<File> {
-    let mut o = OpenOptions::new();
-    o.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        o.mode(0o600);
-    }
-    o.open(path)
 }
 
 /// fsync a directory so a rename inside it is durable (a no-op where directories cannot be opened).
@@ -149,6 +134,7 @@ pub fn sweep_temp_files(dir: &Path) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     fn tmpdir(tag: &str) -> PathBuf {
         let d = std::env::temp_dir().join(format!("fsio-atomic-{tag}-{}", std::process::id()));
@@ -180,6 +166,37 @@ mod tests {
         }
         fs::write(d.join(format!("{TEMP_PREFIX}x.json-1-1")), b"torn").unwrap();
         assert_eq!(sweep_temp_files(&d), 1);
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// Issue 12: links planted at the old predictable temp names (`.tmp-<name>-<pid>-<n>`) or at
+    /// the target were written through. Temp files are now created exclusively under random names.
+    #[cfg(unix)]
+    #[test]
+    fn planted_links_are_never_written_through() {
+        let d = tmpdir("links");
+        let outside = d
+            .join("..")
+            .join(format!("fsio-outside-{}", std::process::id()));
+        fs::write(&outside, b"outside").unwrap();
+        for n in 0..100 {
+            let name = format!("{TEMP_PREFIX}x.json-{}-{n}", std::process::id());
+            if n % 2 == 0 {
+                std::os::unix::fs::symlink(&outside, d.join(name)).unwrap();
+            } else {
+                fs::hard_link(&outside, d.join(name)).unwrap();
+            }
+        }
+        std::os::unix::fs::symlink(&outside, d.join("x.json")).unwrap();
+        for _ in 0..10 {
+            atomic_write(&d, "x.json", b"{}", Durability::Fast).unwrap();
+        }
+        assert_eq!(fs::read(&outside).unwrap(), b"outside");
+        let m = fs::symlink_metadata(d.join("x.json")).unwrap();
+        assert!(m.is_file() && !m.file_type().is_symlink());
+        assert_eq!(sweep_temp_files(&d), 100);
+        assert_eq!(fs::read(&outside).unwrap(), b"outside");
+        fs::remove_file(&outside).unwrap();
         fs::remove_dir_all(&d).unwrap();
     }
 

@@ -22,6 +22,10 @@ pub enum ErrorCode {
     TooLarge,
     /// A path would leave the state directory, or a session directory is a symlink.
     UnsafePath,
+    /// A file in the state directory was refused: a symbolic link, a hard link (more than one
+    /// name), not a regular file (a FIFO, device, socket), or larger than anything its writer
+    /// produces. This package never writes such a file; it is neither read nor followed.
+    UnsafeFile,
     /// A Rust panic was caught at the binding boundary (a bug: please report it).
     Panic,
 }
@@ -38,6 +42,7 @@ impl ErrorCode {
             ErrorCode::PermissionDenied => "PermissionDenied",
             ErrorCode::TooLarge => "TooLarge",
             ErrorCode::UnsafePath => "UnsafePath",
+            ErrorCode::UnsafeFile => "UnsafeFile",
             ErrorCode::Panic => "Panic",
         }
     }

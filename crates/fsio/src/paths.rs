@@ -185,6 +185,19 @@ pub fn lock_session(state_dir: &Path, session_key: &str) -> Result<crate::DirLoc
     crate::DirLock::acquire(&dir)
 }
 
+/// The session lock for a read that must not create anything: `None` when the session has no
+/// checkpoint directory (nothing was ever written under its lock) or when no lock file exists and
+/// none can be created (a read-only state dir, where no writer can run either).
+pub fn lock_existing_session(
+    state_dir: &Path,
+    session_key: &str,
+) -> Result<Option<crate::DirLock>> {
+    match existing_session_dir(state_dir, &CHECKPOINTS_DIR, session_key)? {
+        Some(dir) => crate::DirLock::acquire_for_read(&dir),
+        None => Ok(None),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

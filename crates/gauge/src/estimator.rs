@@ -19,10 +19,21 @@
 //!   absorbs the difference between the provider's tokenizer and o200k_base and the provider's
 //!   per-block framing.
 //! - **Overhead**: with no usage in the current messages (after [`Estimator::reset`]), the estimate
-//!   is the learned overhead (system prompt, tool definitions: the median of
-//!   `U_i - correction * count(messages before i)` over recent usages) plus the corrected count of
-//!   every message. `reset` keeps the correction and the overhead, which still hold after a
-//!   compaction.
+//!   is the learned overhead (system prompt, tool definitions) plus the corrected count of every
+//!   message: after a compaction, the summary and the kept messages. The overhead is
+//!   `U_i - correction * count(messages before i)` measured where that subtraction is most
+//!   exact: at the [`ANCHORS`] usages with the fewest counted tokens before them (the first turns
+//!   of the session), taking the median. A usage late in a session has 100k+ counted tokens
+//!   before it, and a correction off by 3% on those moves the overhead by thousands of tokens;
+//!   the first turn has a few hundred. `reset` keeps the correction and the overhead, which
+//!   still hold after a compaction.
+//! - **After a compaction** ([`Estimator::compact`]): what the compaction leaves is the summary
+//!   (counted and corrected) and the kept messages, which were in the context before it, so the
+//!   provider has already measured them: their size is the estimated context at the end of the
+//!   kept span minus the estimated context at its start, each anchored on the nearest provider
+//!   usage before it (`U_j + correction * count(j..i)`). Only the few messages between a usage
+//!   and a span end are counted and corrected; the rest is the provider's own figures. The kept
+//!   messages are carried as that size ([`Estimate::carried_tokens`]), not as messages.
 
 use context_tokens::{count_tokens, Encoding};
 use serde_json::Value;
@@ -38,10 +49,12 @@ pub const DEFAULT_CORRECTION: f64 = 1.0;
 pub const MIN_CORRECTION: f64 = 0.5;
 /// Highest correction factor.
 pub const MAX_CORRECTION: f64 = 2.5;
-/// Pairs (and usage points) the correction and overhead are learned from: the most recent.
+/// Pairs the correction is learned from: the most recent.
 pub const WINDOW: usize = 64;
 /// Smallest counted span (tokens) a usage pair needs to teach the correction.
 pub const MIN_PAIR_TOKENS: u64 = 64;
+/// Usages the overhead is measured at: those with the fewest counted tokens before them.
+pub const ANCHORS: usize = 8;
 
 fn count_str(s: &str, enc: Encoding) -> u64 {
     if s.is_empty() {
@@ -142,6 +155,9 @@ pub struct Estimate {
     pub correction: f64,
     /// The learned overhead included when there is no usage (0 with a usage).
     pub overhead_tokens: u64,
+    /// The measured size of the messages a compaction kept ([`Estimator::compact`]), included
+    /// when there is no usage (0 with a usage, and after [`Estimator::reset`]).
+    pub carried_tokens: u64,
 }
 
 /// The incremental estimator: feed it messages as the conversation grows ([`Estimator::add`]),
@@ -154,10 +170,17 @@ pub struct Estimator {
     prefix: Vec<u64>,
     /// (message index, provider context) of the newest usage since the last reset.
     last_usage: Option<(usize, u64)>,
+    /// (message index, provider context) of every usage since the last reset, ascending.
+    usages: Vec<(usize, u64)>,
+    /// Provider-scale size of the messages the last compaction kept (see [`Estimator::compact`]).
+    carried_tokens: f64,
+    /// Exact count of those messages (so the usages after them know what precedes them).
+    carried_count: u64,
     /// (provider delta, exact count) of consecutive usages.
     pairs: VecDeque<(f64, f64)>,
-    /// (provider context, exact count of the messages before it).
-    points: VecDeque<(f64, f64)>,
+    /// (provider context, exact count of the messages before it) of the [`ANCHORS`] usages with
+    /// the smallest counts seen (across resets), ascending by count.
+    anchors: Vec<(f64, f64)>,
 }
 
 impl Default for Estimator {
@@ -192,8 +215,11 @@ impl Estimator {
             encoding,
             prefix: vec![0],
             last_usage: None,
+            usages: Vec::new(),
+            carried_tokens: 0.0,
+            carried_count: 0,
             pairs: VecDeque::new(),
-            points: VecDeque::new(),
+            anchors: Vec::new(),
         }
     }
 
@@ -227,11 +253,22 @@ impl Estimator {
                     push_window(&mut self.pairs, ((u - prev) as f64, counted as f64));
                 }
             }
-            push_window(&mut self.points, (u as f64, before as f64));
+            self.anchor(u as f64, (self.carried_count + before) as f64);
             self.last_usage = Some((n, u));
+            self.usages.push((n, u));
         }
         self.prefix.push(before + count);
         count
+    }
+
+    /// Keeps (usage, count) if it is among the [`ANCHORS`] smallest counts seen.
+    fn anchor(&mut self, usage: f64, count: f64) {
+        if self.anchors.len() == ANCHORS && self.anchors.last().is_some_and(|a| a.1 <= count) {
+            return;
+        }
+        let at = self.anchors.partition_point(|a| a.1 <= count);
+        self.anchors.insert(at, (usage, count));
+        self.anchors.truncate(ANCHORS);
     }
 
     /// The learned correction factor (see the module docs).
@@ -244,7 +281,7 @@ impl Estimator {
     /// The learned overhead (system prompt, tool definitions) for a given correction.
     fn overhead(&self, correction: f64) -> u64 {
         median(
-            self.points
+            self.anchors
                 .iter()
                 .map(|(u, c)| (u - correction * c).max(0.0))
                 .collect(),
@@ -268,20 +305,68 @@ impl Estimator {
                     last_usage_index: Some(i),
                     correction,
                     overhead_tokens: 0,
+                    carried_tokens: 0,
                 }
             }
             None => {
                 let trailing = (correction * self.prefix[n] as f64).round() as u64;
                 let overhead = self.overhead(correction);
+                let carried = self.carried_tokens.round() as u64;
                 Estimate {
-                    tokens: overhead + trailing,
+                    tokens: overhead + carried + trailing,
                     usage_tokens: 0,
                     trailing_tokens: trailing,
                     last_usage_index: None,
                     correction,
                     overhead_tokens: overhead,
+                    carried_tokens: carried,
                 }
             }
+        }
+    }
+
+    /// The estimated context in front of message `i` (overhead, carried messages and messages
+    /// `0..i`): the newest usage at or before `i` plus the corrected count after it, or without
+    /// one the overhead, the carried size and the corrected count.
+    fn context_before(&self, i: usize, correction: f64) -> f64 {
+        let at = self.usages.partition_point(|&(j, _)| j <= i);
+        match at.checked_sub(1).map(|k| self.usages[k]) {
+            Some((j, u)) => u as f64 + correction * (self.prefix[i] - self.prefix[j]) as f64,
+            None => {
+                self.overhead(correction) as f64
+                    + self.carried_tokens
+                    + correction * self.prefix[i] as f64
+            }
+        }
+    }
+
+    /// After a compaction that kept the last `keep` messages added (pi's messages from
+    /// `firstKeptEntryId` on; 0 when it kept none, as Claude Code's) and put `summary` in front of
+    /// them: forgets the dropped messages, carries the kept ones at the size the provider measured
+    /// (see the module docs), and adds `summary` without usage. The correction and the overhead
+    /// carry over; the next estimate is `overhead + carried + corrected count of the summary`.
+    /// A `keep` beyond the messages since the last reset keeps them all (and what was carried).
+    pub fn compact(&mut self, keep: usize, summary: &[Value]) {
+        let correction = self.correction();
+        let n = self.len();
+        let end = self.context_before(n, correction);
+        let (size, count) = if keep >= n {
+            let start = self.overhead(correction) as f64;
+            (end - start, self.carried_count + self.prefix[n])
+        } else {
+            let from = n - keep;
+            let start = self.context_before(from, correction);
+            (end - start, self.prefix[n] - self.prefix[from])
+        };
+        // Provider figures are not monotonic (a retried or aborted turn): the span's measured
+        // size is held to the range the correction itself is held to.
+        let floor = MIN_CORRECTION * count as f64;
+        let ceil = MAX_CORRECTION * count as f64;
+        self.reset();
+        self.carried_tokens = size.clamp(floor, ceil);
+        self.carried_count = count;
+        for m in summary {
+            self.add(m, true);
         }
     }
 
@@ -291,6 +376,9 @@ impl Estimator {
         self.prefix.clear();
         self.prefix.push(0);
         self.last_usage = None;
+        self.usages.clear();
+        self.carried_tokens = 0.0;
+        self.carried_count = 0;
     }
 }
 

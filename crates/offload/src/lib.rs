@@ -17,9 +17,7 @@ pub mod refs;
 pub mod store;
 pub mod tools;
 
-use context_fsio::{
-    check_entry_name, existing_session_dir, now_ms, Durability, Error, Result, OBSERVATIONS_DIR,
-};
+use context_fsio::{check_entry_name, now_ms, Durability, Error, Result, OBSERVATIONS_DIR};
 pub use observation::{Content, Kind, SyntheticObservation, WholeObservation};
 pub use read::{Mode, ReadOutcome, ReadRequest, DEFAULT_MAX_CHARS, DEFAULT_N, MAX_GREP_MATCHES};
 use serde_json::Value;
@@ -333,8 +331,8 @@ pub fn edit(
     opts: &StoreOptions,
 ) -> Result<(Entry, u64)> {
     check_target(state_dir, session_key)?;
-    let mut s =
-        Session::open_existing(state_dir, session_key)?.ok_or_else(|| no_store(session_key))?;
+    let mut s = Session::open_existing_to_write(state_dir, session_key)?
+        .ok_or_else(|| no_store(session_key))?;
     let now = now_ms();
     let i = s.find(id, name, turn_id, now)?;
     let e = s.entries()[i].clone();
@@ -417,33 +415,20 @@ pub fn delete(
     name: Option<&str>,
 ) -> Result<Entry> {
     check_target(state_dir, session_key)?;
-    let mut s =
-        Session::open_existing(state_dir, session_key)?.ok_or_else(|| no_store(session_key))?;
+    let mut s = Session::open_existing_to_write(state_dir, session_key)?
+        .ok_or_else(|| no_store(session_key))?;
     // At time 0 nothing has expired: expired entries can be deleted too.
     let i = s.find(id, name, None, 0)?;
     s.delete(i, Durability::Durable)
 }
 
 /// Deletes a session's whole store (seed 004: entries go with their session). Returns whether
-/// there was one.
+/// there was one. Serialised with the store's users: a write waiting for the store while it is
+/// deleted lands in a fresh store, a read finds none (`NotFound` for its entry); see
+/// [`store::delete_session_dir`].
 pub fn delete_session(state_dir: &Path, session_key: &str) -> Result<bool> {
     check_target(state_dir, session_key)?;
-    let Some(dir) = existing_session_dir(state_dir, &OBSERVATIONS_DIR, session_key)? else {
-        return Ok(false);
-    };
-    {
-        // Wait for writers, then empty the directory under the lock.
-        let _lock = context_fsio::DirLock::acquire(&dir)?;
-        let rd =
-            fs::read_dir(&dir).map_err(|e| Error::io(format!("listing {}", dir.display()), e))?;
-        for f in rd.flatten() {
-            if f.file_name() != context_fsio::LOCK_FILE {
-                let _ = fs::remove_file(f.path());
-            }
-        }
-    }
-    fs::remove_dir_all(&dir).map_err(|e| Error::io(format!("removing {}", dir.display()), e))?;
-    Ok(true)
+    store::delete_session_dir(state_dir, session_key)
 }
 
 /// What a garbage collection did.
@@ -499,8 +484,18 @@ pub fn gc(state_dir: &Path, session_key: Option<&str>, opts: &StoreOptions) -> R
                 .map_err(|e| Error::io(format!("listing {}", root.display()), e))?;
             for d in rd.flatten() {
                 let real_dir = d.file_type().map(|t| t.is_dir()).unwrap_or(false);
-                if real_dir {
-                    visit(Session::open_dir(state_dir, d.path())?)?;
+                let name = d.file_name();
+                let name = name.to_string_lossy();
+                if !real_dir {
+                    continue;
+                }
+                if name.starts_with(store::TOMBSTONE_PREFIX) {
+                    // Left by a delete that crashed before removing it: nobody uses it.
+                    let _ = fs::remove_dir_all(d.path());
+                } else if !name.starts_with('.') {
+                    if let Some(s) = Session::open_dir(state_dir, d.path())? {
+                        visit(s)?;
+                    }
                 }
             }
         }

@@ -4,7 +4,7 @@
 use crate::index::{count_chars, is_char_start, read_at_most, read_some, IndexReader};
 use crate::observation::{hex, Kind};
 use crate::store::{Entry, Session};
-use context_fsio::{Error, ErrorCode, Result};
+use context_fsio::{open_regular, Error, ErrorCode, Result};
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Seek, SeekFrom};
@@ -128,18 +128,24 @@ pub struct ReadOutcome {
     pub truncated: bool,
 }
 
+/// A content or index file that cannot be opened: `Corrupt` when missing (the entry is
+/// damaged), the refusal itself (`UnsafeFile`: a link or special file, never read) otherwise.
+fn missing(err: Error, what: &str, e: &Entry) -> Error {
+    if err.code == ErrorCode::NotFound {
+        Error::corrupt(format!(
+            "the {what} of observation entry {:?} is missing ({}); delete the entry",
+            e.name, err.message
+        ))
+    } else {
+        err
+    }
+}
+
+/// Opens an entry's content file: no link followed, regular files only, size as catalogued.
 fn open_data(s: &Session, e: &Entry) -> Result<File> {
     let path = s.data_path(e);
-    let f = File::open(&path).map_err(|err| {
-        Error::corrupt(format!(
-            "the content of observation entry {:?} is missing ({err}); delete the entry",
-            e.name
-        ))
-    })?;
-    let len = f
-        .metadata()
-        .map_err(|err| Error::io(format!("inspecting {}", path.display()), err))?
-        .len();
+    let (f, m) = open_regular(&path).map_err(|err| missing(err, "content", e))?;
+    let len = m.len();
     if len != e.size_bytes {
         return Err(Error::corrupt(format!(
             "the content of observation entry {:?} has {len} bytes, the catalog says {}; delete the entry",
@@ -151,12 +157,7 @@ fn open_data(s: &Session, e: &Entry) -> Result<File> {
 
 fn open_index(s: &Session, e: &Entry) -> Result<IndexReader> {
     let path = s.index_path(e);
-    let f = File::open(&path).map_err(|err| {
-        Error::corrupt(format!(
-            "the index of observation entry {:?} is missing ({err}); delete the entry",
-            e.name
-        ))
-    })?;
+    let (f, _) = open_regular(&path).map_err(|err| missing(err, "index", e))?;
     IndexReader::open(f, path.display().to_string())
 }
 

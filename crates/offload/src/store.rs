@@ -1,14 +1,17 @@
 //! One session's store on disk: `<stateDir>/context/observations/<session dir>/` holding
 //! `catalog.json` (every entry's metadata and the name -> id map), `<id>.dat` (the content) and, for
 //! text, `<id>.idx` (the sparse index). Entries are stored by id: a name never becomes a path. Every
-//! operation holds the directory's lock (`.lock`), so readers never see a half-replaced entry.
+//! operation holds the directory's lock (`.lock`), so readers never see a half-replaced entry (a
+//! read of a read-only store with no lock file reads without it: nobody can write there either).
+//! Files are read through the bounded, no-follow reader of `context_fsio`; a deleted store is
+//! renamed away under its lock, and every open checks its lock is still the live one.
 
 use crate::index::TextIndex;
 use crate::observation::{sha256_hex, Kind};
 use context_fsio::{
-    atomic_write, atomic_write_with, check_entry_name, existing_session_dir, session_dir,
-    session_dir_name, sweep_temp_files, DirLock, Durability, Error, ErrorCode, Result,
-    CHECKPOINTS_DIR, OBSERVATIONS_DIR,
+    atomic_write, atomic_write_with, check_entry_name, existing_session_dir, overwrite_in_place,
+    read_bounded, session_dir, session_dir_name, sweep_temp_files, DirLock, Durability, Error,
+    ErrorCode, Result, CHECKPOINTS_DIR, OBSERVATIONS_DIR,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
@@ -21,6 +24,12 @@ pub const CATALOG_FILE: &str = "catalog.json";
 const CATALOG_VERSION: u32 = 1;
 /// Largest latest-checkpoint file read when looking for protected entries.
 const MAX_CHECKPOINT_BYTES: u64 = 8 * 1024 * 1024;
+/// Largest catalog read (about 200,000 entries); a larger `catalog.json` is refused (`UnsafeFile`).
+pub const MAX_CATALOG_BYTES: u64 = 64 * 1024 * 1024;
+/// Prefix of a session directory renamed away by `delete_session` before it is removed.
+pub const TOMBSTONE_PREFIX: &str = ".deleted-";
+/// How often an open starts over because the store was deleted while it waited for the lock.
+const OPEN_RETRIES: usize = 100;
 
 /// One stored entry (its metadata; the content is in `<id>.dat`, or `<id>.<rev>.dat` once
 /// rewritten). Times are milliseconds since the
@@ -172,11 +181,7 @@ pub fn latest_checkpoint_text(state_dir: &Path, dir_name: &str) -> Option<String
 }
 
 fn read_small(path: &Path) -> Option<Vec<u8>> {
-    let m = fs::symlink_metadata(path).ok()?;
-    if !m.is_file() || m.len() > MAX_CHECKPOINT_BYTES {
-        return None;
-    }
-    fs::read(path).ok()
+    read_bounded(path, MAX_CHECKPOINT_BYTES).ok()
 }
 
 /// A 16-hex-character id from the OS random source.
@@ -212,43 +217,108 @@ pub struct Session {
     pub dir: PathBuf,
     pub state_dir: PathBuf,
     catalog: Catalog,
-    _lock: DirLock,
+    _lock: Option<DirLock>,
+}
+
+/// Locks the live store directory of `session_key`: `create` makes it when missing (a write);
+/// otherwise `None` when the session has no store. The lock is `None` only for a read on a
+/// directory where no lock file exists or can be created (read-only: no writer can run).
+///
+/// A store deleted (renamed away by [`delete_session_dir`]) while this waited for its lock is
+/// detected ([`DirLock::is_current`]) and the lookup starts over, so a caller never works in a
+/// directory that is being removed: a write lands in a fresh store, a read finds no store.
+pub fn lock_live(
+    state_dir: &Path,
+    session_key: &str,
+    create: bool,
+) -> Result<Option<(PathBuf, Option<DirLock>)>> {
+    for _ in 0..OPEN_RETRIES {
+        let dir = if create {
+            session_dir(state_dir, &OBSERVATIONS_DIR, session_key)?
+        } else {
+            match existing_session_dir(state_dir, &OBSERVATIONS_DIR, session_key)? {
+                Some(d) => d,
+                None => return Ok(None),
+            }
+        };
+        let lock = if create {
+            DirLock::acquire(&dir).map(Some)
+        } else {
+            DirLock::acquire_for_read(&dir)
+        };
+        match lock {
+            // The directory went away between the lookup and the lock.
+            Err(e) if e.code == ErrorCode::NotFound => continue,
+            Err(e) => return Err(e),
+            Ok(Some(l)) if !l.is_current(&dir) => continue,
+            Ok(l) => return Ok(Some((dir, l))),
+        }
+    }
+    Err(Error::new(
+        ErrorCode::Io,
+        format!(
+            "the observation store of session {session_key:?} was deleted {OPEN_RETRIES} times while this call waited for it; try again"
+        ),
+    ))
 }
 
 impl Session {
     /// Opens (creating) the store of `session_key` and takes its lock, for a write: temp files
     /// left by writes that crashed are removed first (under the lock, so no live write's).
     pub fn open(state_dir: &Path, session_key: &str) -> Result<Session> {
-        let dir = session_dir(state_dir, &OBSERVATIONS_DIR, session_key)?;
-        let s = Session::open_dir(state_dir, dir)?;
-        sweep_temp_files(&s.dir);
-        Ok(s)
+        let (dir, lock) = lock_live(state_dir, session_key, true)?.expect("created");
+        Session::load(state_dir, dir, lock, true)
     }
 
-    /// Opens an existing store; `None` when the session has none.
+    /// Opens an existing store for a read; `None` when the session has none. Temp files are left
+    /// for the next write to sweep (their names are random: a leftover is garbage, never a path a
+    /// write would use), so a read costs no directory listing.
     pub fn open_existing(state_dir: &Path, session_key: &str) -> Result<Option<Session>> {
-        match existing_session_dir(state_dir, &OBSERVATIONS_DIR, session_key)? {
-            Some(dir) => Session::open_dir(state_dir, dir).map(Some),
+        match lock_live(state_dir, session_key, false)? {
+            Some((dir, lock)) => Session::load(state_dir, dir, lock, false).map(Some),
             None => Ok(None),
         }
     }
 
-    /// Opens the store in `dir` (a session directory) and takes its lock.
-    pub fn open_dir(state_dir: &Path, dir: PathBuf) -> Result<Session> {
-        let lock = DirLock::acquire(&dir)?;
+    /// Opens an existing store for a write (edit, delete): as [`Session::open_existing`], and
+    /// temp files left by crashed writes are swept under the lock, as [`Session::open`] does.
+    pub fn open_existing_to_write(state_dir: &Path, session_key: &str) -> Result<Option<Session>> {
+        match lock_live(state_dir, session_key, false)? {
+            Some((dir, lock)) => Session::load(state_dir, dir, lock, true).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Opens the store in `dir` (a session directory) and takes its lock; `None` when the store
+    /// was deleted meanwhile.
+    pub fn open_dir(state_dir: &Path, dir: PathBuf) -> Result<Option<Session>> {
+        match DirLock::acquire(&dir) {
+            Err(e) if e.code == ErrorCode::NotFound => Ok(None),
+            Err(e) => Err(e),
+            Ok(l) if !l.is_current(&dir) => Ok(None),
+            Ok(l) => Session::load(state_dir, dir, Some(l), false).map(Some),
+        }
+    }
+
+    /// Reads the catalog of a locked store (bounded, no link followed), with `sweep` after
+    /// removing the temp files of crashed writes (under the lock, so none is a live write's).
+    fn load(state_dir: &Path, dir: PathBuf, lock: Option<DirLock>, sweep: bool) -> Result<Session> {
+        if sweep && lock.is_some() {
+            sweep_temp_files(&dir);
+        }
         let path = dir.join(CATALOG_FILE);
-        let catalog = match fs::read(&path) {
+        let catalog = match read_bounded(&path, MAX_CATALOG_BYTES) {
             Ok(bytes) => serde_json::from_slice::<Catalog>(&bytes).map_err(|e| {
                 Error::corrupt(format!(
                     "{} is not a valid observation catalog ({e}); delete the session's observation store",
                     path.display()
                 ))
             })?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Catalog {
+            Err(e) if e.code == ErrorCode::NotFound => Catalog {
                 version: CATALOG_VERSION,
                 ..Catalog::default()
             },
-            Err(e) => return Err(Error::io(format!("reading {}", path.display()), e)),
+            Err(e) => return Err(e),
         };
         Ok(Session {
             dir,
@@ -266,11 +336,55 @@ impl Session {
         &mut self.catalog.entries[i]
     }
 
-    /// Writes the catalog atomically.
-    pub fn save(&self, durability: Durability) -> Result<()> {
+    /// The catalog as written; `TooLarge` above [`MAX_CATALOG_BYTES`], which the reader would
+    /// refuse (a catalog that can be written can always be read back).
+    fn catalog_json(&self) -> Result<Vec<u8>> {
+        self.catalog_json_within(MAX_CATALOG_BYTES)
+    }
+
+    fn catalog_json_within(&self, max: u64) -> Result<Vec<u8>> {
         let json = serde_json::to_vec(&self.catalog)
             .map_err(|e| Error::new(ErrorCode::Io, format!("serialising the catalog: {e}")))?;
-        atomic_write(&self.dir, CATALOG_FILE, &json, durability)
+        if json.len() as u64 > max {
+            return Err(Error::new(
+                ErrorCode::TooLarge,
+                format!(
+                    "the session's observation catalog would be {} bytes ({} entries), over its {max}-byte limit: delete entries",
+                    json.len(),
+                    self.catalog.entries.len()
+                ),
+            ));
+        }
+        Ok(json)
+    }
+
+    /// Writes the catalog atomically.
+    pub fn save(&self, durability: Durability) -> Result<()> {
+        atomic_write(&self.dir, CATALOG_FILE, &self.catalog_json()?, durability)
+    }
+
+    /// Saves a catalog that only lost entries, then removes their files; on a full disk too.
+    /// When the atomic save fails with `NoSpace`, the entries' files are removed first (freeing
+    /// their space), the save is tried again and, failing that, the catalog is rewritten in place
+    /// (it only shrank, so no block is allocated; not atomic against a crash in that moment).
+    fn save_removal(&self, removed: &[Entry], durability: Durability) -> Result<()> {
+        match self.save(durability) {
+            Ok(()) => {
+                self.remove_files(removed);
+                Ok(())
+            }
+            Err(e) if e.code == ErrorCode::NoSpace => {
+                self.remove_files(removed);
+                match self.save(durability) {
+                    Ok(()) => Ok(()),
+                    Err(e2) if e2.code == ErrorCode::NoSpace => {
+                        overwrite_in_place(&self.dir, CATALOG_FILE, &self.catalog_json()?)
+                    }
+                    Err(e2) => Err(e2),
+                }
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// The content file of an entry's current revision.
@@ -371,8 +485,7 @@ impl Session {
     /// Removes the entry at `i` from the catalog and disk (catalog saved first).
     pub fn delete(&mut self, i: usize, durability: Durability) -> Result<Entry> {
         let removed = self.take(vec![i]);
-        self.save(durability)?;
-        self.remove_files(&removed);
+        self.save_removal(&removed, durability)?;
         Ok(removed.into_iter().next().expect("one entry taken"))
     }
 
@@ -615,8 +728,7 @@ impl Session {
     pub fn collect(&mut self, quota: u64, protect: &[String], now: u64) -> Result<Vec<Entry>> {
         let removed = self.evict(0, None, quota, protect, now, true)?;
         if !removed.is_empty() {
-            self.save(Durability::Durable)?;
-            self.remove_files(&removed);
+            self.save_removal(&removed, Durability::Durable)?;
         }
         sweep_temp_files(&self.dir);
         // Content files no entry's current revision owns: left by crashed writes or rewrites.
@@ -643,7 +755,95 @@ impl Session {
     }
 }
 
+/// Deletes the store of `session_key` (`false` when it has none), serialised with its users: under
+/// the store's lock the directory is renamed to a tombstone (`.deleted-<name>-<random>`) and
+/// removed, so a call waiting for the lock finds it no longer current and starts over (a write
+/// then makes a fresh store, a read finds none). Where the rename is refused (Windows, while a
+/// file inside is open), the files are removed under the lock and the directory after it.
+pub fn delete_session_dir(state_dir: &Path, session_key: &str) -> Result<bool> {
+    let Some((dir, lock)) = lock_live(state_dir, session_key, false)? else {
+        return Ok(false);
+    };
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let suffix =
+        context_fsio::random_hex().map_err(|e| Error::io("choosing a tombstone name", e))?;
+    let tomb = dir.with_file_name(format!("{TOMBSTONE_PREFIX}{name}-{suffix}"));
+    match fs::rename(&dir, &tomb) {
+        Ok(()) => {
+            // Nobody else enters a tombstone. A removal that still fails (seen once in ~40
+            // runs of the 4-process race, cause not isolated) leaves it for gc, which removes
+            // every `.deleted-*` directory; the store is gone either way.
+            for _ in 0..3 {
+                match fs::remove_dir_all(&tomb) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => continue,
+                    _ => break,
+                }
+            }
+            drop(lock);
+        }
+        Err(rename_err) => {
+            // On Unix a refused rename means the directory cannot be written: say so. (On
+            // Windows it usually means a file inside is open, this lock's own included.)
+            if cfg!(unix)
+                && (rename_err.kind() == std::io::ErrorKind::PermissionDenied
+                    || rename_err.raw_os_error() == Some(30))
+            {
+                return Err(Error::io(format!("deleting {}", dir.display()), rename_err));
+            }
+            let rd = fs::read_dir(&dir)
+                .map_err(|e| Error::io(format!("listing {}", dir.display()), e))?;
+            for f in rd.flatten() {
+                if f.file_name() != context_fsio::LOCK_FILE {
+                    let _ = fs::remove_file(f.path());
+                }
+            }
+            drop(lock);
+            match fs::remove_dir_all(&dir) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(Error::io(format!("removing {}", dir.display()), e)),
+            }
+        }
+    }
+    Ok(true)
+}
+
 /// The session directory name of `session_key` (checks the key).
 pub fn dir_name(session_key: &str) -> Result<String> {
     session_dir_name(session_key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A catalog the reader would refuse (over `MAX_CATALOG_BYTES`) is never written.
+    #[test]
+    fn a_catalog_over_the_read_limit_is_not_written() {
+        let root = std::env::temp_dir().join(format!("offload-catmax-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        let mut s = Session::open(&root, "k").unwrap();
+        s.store(
+            Kind::Text,
+            b"x",
+            Some("a"),
+            None,
+            None,
+            None,
+            1 << 20,
+            &[],
+            Durability::Fast,
+            1,
+        )
+        .unwrap();
+        let len = s.catalog_json().unwrap().len() as u64;
+        let e = s.catalog_json_within(len - 1).unwrap_err();
+        assert_eq!(e.code, ErrorCode::TooLarge);
+        assert!(s.catalog_json_within(len).is_ok());
+        drop(s);
+        fs::remove_dir_all(&root).unwrap();
+    }
 }

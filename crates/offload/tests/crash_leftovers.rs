@@ -31,26 +31,6 @@ fn the_next_write_removes_temp_files_of_a_crashed_write() {
     fs::remove_dir_all(&root).unwrap();
 }
 
-/// Found by the reliability suite (issue 8): on a full disk, `readObservation` failed `NoSpace`
-/// because it rewrites the catalog to record the read time. The read now answers; only the LRU
-/// time is lost. Simulated here by directories planted at the catalog's temp file names.
-#[test]
-fn a_read_answers_when_its_bookkeeping_cannot_be_written() {
-    let root = std::env::temp_dir().join(format!("offload-full-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&root);
-    let key = "agent:main:full";
-    let x = "x".repeat(10_000);
-    let mut r = OffloadRequest::new(Content::Text(&x));
-    r.store.durable = false;
-    let id = offload(&root, key, r).unwrap().entry.unwrap().id;
-    let dir = root
-        .join("context/observations")
-        .join(session_dir_name(key).unwrap());
-    let pid = std::process::id();
-    for n in 0..2_000 {
-        fs::create_dir(dir.join(format!("{TEMP_PREFIX}catalog.json-{pid}-{n}"))).unwrap();
-    }
-    let out = read(&root, key, &ReadRequest::new(&id, Mode::Head)).unwrap();
-    assert_eq!(out.content.len(), 2000);
-    fs::remove_dir_all(&root).unwrap();
-}
+// The full-disk read of issue 8 (a read answers when its bookkeeping cannot be written) is checked
+// by the reliability suite on a real full tmpfs (`reliability/cases/faults.mjs`): temp names are
+// random since issue 12, so they can no longer be planted here to make the save fail.

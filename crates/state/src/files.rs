@@ -3,11 +3,13 @@
 //! torn or corrupt.
 
 use crate::{Decision, Exchange};
-use context_fsio::{atomic_write, now_ms, parse_rfc3339, rfc3339, Durability, Error, Result};
+use context_fsio::{
+    atomic_write, now_ms, parse_rfc3339, read_bounded, rfc3339, Durability, Error, ErrorCode,
+    Result,
+};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::fs;
-use std::io::ErrorKind;
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -160,18 +162,43 @@ pub struct LearningsData {
     pub learnings: Vec<String>,
 }
 
-/// Reads `dir/name`. Missing: the default. Torn or corrupt (not JSON, wrong shape): the file is
-/// renamed to `<name>.corrupt-<ms>` so nothing is silently lost, and the default is returned.
-/// The caller holds the session lock.
-pub fn load<T: DeserializeOwned + Default>(dir: &Path, name: &str) -> Result<StateFile<T>> {
+/// Largest state file read. The caps (50 decisions of 1,000 characters, 100 paths of 1,024 bytes
+/// in each list, ...) keep real files far below it, even with every character JSON-escaped; a
+/// larger file is refused (`UnsafeFile`).
+pub const MAX_STATE_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// What [`load`] does with a file it cannot use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnDamage {
+    /// A write path (holding the session lock): a torn or corrupt file, or one refused by the
+    /// bounded reader (a link, a FIFO or device, an oversized file), is renamed to
+    /// `<name>.corrupt-<ms>` so nothing is silently lost, and the default is returned.
+    MoveAside,
+    /// A read path, which never writes: a corrupt file reads as the default (the next write moves
+    /// it aside); a refused file is an `UnsafeFile` error.
+    Leave,
+}
+
+/// Reads `dir/name` through the bounded, no-follow reader. Missing: the default. Damaged: see
+/// [`OnDamage`].
+pub fn load<T: DeserializeOwned + Default>(
+    dir: &Path,
+    name: &str,
+    on_damage: OnDamage,
+) -> Result<StateFile<T>> {
     let path = dir.join(name);
-    let bytes = match fs::read(&path) {
+    let bytes = match read_bounded(&path, MAX_STATE_FILE_BYTES) {
         Ok(b) => b,
-        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(StateFile::default()),
-        Err(e) => return Err(Error::io(format!("reading {}", path.display()), e)),
+        Err(e) if e.code == ErrorCode::NotFound => return Ok(StateFile::default()),
+        Err(e) if e.code == ErrorCode::UnsafeFile && on_damage == OnDamage::MoveAside => {
+            move_aside(dir, name)?;
+            return Ok(StateFile::default());
+        }
+        Err(e) => return Err(e),
     };
     match serde_json::from_slice::<StateFile<T>>(&bytes) {
         Ok(f) => Ok(f),
+        Err(_) if on_damage == OnDamage::Leave => Ok(StateFile::default()),
         Err(_) => {
             move_aside(dir, name)?;
             Ok(StateFile::default())
@@ -185,7 +212,7 @@ fn move_aside(dir: &Path, name: &str) -> Result<()> {
     let mut ms = now_ms();
     loop {
         let to = dir.join(format!("{name}.corrupt-{ms}"));
-        if !to.exists() {
+        if fs::symlink_metadata(&to).is_err() {
             return fs::rename(&from, &to)
                 .map_err(|e| Error::io(format!("moving aside corrupt {}", from.display()), e));
         }

@@ -25,15 +25,18 @@ mod files;
 pub use capture::{
     classify_tool, extract_paths, gist, message_text, Access, PATHS_KEYS, PATH_KEYS,
 };
-pub use files::{instance_id, ALL_FILES, SCHEMA};
+pub use files::{
+    instance_id, ALL_FILES, DECISIONS_FILE, LEARNINGS_FILE, MAX_STATE_FILE_BYTES, OPEN_ITEMS_FILE,
+    RESOURCES_FILE, SCHEMA, THREAD_FILE,
+};
 
 use context_fsio::{
-    existing_session_dir, lock_session, now_ms, rfc3339, session_dir, sweep_temp_files, Durability,
-    Error, Result, CHECKPOINTS_DIR, STATE_DIR,
+    existing_session_dir, lock_existing_session, lock_session, now_ms, rfc3339, session_dir,
+    sweep_temp_files, Durability, Error, Result, CHECKPOINTS_DIR, STATE_DIR,
 };
 use files::{
-    load, store, DecisionsData, LearningsData, OpenItemsData, Payload, ResourcesData, StateFile,
-    ThreadData, DECISIONS_FILE, LEARNINGS_FILE, OPEN_ITEMS_FILE, RESOURCES_FILE, THREAD_FILE,
+    load, store, DecisionsData, LearningsData, OnDamage, OpenItemsData, Payload, ResourcesData,
+    StateFile, ThreadData,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -124,32 +127,62 @@ pub fn read_bundle(
     session_key: &str,
     latest_checkpoint_ms: Option<u64>,
 ) -> Result<StateBundle> {
+    bundle(
+        state_dir,
+        session_key,
+        latest_checkpoint_ms,
+        OnDamage::MoveAside,
+    )
+}
+
+/// Like [`read_bundle`] for a read that never writes: corrupt files read as empty and stay in
+/// place (the next write moves them aside); a refused file (a link, a FIFO, an oversized file)
+/// is `UnsafeFile`. Works on a read-only state dir.
+pub fn peek_bundle(
+    state_dir: &Path,
+    session_key: &str,
+    latest_checkpoint_ms: Option<u64>,
+) -> Result<StateBundle> {
+    bundle(
+        state_dir,
+        session_key,
+        latest_checkpoint_ms,
+        OnDamage::Leave,
+    )
+}
+
+fn bundle(
+    state_dir: &Path,
+    session_key: &str,
+    latest_checkpoint_ms: Option<u64>,
+    on_damage: OnDamage,
+) -> Result<StateBundle> {
     let Some(dir) = existing_session_dir(state_dir, &STATE_DIR, session_key)? else {
         return Ok(StateBundle::default());
     };
     let mut b = StateBundle::default();
 
-    let d: StateFile<DecisionsData> = load(&dir, DECISIONS_FILE)?;
+    let d: StateFile<DecisionsData> = load(&dir, DECISIONS_FILE, on_damage)?;
     if !d.is_stale(latest_checkpoint_ms) {
         b.decisions = d.data.decisions;
     }
-    let t: StateFile<ThreadData> = load(&dir, THREAD_FILE)?;
+    let t: StateFile<ThreadData> = load(&dir, THREAD_FILE, on_damage)?;
     if !t.is_stale(latest_checkpoint_ms) {
         b.topic = t.data.topic;
         b.exchanges = t.data.exchanges;
         b.tool_failures = t.data.errors;
     }
-    let r: StateFile<ResourcesData> = load(&dir, RESOURCES_FILE)?;
+    let r: StateFile<ResourcesData> = load(&dir, RESOURCES_FILE, on_damage)?;
     if !r.is_stale(latest_checkpoint_ms) {
         b.files_read = r.data.files_read;
         b.files_modified = r.data.files_modified;
         b.tools_used = r.data.tools_used;
     }
-    let o: StateFile<OpenItemsData> = load(&dir, OPEN_ITEMS_FILE)?;
+    let o: StateFile<OpenItemsData> = load(&dir, OPEN_ITEMS_FILE, on_damage)?;
     if !o.is_stale(latest_checkpoint_ms) {
         b.open_items = o.data.open_items;
     }
-    let l: StateFile<LearningsData> = load(&dir, LEARNINGS_FILE)?;
+    let l: StateFile<LearningsData> = load(&dir, LEARNINGS_FILE, on_damage)?;
     if !l.is_stale(latest_checkpoint_ms) {
         b.learnings = l.data.learnings;
     }
@@ -164,7 +197,7 @@ pub fn reset(state_dir: &Path, session_key: &str) -> Result<()> {
     let Some(dir) = existing_session_dir(state_dir, &STATE_DIR, session_key)? else {
         return Ok(());
     };
-    let d: StateFile<DecisionsData> = load(&dir, DECISIONS_FILE)?;
+    let d: StateFile<DecisionsData> = load(&dir, DECISIONS_FILE, OnDamage::MoveAside)?;
     let mut d2 = StateFile {
         data: d.data.cleared(),
         ..StateFile::default()
@@ -204,7 +237,8 @@ pub fn reset(state_dir: &Path, session_key: &str) -> Result<()> {
 /// of `_latest.json` (rewritten atomically by every checkpoint). `None` without checkpoints.
 fn latest_checkpoint_ms(state_dir: &Path, session_key: &str) -> Option<u64> {
     let dir = existing_session_dir(state_dir, &CHECKPOINTS_DIR, session_key).ok()??;
-    let modified = std::fs::metadata(dir.join("_latest.json"))
+    // Not followed: a link planted there says nothing about this session's checkpoints.
+    let modified = std::fs::symlink_metadata(dir.join("_latest.json"))
         .ok()?
         .modified()
         .ok()?;
@@ -228,7 +262,7 @@ where
     let dir = state_dir_for(state_dir, session_key)?;
     // Temp files of writes that crashed (under this lock, so none is a live write's).
     sweep_temp_files(&dir);
-    let mut file: StateFile<T> = load(&dir, name)?;
+    let mut file: StateFile<T> = load(&dir, name, OnDamage::MoveAside)?;
     if file.is_stale(latest_checkpoint_ms(state_dir, session_key)) {
         file.data = std::mem::take(&mut file.data).cleared();
     }
@@ -289,7 +323,9 @@ pub struct ToolResultOutcome {
 
 /// Layer A (section 7.2): records the tool name (deduplicated), the files named by path-like
 /// params (as read or modified by the tool's name, unless `access` says), and a failure.
-/// A failed call records its failure but no files: a failed edit modified nothing.
+/// A failed call records its failure but no files: a failed edit modified nothing. Of the paths
+/// one call names, the last [`MAX_FILES`] are recorded (and returned): a list keeps no more.
+/// Linear in the size of `params`.
 pub fn record_tool_result(
     state_dir: &Path,
     session_key: &str,
@@ -304,7 +340,12 @@ pub fn record_tool_result(
     let tool = capture::cap_chars(tool, 200);
     let mut outcome = ToolResultOutcome::default();
     if !input.is_error {
-        let paths = extract_paths(&input.params);
+        let mut paths = extract_paths(&input.params);
+        // Only the last MAX_FILES can be kept: recording the others first would push them out
+        // again (and cost a scan of the list per path).
+        if paths.len() > MAX_FILES {
+            paths.drain(..paths.len() - MAX_FILES);
+        }
         match input.access.unwrap_or_else(|| classify_tool(&tool)) {
             Access::Read => outcome.files_read = paths,
             Access::Write => outcome.files_modified = paths,
@@ -551,10 +592,12 @@ pub fn record_messages(
 }
 
 /// Reads the state as the next checkpoint would bundle it (taking the session lock; the latest
-/// checkpoint time is that of `_latest.json`). For inspection and tests.
+/// checkpoint time is that of `_latest.json`). For inspection and tests. Never writes: nothing
+/// is created for a session never written (it reads as empty, also on a read-only state dir),
+/// corrupt files stay where they are and read as empty (see [`peek_bundle`]).
 pub fn read_state(state_dir: &Path, session_key: &str) -> Result<StateBundle> {
-    let _lock = lock_session(state_dir, session_key)?;
-    read_bundle(
+    let _lock = lock_existing_session(state_dir, session_key)?;
+    peek_bundle(
         state_dir,
         session_key,
         latest_checkpoint_ms(state_dir, session_key),

@@ -173,6 +173,140 @@ fn correction_is_robust_and_clamped() {
     assert_eq!(est.estimate().usage_tokens, 50_000);
 }
 
+#[test]
+fn overhead_is_measured_where_the_counted_part_is_smallest() {
+    // A provider with a 3,000-token system prompt whose ratio to o200k drifts from 1.0 early to
+    // 1.3 late: overheads inferred late in the session (U - c * 100k) are off by thousands; the
+    // ones inferred at the first turns are not.
+    let e = enc();
+    let mut est = Estimator::new(e);
+    let mut provider = 3000.0;
+    let mut pending = 0.0;
+    for i in 0..120 {
+        let u = user(&format!(
+            "step {i}: {}",
+            "some tool output text ".repeat(60)
+        ));
+        pending += count_message(&u, e) as f64;
+        est.add(&u, false);
+        let ratio = 1.0 + 0.3 * (i as f64 / 119.0);
+        provider += ratio * pending;
+        pending = 0.0;
+        let a = assistant("ok, next", Some(provider.round() as u64));
+        pending += count_message(&a, e) as f64;
+        est.add(&a, false);
+    }
+    est.reset();
+    let got = est.estimate();
+    assert!(
+        (got.overhead_tokens as f64 - 3000.0).abs() < 300.0,
+        "overhead {} (correction {})",
+        got.overhead_tokens,
+        got.correction
+    );
+    // Anchors are the smallest counts: a later usage with a small count (after a reset) joins them,
+    // the late large-count ones never do.
+    assert_eq!(est.anchors.len(), ANCHORS);
+    assert!(est.anchors.windows(2).all(|w| w[0].1 <= w[1].1));
+    assert!(
+        est.anchors.iter().all(|a| a.1 < 20_000.0),
+        "{:?}",
+        est.anchors
+    );
+}
+
+#[test]
+fn compact_carries_the_kept_messages_at_the_measured_size() {
+    // 1,000 tokens of system prompt, 1.25 provider tokens per counted token throughout.
+    let e = enc();
+    let mut est = Estimator::new(e);
+    let mut provider = 1000.0;
+    let mut pending = 0.0;
+    let mut all = Vec::new();
+    for i in 0..30 {
+        let u = user(&format!(
+            "question {i}: {}",
+            "lorem ipsum dolor ".repeat(25 + i)
+        ));
+        pending += count_message(&u, e) as f64;
+        est.add(&u, false);
+        all.push(u);
+        provider += 1.25 * pending;
+        pending = 0.0;
+        let a = assistant(&"an answer ".repeat(40), Some(provider.round() as u64));
+        pending += count_message(&a, e) as f64;
+        est.add(&a, false);
+        all.push(a);
+    }
+    // Keep the last 9 messages (an odd number: the span starts after a usage, ends after one).
+    let keep = 9;
+    let kept_count: u64 = all[all.len() - keep..]
+        .iter()
+        .map(|m| count_message(m, e))
+        .sum();
+    let summary = json!({"role": "compactionSummary", "summary": "summary of it all ".repeat(100)});
+    let ns = count_message(&summary, e) as f64;
+    est.compact(keep, std::slice::from_ref(&summary));
+    assert_eq!(est.len(), 1);
+    let got = est.estimate();
+    assert_eq!(got.last_usage_index, None);
+    let truth = 1000.0 + 1.25 * (ns + kept_count as f64);
+    assert!(
+        (got.carried_tokens as f64 - 1.25 * kept_count as f64).abs() < 3.0,
+        "{got:?} vs kept {kept_count}"
+    );
+    assert!(
+        (got.tokens as f64 - truth).abs() / truth < 0.005,
+        "{got:?} vs {truth}"
+    );
+    assert_eq!(
+        got.tokens,
+        got.overhead_tokens + got.carried_tokens + got.trailing_tokens
+    );
+    // A usage after it counts the carried messages in front of it: here more than any anchor, so
+    // the anchors (the overhead) stay as they were.
+    let anchors = est.anchors.clone();
+    let next = user("and now?");
+    est.add(&next, false);
+    let in_front = (kept_count + count_message(&summary, e) + count_message(&next, e)) as f64;
+    assert!(in_front > anchors.last().unwrap().1);
+    let post = truth + 1.25 * count_message(&next, e) as f64;
+    est.add(&assistant("sure", Some(post.round() as u64)), false);
+    assert_eq!(est.anchors, anchors);
+    let mut small = Estimator::new(e);
+    let q = user("first question");
+    small.add(&q, false);
+    small.add(&assistant("first answer", Some(2000)), false);
+    small.compact(1, std::slice::from_ref(&summary));
+    small.add(&next, false);
+    small.add(&assistant("x", Some(5000)), false);
+    let carried = count_message(&assistant("first answer", Some(2000)), e);
+    assert_eq!(
+        small.anchors[1].1,
+        (carried + count_message(&summary, e) + count_message(&next, e)) as f64
+    );
+    // Keep nothing (Claude Code): overhead + summary only. Keep more than there is: all of it.
+    let mut none = est.clone();
+    none.compact(0, std::slice::from_ref(&summary));
+    let g = none.estimate();
+    assert_eq!(g.carried_tokens, 0);
+    assert_eq!(
+        g.tokens,
+        g.overhead_tokens + (g.correction * ns).round() as u64
+    );
+    let mut everything = est.clone();
+    let before = everything.estimate().tokens;
+    everything.compact(usize::MAX, &[]);
+    let g = everything.estimate();
+    assert!(
+        (g.tokens as f64 - before as f64).abs() <= 2.0,
+        "{g:?} vs {before}"
+    );
+    // reset() forgets what was carried.
+    everything.reset();
+    assert_eq!(everything.estimate().carried_tokens, 0);
+}
+
 /// One measurement over a pi v1 transcript (see `replay`).
 #[derive(Debug, Default)]
 pub struct Errors {
@@ -183,6 +317,8 @@ pub struct Errors {
     /// Error of the estimated part only: |estimated - actual| / (actual - last visible usage).
     pub trailing_ours: Vec<f64>,
     pub trailing_chars4: Vec<f64>,
+    /// The first estimate after each compaction (all usages visible), as a signed relative error.
+    pub first_after_compaction: Vec<f64>,
     /// Targets with nothing learned yet (the first turns of a session).
     pub cold: usize,
     pub final_correction: f64,
@@ -232,10 +368,13 @@ pub fn replay(path: &str, k: usize) -> Errors {
     let mut fed = 0usize;
     let mut chars_ctx: Vec<u64> = Vec::new();
     let mut out = Errors::default();
+    let mut after_compaction = false;
     for (li, line) in lines.iter().enumerate() {
         match str_field(line, "type") {
             "compaction" => {
                 let first = line["firstKeptEntryIndex"].as_u64().unwrap() as usize;
+                let old_ctx = std::mem::take(&mut ctx);
+                let old_len = old_ctx.len();
                 ctx = vec![json!({"role": "compactionSummary", "summary": line["summary"]})];
                 ctx.extend(
                     lines[first..li]
@@ -243,11 +382,15 @@ pub fn replay(path: &str, k: usize) -> Errors {
                         .filter(|l| str_field(l, "type") == "message")
                         .map(|l| l["message"].clone()),
                 );
-                v.reset();
-                for m in &ctx {
-                    v.add(m, true);
+                // Everything up to the compaction is fed (the host saw it all), then the
+                // compaction keeps the last `kept` messages.
+                while fed < old_len {
+                    v.add(&old_ctx[fed], false);
+                    fed += 1;
                 }
+                v.compact(ctx.len() - 1, &ctx[..1]);
                 fed = ctx.len();
+                after_compaction = true;
                 visible.clear();
                 chars_ctx = ctx.iter().map(chars4).collect();
             }
@@ -287,7 +430,14 @@ pub fn replay(path: &str, k: usize) -> Errors {
                         None => chars_ctx.iter().sum(),
                     };
                     let err = |x: u64| (x as f64 - actual as f64).abs() / actual as f64;
-                    if f.pairs.is_empty() && f.points.is_empty() {
+                    if after_compaction && k == 1 {
+                        // With every usage visible, the first turn after the compaction is the
+                        // one estimated from what the compaction left alone.
+                        out.first_after_compaction
+                            .push((got.tokens as f64 - actual as f64) / actual as f64);
+                    }
+                    after_compaction = false;
+                    if f.pairs.is_empty() && f.anchors.is_empty() {
                         out.cold += 1;
                     } else if got.last_usage_index.is_none() {
                         out.no_usage_ours.push(err(got.tokens));
@@ -344,6 +494,15 @@ fn fixture_error_report() {
                 "   trailing part n={} ours mean {:.1}% median {:.1}% p90 {:.1}% | chars/4 mean {:.1}% median {:.1}% p90 {:.1}% (cold {}, correction {:.3})",
                 r.trailing_ours.len(), a.0, a.1, a.2, b.0, b.1, b.2, r.cold, r.final_correction
             );
+            if !r.first_after_compaction.is_empty() {
+                println!(
+                    "   first turn after each compaction: {:?}",
+                    r.first_after_compaction
+                        .iter()
+                        .map(|x| format!("{:+.2}%", x * 100.0))
+                        .collect::<Vec<_>>()
+                );
+            }
             if !r.no_usage_ours.is_empty() {
                 let (a, b) = (stats(&r.no_usage_ours), stats(&r.no_usage_chars4));
                 println!(
