@@ -184,6 +184,8 @@ await check('loadOpenClawPlugins loads the plugin with no diagnostics or warning
   const hooks = registry.typedHooks.filter((h) => h.pluginId === 'context-native').map((h) => h.hookName).sort()
   assert.deepEqual(hooks, ['after_compaction', 'before_compaction', 'before_prompt_build', 'before_reset', 'llm_output'])
   assert.equal(registry.sessionExtensions.filter((e) => e.pluginId === 'context-native').length, 1, 'the session extension')
+  const middleware = registry.agentToolResultMiddlewares.filter((m) => m.pluginId === 'context-native')
+  assert.deepEqual(middleware.map((m) => m.runtimes), [['openclaw']], 'the tool-result middleware, for the openclaw runtime')
   hookRunner = oc.createHookRunner(registry, { logger })
 })
 
