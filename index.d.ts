@@ -1177,6 +1177,12 @@ export interface ScratchpadNudgeSettings {
    * @default 0
    */
   nudgeTurnsSinceLastUse?: number
+  /**
+   * The name the scratchpad tool is registered under (as given to `getScratchpadToolDefinition`),
+   * which the hints tell the model to call. Must be a valid provider tool name.
+   * @default 'session_scratchpad'
+   */
+  toolName?: string
 }
 
 /** A session entry for the host to append with `appendCustomEntry(customType, data)`. */

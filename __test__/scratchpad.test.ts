@@ -564,6 +564,17 @@ describe('nudges', () => {
     expect(evaluateScratchpadNudge(s, { kind: 'compaction_end' }, all)).toMatch(/\[Hint:/)
   })
 
+  it('the hints name the tool as the host registered it', () => {
+    const s = sid()
+    expect(evaluateScratchpadNudge(s, { kind: 'compaction_end' }, all)).toContain('with session_scratchpad now')
+    const named = evaluateScratchpadNudge(sid(), { kind: 'compaction_end' }, { ...all, toolName: 'memo_pad' })
+    expect(named).toContain('with memo_pad now')
+    expect(named).not.toContain('session_scratchpad')
+    const plan = evaluateScratchpadNudge(sid(), { kind: 'assistant_message', text: '1. a\n2. b\n3. c' }, { ...all, toolName: 'memo_pad' })
+    expect(plan).toContain('Save it with memo_pad')
+    expect(() => evaluateScratchpadNudge(sid(), { kind: 'turn_start' }, { toolName: 'session.scratchpad' })).toThrow(expect.objectContaining({ code: 'InvalidArg' }))
+  })
+
   it('bad events and settings are host mistakes', () => {
     const s = sid()
     for (const [ev, st] of [

@@ -3,7 +3,7 @@
 // the Node it needs (OpenClaw requires Node >= 24.16; on Node 20 the Node 24 that scripts/test.mjs installs
 // into .tools/node24 is used, installed the same way if absent).
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -16,9 +16,12 @@ export const openclawDir = join(hostDir, 'node_modules/openclaw')
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
 
+// Written last, after a complete install: an interrupted install is never taken for a good one.
+const marker = join(hostDir, '.installed.json')
+
 function installedVersion() {
   try {
-    return JSON.parse(readFileSync(join(openclawDir, 'package.json'), 'utf8')).version
+    return JSON.parse(readFileSync(marker, 'utf8')).openclaw
   } catch {
     return undefined
   }
@@ -26,10 +29,13 @@ function installedVersion() {
 
 /** Installs openclaw@OPENCLAW_VERSION into .cache/openclaw-host unless that exact version is there. */
 export function ensureOpenClaw({ quiet = false } = {}) {
-  if (installedVersion() === OPENCLAW_VERSION) return openclawDir
-  mkdirSync(hostDir, { recursive: true })
+  if (installedVersion() === OPENCLAW_VERSION && existsSync(join(openclawDir, 'package.json'))) return openclawDir
+  // Installed beside the cache and moved in place once complete.
+  const staging = `${hostDir}.partial-${process.pid}`
+  rmSync(staging, { recursive: true, force: true })
+  mkdirSync(staging, { recursive: true })
   writeFileSync(
-    join(hostDir, 'package.json'),
+    join(staging, 'package.json'),
     `${JSON.stringify({ private: true, description: 'cache: the OpenClaw host for npm run test:host', dependencies: { openclaw: OPENCLAW_VERSION } }, null, 2)}\n`,
   )
   if (!quiet) console.log(`installing openclaw@${OPENCLAW_VERSION} from the npm registry into ${hostDir} (once)`)
@@ -37,11 +43,24 @@ export function ensureOpenClaw({ quiet = false } = {}) {
   // --ignore-scripts: nothing of the host is built or started, its code is only imported.
   // --omit=optional: sqlite-vec (vector memory) is not needed.
   const r = spawnSync(npm, ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--omit=optional', '--no-package-lock', '--loglevel=error'], {
-    cwd: hostDir,
+    cwd: staging,
     stdio: 'inherit',
     env: { ...process.env, npm_config_engine_strict: 'false' },
   })
-  if (r.status !== 0 || installedVersion() !== OPENCLAW_VERSION) throw new Error(`npm install openclaw@${OPENCLAW_VERSION} failed (exit ${r.status})`)
+  const got = (() => {
+    try {
+      return JSON.parse(readFileSync(join(staging, 'node_modules/openclaw/package.json'), 'utf8')).version
+    } catch {
+      return undefined
+    }
+  })()
+  if (r.status !== 0 || got !== OPENCLAW_VERSION) {
+    rmSync(staging, { recursive: true, force: true })
+    throw new Error(`npm install openclaw@${OPENCLAW_VERSION} failed (exit ${r.status})`)
+  }
+  writeFileSync(join(staging, '.installed.json'), `${JSON.stringify({ openclaw: OPENCLAW_VERSION, installedAt: new Date().toISOString() })}\n`)
+  rmSync(hostDir, { recursive: true, force: true })
+  renameSync(staging, hostDir)
   if (!quiet) console.log(`openclaw@${OPENCLAW_VERSION} installed in ${((Date.now() - t0) / 1000).toFixed(1)} s`)
   return openclawDir
 }

@@ -114,6 +114,7 @@ async function check(name, fn) {
 const oc = await internals([
   { name: 'loadOpenClawPlugins' },
   { name: 'resolvePluginTools' },
+  { name: 'inspectRuntimeToolInputSchemas' },
   { name: 'createHookRunner' },
   { name: 'resolvePromptBuildHookResult' },
   { name: 'createAgentToolResultMiddlewareRunner' },
@@ -183,10 +184,12 @@ await check('loadOpenClawPlugins loads the plugin with no diagnostics or warning
   const hooks = registry.typedHooks.filter((h) => h.pluginId === 'context-native').map((h) => h.hookName).sort()
   assert.deepEqual(hooks, ['after_compaction', 'before_compaction', 'before_prompt_build', 'before_reset', 'llm_output'])
   assert.equal(registry.sessionExtensions.filter((e) => e.pluginId === 'context-native').length, 1, 'the session extension')
+  const middleware = registry.agentToolResultMiddlewares.filter((m) => m.pluginId === 'context-native')
+  assert.deepEqual(middleware.map((m) => m.runtimes), [['openclaw']], 'the tool-result middleware, for the openclaw runtime')
   hookRunner = oc.createHookRunner(registry, { logger })
 })
 
-await check('resolvePluginTools builds the tools from the factory under provider-valid names', async () => {
+await check('resolvePluginTools builds the tools from the factory under provider-valid names and schemas', async () => {
   assert.ok(registry)
   // The session the tools belong to: OpenClaw's session store entry (the next-turn queue lives in it).
   await upsertSessionEntry({ agentId, sessionKey, entry: { sessionId, updatedAt: Date.now() } })
@@ -201,6 +204,9 @@ await check('resolvePluginTools builds the tools from the factory under provider
     assert.equal(typeof t.execute, 'function')
     assert.equal(t.parameters.type, 'object')
   }
+  // The input schemas pass the runtime's own projection (what it hands the providers).
+  assert.deepEqual(oc.inspectRuntimeToolInputSchemas(tools), [])
+  assert.equal(oc.inspectRuntimeToolInputSchemas([{ name: 'broken', parameters: 'nope' }]).length, 1, 'the inspector does reject a bad schema')
   const manifest = JSON.parse(readFileSync(join(pluginDir, 'openclaw.plugin.json'), 'utf8'))
   assert.deepEqual([...manifest.contracts.tools].sort(), names, 'contracts.tools names exactly the registered tools')
   // No session key, no tools: the factory never hands out a scratchpad shared between sessions.
@@ -385,6 +391,15 @@ await check('with the scratchpad off: no session_scratchpad, no block, still no 
   assert.ok(!(r.prependContext ?? '').includes('[Session Scratchpad'))
   assert.equal(r.appendSystemContext, undefined, 'no scratchpad guidance either')
   assert.equal(r.systemPrompt, undefined)
+})
+
+await check('without hooks.allowConversationAccess OpenClaw blocks the prompt hooks (why the README sets it)', async () => {
+  const bare = structuredClone(config)
+  delete bare.plugins.entries['context-native'].hooks
+  const reg = oc.loadOpenClawPlugins({ config: bare, workspaceDir, logger: { ...logger, warn: () => {} }, cache: false })
+  const blocked = reg.diagnostics.filter((d) => d.pluginId === 'context-native').map((d) => d.message)
+  assert.equal(blocked.length, 2, blocked.join('\n'))
+  for (const hook of ['before_prompt_build', 'llm_output']) assert.ok(blocked.some((m) => m.includes(`"${hook}" blocked`) && m.includes('allowConversationAccess')), hook)
 })
 
 const failed = results.filter((r) => !r.ok).length

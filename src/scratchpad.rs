@@ -243,6 +243,10 @@ pub struct ScratchpadNudgeSettings {
     /// Nudge to review the scratchpad when it has content but was not updated for this many turns.
     /// @default 0
     pub nudge_turns_since_last_use: Option<u32>,
+    /// The name the scratchpad tool is registered under (as given to `getScratchpadToolDefinition`),
+    /// which the hints tell the model to call. Must be a valid provider tool name.
+    /// @default 'session_scratchpad'
+    pub tool_name: Option<String>,
 }
 
 fn to_u32(n: impl TryInto<u32>) -> u32 {
@@ -579,6 +583,15 @@ pub fn evaluate_scratchpad_nudge(
             None | Some(serde_json::Value::Null) => ScratchpadNudgeSettings::default(),
             Some(v) => from_js(v, "settings")?,
         };
+        let name = match s.tool_name.as_deref() {
+            None => core::TOOL_NAME,
+            Some(n) if core::is_valid_tool_name(n) => n,
+            Some(n) => {
+                return Err(Error::invalid_arg(format!(
+                    "settings.toolName {n:?} is not a valid provider tool name (^[a-zA-Z0-9_-]{{1,64}}$)"
+                )))
+            }
+        };
         let settings = core::NudgeSettings {
             after_turns: s.nudge_after_turns.unwrap_or(0),
             on_plan_detected: s.nudge_on_plan_detected.unwrap_or(0),
@@ -600,8 +613,13 @@ pub fn evaluate_scratchpad_nudge(
                 )))
             }
         };
-        Ok(Maybe(
-            core::Registry::global().with(id, |p| p.nudge(ev, &settings)),
-        ))
+        let hint = core::Registry::global().with(id, |p| p.nudge(ev, &settings));
+        Ok(Maybe(hint.map(|h| {
+            if name == core::TOOL_NAME {
+                h
+            } else {
+                h.replace(core::TOOL_NAME, name)
+            }
+        })))
     })
 }

@@ -52,6 +52,8 @@ import {
 export const PLUGIN_ID = 'context-native'
 /** The observation-store entry (one per session) that holds the scratchpad's persisted spaces. */
 export const SCRATCHPAD_ENTRY = 'context-native-scratchpad'
+/** Sessions whose per-session state (counters, the last prompt's messages) the plugin keeps in memory. */
+const MAX_SESSIONS = 256
 /** The OpenClaw release this plugin is written and tested against. */
 export const TESTED_OPENCLAW_VERSION = '2026.9.6'
 
@@ -137,13 +139,15 @@ export function registerContextNative(api: OpenClawPluginApi): void {
   // --- per-session state ------------------------------------------------------------------------
   // The scratchpad registry is keyed by OpenClaw's session key: it is stable across compactions (which
   // can rotate the session id) and is what tool factories and hooks both receive.
+  // Bounded, least recently used first out: a long-running Gateway sees many sessions, and each state holds the
+  // last prompt's messages. A session dropped here only loses counters and that snapshot.
   const states = new Map<string, SessionState>()
   const stateOf = (sessionKey: string): SessionState => {
     let s = states.get(sessionKey)
-    if (!s) {
-      s = { checkpointSaved: false, compactions: 0, turn: 0, hints: [], messages: [] }
-      states.set(sessionKey, s)
-    }
+    if (s) states.delete(sessionKey)
+    else s = { checkpointSaved: false, compactions: 0, turn: 0, hints: [], messages: [] }
+    states.set(sessionKey, s)
+    if (states.size > MAX_SESSIONS) states.delete(states.keys().next().value as string)
     return s
   }
 

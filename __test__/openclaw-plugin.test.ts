@@ -1,0 +1,67 @@
+// The plugin example's static contract with OpenClaw, checked without the host (npm run test:host runs the
+// plugin itself under the pinned openclaw): the manifest declares exactly the tools the package defines, under
+// provider-valid names, the middleware runtime it registers, a default and a description for every setting,
+// and the package pins the OpenClaw release scripts/host.mjs tests against.
+import { describe, expect, it } from 'vitest'
+import { createRequire } from 'node:module'
+import { readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const native = createRequire(import.meta.url)('../index.js') as typeof import('../index')
+const dir = join(root, 'examples/openclaw-plugin')
+const manifest = JSON.parse(readFileSync(join(dir, 'openclaw.plugin.json'), 'utf8'))
+const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
+const source = readFileSync(join(dir, 'index.ts'), 'utf8')
+
+describe('examples/openclaw-plugin', () => {
+  it('declares exactly the tools the package defines, under provider-valid names', () => {
+    const names = [native.getScratchpadToolDefinition().name, native.observationToolDefinition('scratchpad_read').name]
+    expect([...manifest.contracts.tools].sort()).toEqual([...names].sort())
+    for (const n of manifest.contracts.tools) {
+      expect(n).toMatch(/^[a-zA-Z0-9_-]{1,64}$/)
+      expect(native.isValidToolName(n)).toBe(true)
+    }
+    expect(manifest.contracts.tools).not.toContain('session.scratchpad')
+  })
+
+  it('declares the tool-result middleware runtime it registers', () => {
+    expect(manifest.contracts.agentToolResultMiddleware).toEqual(['openclaw'])
+    expect(source).toContain("runtimes: ['openclaw']")
+  })
+
+  it('every setting has a default and a description', () => {
+    let leaves = 0
+    const walk = (props: Record<string, any>, path: string) => {
+      for (const [k, v] of Object.entries(props)) {
+        if (v.type === 'object') walk(v.properties, `${path}${k}.`)
+        else {
+          leaves++
+          expect(v.description, `${path}${k}`).toMatch(/\S/)
+          if (k !== 'stateDir') expect(v.default, `${path}${k} default`).not.toBeUndefined()
+        }
+      }
+    }
+    walk(manifest.configSchema.properties, '')
+    expect(leaves).toBeGreaterThanOrEqual(17)
+    expect(manifest.configSchema.additionalProperties).toBe(false)
+    for (const k of ['scratchpad', 'gauge', 'checkpoints', 'offload']) expect(manifest.configSchema.properties).toHaveProperty(k)
+  })
+
+  it('pins the OpenClaw release that test:host runs it under, and peers on openclaw (not pi)', async () => {
+    const { OPENCLAW_VERSION } = await import('../scripts/host.mjs')
+    expect(pkg.devDependencies.openclaw).toBe(OPENCLAW_VERSION)
+    expect(pkg.openclaw.build.openclawVersion).toBe(OPENCLAW_VERSION)
+    expect(pkg.openclaw.compat.pluginApi).toBe(`>=${OPENCLAW_VERSION}`)
+    expect(pkg.peerDependencies).toEqual({ openclaw: `>=${OPENCLAW_VERSION}` })
+    expect(source).toContain(`TESTED_OPENCLAW_VERSION = '${OPENCLAW_VERSION}'`)
+    expect(pkg.openclaw.extensions).toEqual(['./index.ts'])
+    expect(manifest.id).toBe('context-native')
+  })
+
+  it('is a definePluginEntry plugin that never sets systemPrompt', () => {
+    expect(source).toMatch(/export default definePluginEntry\(/)
+    expect(source).not.toMatch(/systemPrompt\s*:/)
+  })
+})
