@@ -66,9 +66,28 @@ describe('release workflow', () => {
     const source = read('.github/workflows/CI.yml')
     expect(lint(source, 'CI.yml')).toEqual([])
     for (const target of pkg.napi.targets) expect(source).toContain(`target: ${target}`)
-    expect(source).toMatch(/node:\s*\n\s*- '22'\n\s*- '24'/)
+    expect(source).toMatch(/node:\s*\n\s*- '20'\n\s*- '22'\n\s*- '24'/)
     expect(source).toContain("startsWith(github.ref, 'refs/tags/v')")
-    expect(source).toContain('--use-napi-cross')
-    expect(source).toContain('cargo-zigbuild')
+    expect(source).toContain('pip install ziglang cargo-zigbuild')
+  })
+
+  it('builds each target with the arguments scripts/targets.mjs gives (what pack:local runs on Linux)', async () => {
+    const { targets } = await import('../scripts/targets.mjs')
+    const source = read('.github/workflows/CI.yml')
+    for (const t of targets) {
+      expect(source).toContain(`target: ${t.triple}\n            build: npm run build -- ${t.releaseArgs.join(' ')}\n`)
+      if (t.platform === 'linux') expect(t.releaseArgs).toEqual(t.buildArgs)
+    }
+  })
+
+  it('publishes only after the install-from-tarballs job, which runs test:install', () => {
+    const source = read('.github/workflows/CI.yml')
+    const publish = source.slice(source.indexOf('  publish:'))
+    expect(publish).toMatch(/needs:[^]*- install\n/)
+    const install = source.slice(source.indexOf('  install:'), source.indexOf('  publish:'))
+    expect(install).toContain('node scripts/pack-local.mjs --no-build')
+    expect(install).toContain('npm run test:install')
+    expect(pkg.scripts['test:install']).toBe('node scripts/test-install.mjs')
+    expect(pkg.scripts['pack:local']).toBe('node scripts/pack-local.mjs')
   })
 })

@@ -75,7 +75,7 @@ const tools = {
 const installedTargets = tools.rustup ? sh('rustup', ['target', 'list', '--installed']).stdout.split('\n') : []
 
 function cannotBuild(t) {
-  if (t.how === 'release') return t.why
+  if (!t.buildArgs) return t.why
   if (process.platform === 'win32') return 'cross builds with cargo-zigbuild need a Linux or macOS host'
   if (!tools.zig) return 'zig is missing: `pip install ziglang` (or zig on PATH)'
   if (!tools.zigbuild) return 'cargo-zigbuild is missing: `cargo install cargo-zigbuild --locked`'
@@ -135,7 +135,8 @@ for (const t of targets) {
   const out = join(dist, 'build', t.suffix)
   const binary = join(out, t.file)
   if (opts['no-build']) {
-    if (existsSync(binary)) built.push({ t, binary, seconds: null })
+    if (!t.buildArgs) skipped.push({ target: t.triple, why: t.why })
+    else if (existsSync(binary)) built.push({ t, binary, seconds: null })
     else skipped.push({ target: t.triple, why: `no binary in dist/build/${t.suffix} (run without --no-build)` })
     continue
   }
@@ -146,7 +147,7 @@ for (const t of targets) {
   }
   rmSync(out, { recursive: true, force: true })
   mkdirSync(out, { recursive: true })
-  const args = [napiBin, 'build', ...t.buildArgs, '--output-dir', out]
+  const args = [napiBin, 'build', '--platform', '--release', ...t.buildArgs, '--output-dir', out]
   console.log(`\n== ${t.suffix}: napi ${args.slice(1).join(' ')}`)
   const started = process.hrtime.bigint()
   const r = sh('nice', ['-n', '10', process.execPath, ...args], { stdio: 'inherit' })

@@ -1,7 +1,7 @@
 // The eight targets of package.json `napi.targets`, how each is built, and where.
 // One table for `npm run pack:local`, `npm run test:install`, the packaging test and the release
-// workflow (.github/workflows/CI.yml runs the same `napi build` arguments; __test__/packaging.test.ts
-// checks that it does).
+// workflow (.github/workflows/CI.yml builds each target with its `releaseArgs`;
+// __test__/packaging.test.ts checks that it does).
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
@@ -16,26 +16,32 @@ export const GLIBC = '2.17'
 
 /**
  * How each target is built.
- * - `zig`: `napi build -x` (cargo-zigbuild, zig as the linker) on any Linux or macOS host, so
- *   `npm run pack:local` builds it here; the gnu targets pin glibc 2.17 (`<triple>.2.17`).
- * - `release`: only the release workflow builds it, on its own runner: the MSVC targets need the
- *   Windows SDK and CRT (cargo-xwin downloads them from Microsoft, which this machine cannot reach).
+ * - `buildArgs`: what `npm run pack:local` runs here (`napi build <buildArgs>`), or null when it cannot.
+ *   Linux and macOS go through `napi build -x` (cargo-zigbuild, zig as the linker) from any Linux or macOS
+ *   host; the gnu targets pin glibc 2.17 (`<triple>.2.17`, the floor `--use-napi-cross` used to give).
+ * - `releaseArgs`: what the release workflow's build job runs for it (`npm run build -- <releaseArgs>`).
+ *   Linux: the same as here. macOS: a native build on a macOS runner (Apple's SDK and linker). Windows:
+ *   a native MSVC build on a Windows runner; nothing here can build it (cargo-xwin downloads the Windows
+ *   SDK and CRT from Microsoft, out of this machine's reach).
  */
 export function targetPlan(triple) {
   const t = parseTriple(triple)
   const suffix = t.platformArchABI
   const base = { triple, suffix, platform: t.platform, arch: t.arch, abi: t.abi ?? null, packageName: `${pkg.name}-${suffix}` }
   const file = `${pkg.napi.binaryName}.${suffix}.node`
-  if (t.platform === 'linux' || t.platform === 'darwin') {
-    const cargoTarget = t.platform === 'linux' && t.abi === 'gnu' ? `${triple}.${GLIBC}` : triple
-    return { ...base, file, how: 'zig', buildArgs: ['--platform', '--release', '--target', cargoTarget, '-x'] }
+  if (t.platform === 'linux') {
+    const args = ['--target', t.abi === 'gnu' ? `${triple}.${GLIBC}` : triple, '-x']
+    return { ...base, file, buildArgs: args, releaseArgs: args }
+  }
+  if (t.platform === 'darwin') {
+    return { ...base, file, buildArgs: ['--target', triple, '-x'], releaseArgs: ['--target', triple] }
   }
   return {
     ...base,
     file,
-    how: 'release',
-    buildArgs: ['--platform', '--release', '--target', triple],
-    why: 'needs the Windows SDK and MSVC CRT (cargo-xwin downloads them from Microsoft, out of reach here); the release workflow builds it on windows-latest',
+    buildArgs: null,
+    releaseArgs: ['--target', triple],
+    why: 'only the release workflow builds it (windows-latest): the MSVC SDK and CRT cannot be fetched here (cargo-xwin downloads them from Microsoft)',
   }
 }
 
