@@ -11,16 +11,18 @@
 // Nothing in the repository changes: builds go to dist/build/<platform>/ (the index.js / index.d.ts
 // napi generates there must equal the committed ones, or the script stops).
 //
-// usage: node scripts/pack-local.mjs [--targets <triple|platform>,...] [--host] [--no-build]
-//   --targets   only these (e.g. linux-x64-gnu,aarch64-unknown-linux-gnu)
-//   --host      only the target of the running Node (what `npm run test:install` needs)
-//   --no-build  pack the binaries already in dist/build/ (from an earlier run)
+// usage: node scripts/pack-local.mjs [--targets <triple|platform>,...] [--host] [--no-build | --from-build]
+//   --targets     only these (e.g. linux-x64-gnu,aarch64-unknown-linux-gnu)
+//   --host        only the target of the running Node (what `npm run test:install` needs)
+//   --no-build    pack the binaries already in dist/build/ (an earlier run, or release artifacts put there)
+//   --from-build  with --host: pack the binary `npm run build` left at the repository root, no rebuild
+//                 (a native build: its glibc floor is this machine's, reported, not held to 2.17)
 // Needs: rustup (targets are added as needed); for `-x`: zig (`pip install ziglang`, found on PATH or as
 // `python3 -m ziglang`) and cargo-zigbuild (`cargo install cargo-zigbuild --locked`). A missing tool skips
 // the targets that need it, with the command that installs it.
 import { spawnSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { parseArgs } from 'node:util'
 import { GLIBC, hostTarget, pkg, publishedManifest, root, targets } from './targets.mjs'
 
@@ -29,6 +31,7 @@ const { values: opts } = parseArgs({
     targets: { type: 'string' },
     host: { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
+    'from-build': { type: 'boolean', default: false },
   },
 })
 
@@ -41,6 +44,11 @@ function sh(cmd, args, o = {}) {
 const ok = (cmd, args, o) => {
   const r = sh(cmd, args, { stdio: 'ignore', ...o })
   return !r.error && r.status === 0
+}
+
+if (opts['from-build'] && !opts.host) {
+  console.error('pack:local: --from-build packs the host binary of `npm run build`; use it with --host')
+  process.exit(2)
 }
 
 // ---- which targets
@@ -92,7 +100,7 @@ const ELF_MACHINE = { x64: 62, arm64: 183 }
 const MACHO_CPU = { x64: 0x01000007, arm64: 0x0100000c }
 
 /** Checks the binary's format and architecture against the target; returns facts about it. */
-function inspectBinary(t, file) {
+function inspectBinary(t, file, enforceGlibc) {
   const b = readFileSync(file)
   const facts = { bytes: b.length }
   if (t.platform === 'linux') {
@@ -103,7 +111,7 @@ function inspectBinary(t, file) {
     if (t.abi === 'gnu') {
       const versions = [...new Set(text.match(/GLIBC_2\.\d+(\.\d+)?/g) ?? [])].map((v) => v.slice(6))
       const newest = versions.sort((x, y) => cmpVersion(y, x))[0] ?? null
-      if (newest && cmpVersion(newest, GLIBC) > 0) throw new Error(`${file}: needs glibc ${newest}, newer than ${GLIBC}`)
+      if (enforceGlibc && newest && cmpVersion(newest, GLIBC) > 0) throw new Error(`${file}: needs glibc ${newest}, newer than ${GLIBC}`)
       facts.glibc = newest
     } else {
       if (/GLIBC_2\./.test(text)) throw new Error(`${file}: a musl binary that references glibc symbols`)
@@ -134,6 +142,19 @@ for (const t of targets) {
   if (!wanted.includes(t)) continue
   const out = join(dist, 'build', t.suffix)
   const binary = join(out, t.file)
+  if (opts['from-build']) {
+    const local = join(root, t.file)
+    if (!existsSync(local)) {
+      console.error(`pack:local: ${t.file} is missing at the repository root: run \`npm run build\` first`)
+      process.exit(1)
+    }
+    // kept apart from dist/build/<platform>/, which holds release builds only
+    const native = join(dist, 'build', 'native', t.suffix)
+    mkdirSync(native, { recursive: true })
+    copyFileSync(local, join(native, t.file))
+    built.push({ t, binary: join(native, t.file), seconds: null })
+    continue
+  }
   if (opts['no-build']) {
     if (!t.buildArgs) skipped.push({ target: t.triple, why: t.why })
     else if (existsSync(binary)) built.push({ t, binary, seconds: null })
@@ -190,17 +211,19 @@ for (const { t, binary, seconds } of built) {
   mkdirSync(dir, { recursive: true })
   for (const f of readdirSync(src)) copyFileSync(join(src, f), join(dir, f))
   copyFileSync(binary, join(dir, t.file))
-  const facts = inspectBinary(t, join(dir, t.file))
+  const facts = inspectBinary(t, join(dir, t.file), !opts['from-build'])
   const packed = npmPack(dir)
   packages.push({
     target: t.triple,
     package: t.packageName,
     tarball: packed.filename,
     tarballBytes: statSync(join(dist, packed.filename)).size,
+    binary: relative(dist, binary),
     binaryBytes: facts.bytes,
     ...(facts.glibc !== undefined ? { glibc: facts.glibc } : {}),
     ...(facts.libc ? { libc: facts.libc } : {}),
     buildSeconds: seconds === null ? null : Math.round(seconds),
+    ...(opts['from-build'] ? { from: 'npm run build (native, not the release build)' } : {}),
   })
 }
 

@@ -74,7 +74,7 @@ if (!hostPacked) {
 }
 const rootTgz = join(dist, packed.root)
 const hostTgz = join(dist, hostPacked.tarball)
-const hostBinary = join(dist, 'build', host.suffix, host.file)
+const hostBinary = join(dist, hostPacked.binary)
 
 // ---- Node versions: the running one, and the others installed from the npm registry into .tools/
 /** Path of a Node binary of `major` for this host (`arch` = npm cpu), installed from npm when missing. */
