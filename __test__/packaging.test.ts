@@ -78,6 +78,8 @@ describe('release workflow', () => {
       expect(source).toContain(`target: ${t.triple}\n            build: npm run build -- ${t.releaseArgs.join(' ')}\n`)
       if (t.platform === 'linux') expect(t.releaseArgs).toEqual(t.buildArgs)
     }
+    const { MACOSX_DEPLOYMENT_TARGET } = await import('../scripts/targets.mjs')
+    expect(source).toContain(`MACOSX_DEPLOYMENT_TARGET: '${MACOSX_DEPLOYMENT_TARGET}'`)
   })
 
   it('publishes only after the install-from-tarballs job, which runs test:install', () => {

@@ -24,7 +24,7 @@ import { spawnSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { parseArgs } from 'node:util'
-import { GLIBC, hostTarget, pkg, publishedManifest, root, targets } from './targets.mjs'
+import { GLIBC, MACOSX_DEPLOYMENT_TARGET, hostTarget, pkg, publishedManifest, root, targets } from './targets.mjs'
 
 const { values: opts } = parseArgs({
   options: {
@@ -121,8 +121,25 @@ function inspectBinary(t, file, enforceGlibc) {
     if (b.readUInt32LE(0) !== 0xfeedfacf) throw new Error(`${file}: not a 64-bit Mach-O file`)
     const cpu = b.readUInt32LE(4)
     if (cpu !== MACHO_CPU[t.arch]) throw new Error(`${file}: Mach-O cpu ${cpu.toString(16)}, expected ${t.arch}`)
+    facts.macos = machoMinOs(b)
+    const floor = t.arch === 'arm64' ? '11.0' : MACOSX_DEPLOYMENT_TARGET
+    if (facts.macos && cmpVersion(facts.macos, floor) > 0) throw new Error(`${file}: needs macOS ${facts.macos}, newer than ${floor}`)
   }
   return facts
+}
+
+/** The minimum macOS of a 64-bit Mach-O file (LC_BUILD_VERSION or LC_VERSION_MIN_MACOSX), as "major.minor". */
+function machoMinOs(b) {
+  const ncmds = b.readUInt32LE(16)
+  let at = 32
+  for (let i = 0; i < ncmds; i++) {
+    const cmd = b.readUInt32LE(at)
+    const size = b.readUInt32LE(at + 4)
+    const v = cmd === 0x32 ? b.readUInt32LE(at + 12) : cmd === 0x24 ? b.readUInt32LE(at + 8) : null
+    if (v !== null) return `${v >>> 16}.${(v >>> 8) & 0xff}`
+    at += size
+  }
+  return null
 }
 
 function cmpVersion(a, b) {
@@ -171,7 +188,7 @@ for (const t of targets) {
   const args = [napiBin, 'build', '--platform', '--release', ...t.buildArgs, '--output-dir', out]
   console.log(`\n== ${t.suffix}: napi ${args.slice(1).join(' ')}`)
   const started = process.hrtime.bigint()
-  const r = sh('nice', ['-n', '10', process.execPath, ...args], { stdio: 'inherit' })
+  const r = sh('nice', ['-n', '10', process.execPath, ...args], { stdio: 'inherit', env: { ...process.env, ...t.env } })
   const seconds = Number(process.hrtime.bigint() - started) / 1e9
   if (r.status !== 0 || !existsSync(binary)) {
     skipped.push({ target: t.triple, why: `napi build failed (exit ${r.status}); see the output above` })
@@ -222,6 +239,7 @@ for (const { t, binary, seconds } of built) {
     binaryBytes: facts.bytes,
     ...(facts.glibc !== undefined ? { glibc: facts.glibc } : {}),
     ...(facts.libc ? { libc: facts.libc } : {}),
+    ...(facts.macos ? { macos: facts.macos } : {}),
     buildSeconds: seconds === null ? null : Math.round(seconds),
     ...(opts['from-build'] ? { from: 'npm run build (native, not the release build)' } : {}),
   })
@@ -256,7 +274,7 @@ writeFileSync(join(dist, 'pack.json'), JSON.stringify(report, null, 2) + '\n')
 console.log(`\n== dist/ (${pkg.name}@${pkg.version})`)
 console.log(`  ${rootPacked.filename}  root, ${rootPacked.files.length} files, optionalDependencies on ${targets.length} platform packages`)
 for (const p of packages) {
-  const extra = [p.glibc ? `glibc >= ${p.glibc}` : p.libc, p.buildSeconds !== null ? `built in ${p.buildSeconds} s` : null].filter(Boolean).join(', ')
+  const extra = [p.glibc ? `glibc >= ${p.glibc}` : p.macos ? `macOS >= ${p.macos}` : p.libc, p.buildSeconds !== null ? `built in ${p.buildSeconds} s` : null].filter(Boolean).join(', ')
   console.log(`  ${p.tarball}  ${(p.binaryBytes / 2 ** 20).toFixed(2)} MiB binary${extra ? `, ${extra}` : ''}`)
 }
 for (const s of skipped) console.log(`  skipped ${s.target}: ${s.why}`)

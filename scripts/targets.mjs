@@ -14,6 +14,9 @@ const { parseTriple } = createRequire(import.meta.url)('@napi-rs/cli')
 /** Oldest glibc the gnu binaries may need: cargo-zigbuild links against this version's symbols. */
 export const GLIBC = '2.17'
 
+/** Oldest macOS the darwin binaries load on (the release workflow sets the same; arm64 starts at 11.0). */
+export const MACOSX_DEPLOYMENT_TARGET = '10.13'
+
 /**
  * How each target is built.
  * - `buildArgs`: what `npm run pack:local` runs here (`napi build <buildArgs>`), or null when it cannot.
@@ -34,7 +37,13 @@ export function targetPlan(triple) {
     return { ...base, file, buildArgs: args, releaseArgs: args }
   }
   if (t.platform === 'darwin') {
-    return { ...base, file, buildArgs: ['--target', triple, '-x'], releaseArgs: ['--target', triple] }
+    return {
+      ...base,
+      file,
+      buildArgs: ['--target', triple, '-x'],
+      releaseArgs: ['--target', triple],
+      env: { MACOSX_DEPLOYMENT_TARGET },
+    }
   }
   return {
     ...base,
