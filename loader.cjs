@@ -82,7 +82,7 @@ function explainLoadFailure(err) {
 /** The npm suffix of the platform package for this process, e.g. `linux-x64-gnu`. */
 function hostSuffix() {
   const { platform, arch } = process
-  if (platform === 'linux') return `linux-${arch}-${isMusl() ? 'musl' : 'gnu'}`
+  if (platform === 'linux') return `linux-${arch}-${isMusl() ? 'musl' : 'gnu'}${arch === 'arm' ? 'eabihf' : ''}`
   if (platform === 'win32') return `win32-${arch}-msvc`
   return `${platform}-${arch}`
 }
