@@ -5,7 +5,8 @@
 // In a fresh project in the OS temp dir (no path into the repository, no NODE_PATH), on Node 20 and 24:
 //   - `npm install <root tarball> <host platform tarball>` (typescript from the registry, for tsc);
 //   - require() and ESM import load the binary from node_modules/<platform package> and count;
-//   - `tsc` (nodenext, strict) sees the types: a correct call compiles, a wrong one fails with TS2345;
+//   - `tsc` (nodenext, strict) sees the types from an .mts import and a .cts require: correct calls
+//     compile, a wrong one fails with TS2345;
 //   - `npx openclaw-context count` counts stdin;
 //   - installed with --omit=optional, loading fails with NativeBindingMissing naming the platform package.
 // Then, when qemu-user (qemu-aarch64 or qemu-aarch64-static) and an aarch64 glibc sysroot
@@ -154,7 +155,14 @@ console.log(JSON.stringify({ count: countTokens(readFileSync('text.txt', 'utf8')
 )
 writeFileSync(
   join(app, 'tsconfig.json'),
-  JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, types: ['node'] }, include: ['typed.mts'] }, null, 2),
+  JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, types: ['node'] }, include: ['typed.mts', 'typed.cts'] }, null, 2),
+)
+writeFileSync(
+  join(app, 'typed.cts'),
+  `import native = require('${pkg.name}')
+const n: number = native.countTokens('hello', 'o200k_base')
+console.log(n)
+`,
 )
 writeFileSync(
   join(app, 'typed.mts'),
@@ -200,7 +208,7 @@ for (const [label, bin] of nodes) {
   })
 }
 
-check('tsc sees the types: a correct call compiles', () => {
+check('tsc sees the types (ESM import and CommonJS require): correct calls compile', () => {
   mustRun(process.execPath, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: app, env: envFor(process.execPath) })
 })
 check('tsc sees the types: a wrong argument type fails with TS2345', () => {
@@ -239,8 +247,8 @@ else {
   if (typeof armNode !== 'string') skip(armName, armNode.error)
   else {
     const armApp = freshProject('app-arm64')
-    check(`npm install --cpu=arm64 ${armPacked.tarball}`, () => {
-      mustRun(npm, ['install', '--no-audit', '--no-fund', '--cpu=arm64', '--libc=glibc', rootTgz, join(dist, armPacked.tarball)], { cwd: armApp, env: envFor(process.execPath) })
+    check(`npm install --cpu=arm64 --force ${armPacked.tarball}`, () => {
+      mustRun(npm, ['install', '--no-audit', '--no-fund', '--cpu=arm64', '--os=linux', '--libc=glibc', '--force', rootTgz, join(dist, armPacked.tarball)], { cwd: armApp, env: envFor(process.execPath) })
       if (!existsSync(join(armApp, 'node_modules', ...arm.packageName.split('/'), arm.file))) throw new Error('the arm64 package was not installed')
     })
     writeFileSync(join(armApp, 'text.txt'), text)
