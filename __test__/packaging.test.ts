@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { existsSync, readFileSync, readdirSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 const root = new URL('../', import.meta.url)
 const read = (p: string) => readFileSync(new URL(p, root), 'utf8')
@@ -89,6 +93,41 @@ describe('Node versions', () => {
 
   it('the Node this suite runs on is in the dev range', () => {
     expect(semver.satisfies(process.versions.node, devRange)).toBe(true)
+  })
+})
+
+describe('npm run pack:local', () => {
+  it('writes the root package.json that napi prepublish writes before npm publish', async () => {
+    // napi prepublish in a scratch copy: platform packages get placeholder binaries, nothing is
+    // published (--skip-optional-publish, and npm points at a closed loopback port), and only the
+    // root package.json it rewrites is compared with scripts/targets.mjs's publishedManifest().
+    const { publishedManifest } = await import('../scripts/targets.mjs')
+    const dir = mkdtempSync(join(tmpdir(), 'context-native-prepublish-'))
+    try {
+      const repo = fileURLToPath(root)
+      for (const f of ['package.json', 'loader.cjs', 'index.js', 'index.d.ts', 'README.md', 'LICENSE', 'bin', 'npm']) {
+        cpSync(join(repo, f), join(dir, f), { recursive: true })
+      }
+      for (const { dir: sub } of Object.values(expected)) {
+        writeFileSync(join(dir, 'npm', sub, `${pkg.napi.binaryName}.${sub}.node`), 'placeholder')
+      }
+      const git = (...args: string[]) =>
+        spawnSync('git', ['-c', 'user.email=ci@localhost', '-c', 'user.name=ci', ...args], { cwd: dir, encoding: 'utf8' })
+      git('init', '-q')
+      git('add', '-A')
+      git('commit', '-qm', `v${pkg.version}`)
+      const env = { ...process.env, npm_config_registry: 'http://127.0.0.1:9' }
+      delete env.NPM_TOKEN
+      delete env.NODE_AUTH_TOKEN
+      const napi = join(repo, 'node_modules', '@napi-rs', 'cli', 'dist', 'cli.js')
+      const r = spawnSync(process.execPath, [napi, 'prepublish', '-t', 'npm', '--skip-optional-publish'], { cwd: dir, env, encoding: 'utf8' })
+      expect(r.status, r.stdout + r.stderr).toBe(0)
+      const written = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
+      expect(written).toEqual(publishedManifest())
+      expect(written.main).toBe('loader.cjs')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 
