@@ -15,8 +15,9 @@
 //   --targets     only these (e.g. linux-x64-gnu,aarch64-unknown-linux-gnu)
 //   --host        only the target of the running Node (what `npm run test:install` needs)
 //   --no-build    pack the binaries already in dist/build/ (an earlier run, or release artifacts put there)
-//   --from-build  with --host: pack the binary `npm run build` left at the repository root, no rebuild
-//                 (a native build: its glibc floor is this machine's, reported, not held to 2.17)
+//   --from-build  for this machine's own target, pack the binary `npm run build` left at the repository
+//                 root instead of building it (a native build: its glibc floor is this machine's, reported,
+//                 not held to 2.17); the other targets build as usual
 // Needs: rustup (targets are added as needed); for `-x`: zig (`pip install ziglang`, found on PATH or as
 // `python3 -m ziglang`) and cargo-zigbuild (`cargo install cargo-zigbuild --locked`). A missing tool skips
 // the targets that need it, with the command that installs it.
@@ -44,11 +45,6 @@ function sh(cmd, args, o = {}) {
 const ok = (cmd, args, o) => {
   const r = sh(cmd, args, { stdio: 'ignore', ...o })
   return !r.error && r.status === 0
-}
-
-if (opts['from-build'] && !opts.host) {
-  console.error('pack:local: --from-build packs the host binary of `npm run build`; use it with --host')
-  process.exit(2)
 }
 
 // ---- which targets
@@ -159,7 +155,7 @@ for (const t of targets) {
   if (!wanted.includes(t)) continue
   const out = join(dist, 'build', t.suffix)
   const binary = join(out, t.file)
-  if (opts['from-build']) {
+  if (opts['from-build'] && t === hostTarget()) {
     const local = join(root, t.file)
     if (!existsSync(local)) {
       console.error(`pack:local: ${t.file} is missing at the repository root: run \`npm run build\` first`)
@@ -228,7 +224,8 @@ for (const { t, binary, seconds } of built) {
   mkdirSync(dir, { recursive: true })
   for (const f of readdirSync(src)) copyFileSync(join(src, f), join(dir, f))
   copyFileSync(binary, join(dir, t.file))
-  const facts = inspectBinary(t, join(dir, t.file), !opts['from-build'])
+  const fromBuild = opts['from-build'] && t === hostTarget()
+  const facts = inspectBinary(t, join(dir, t.file), !fromBuild)
   const packed = npmPack(dir)
   packages.push({
     target: t.triple,
@@ -241,7 +238,7 @@ for (const { t, binary, seconds } of built) {
     ...(facts.libc ? { libc: facts.libc } : {}),
     ...(facts.macos ? { macos: facts.macos } : {}),
     buildSeconds: seconds === null ? null : Math.round(seconds),
-    ...(opts['from-build'] ? { from: 'npm run build (native, not the release build)' } : {}),
+    ...(fromBuild ? { from: 'npm run build (native, not the release build)' } : {}),
   })
 }
 
