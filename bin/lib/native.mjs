@@ -1,11 +1,11 @@
-// Loads the addon the package ships (index.js at the package root) and says which of its exports exist,
+// Loads the addon the package ships (loader.cjs, the package's main, over the generated index.js) and says which of its exports exist,
 // so a command whose API is missing from this build can say so instead of guessing.
 import { createRequire } from 'node:module'
 
 const require = createRequire(import.meta.url)
 
 /** The addon's exports. */
-export const native = require('../../index.js')
+export const native = require('../../loader.cjs')
 
 /** Names of the exports `names` this build lacks. */
 export function missing(...names) {
