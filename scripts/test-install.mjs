@@ -18,6 +18,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join, relative } from 'node:path'
+import { nodeBinary as toolsNode } from './lib/node-binary.mjs'
 import { hostTarget, pkg, root, targets } from './targets.mjs'
 
 const dist = join(root, 'dist')
@@ -78,20 +79,10 @@ const hostTgz = join(dist, hostPacked.tarball)
 const hostBinary = join(dist, hostPacked.binary)
 
 // ---- Node versions: the running one, and the others installed from the npm registry into .tools/
-/** Path of a Node binary of `major` for this host (`arch` = npm cpu), installed from npm when missing. */
+/** Path of a Node binary of `major` for this host (`arch` = npm cpu), installed from npm when missing; or `{ error }`. */
 function nodeBinary(major, arch = process.arch) {
-  if (arch === process.arch && process.versions.node.split('.')[0] === String(major)) return process.execPath
-  const name = `node-${process.platform}-${arch}`
-  const prefix = join(root, '.tools', arch === process.arch ? `node${major}` : `node${major}-${arch}`)
-  const bin = join(prefix, 'node_modules', name, 'bin', 'node')
-  if (!existsSync(bin)) {
-    mkdirSync(prefix, { recursive: true })
-    const extra = arch === process.arch ? [] : [`--cpu=${arch}`, '--force']
-    console.log(`..    installing ${name}@${major} into ${relative(root, prefix)}/`)
-    const r = run(npm, ['install', '--no-save', '--no-audit', '--no-fund', '--no-package-lock', ...extra, '--prefix', prefix, `${name}@${major}`])
-    if (r.status !== 0 || !existsSync(bin)) return { error: `npm install ${name}@${major} failed: ${r.stderr.trim().split('\n').slice(-3).join(' ')}` }
-  }
-  return bin
+  const r = toolsNode(root, major, { arch })
+  return r.error ? { error: r.error } : r.bin
 }
 
 const versionOf = (p) => JSON.parse(readFileSync(join(root, 'node_modules', p, 'package.json'), 'utf8')).version

