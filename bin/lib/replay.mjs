@@ -74,7 +74,10 @@ function makeEstimator() {
  *
  * @param {object} parsed
  * @param {{ file?: string, window?: number, stateDir: string, sessionKey?: string, thresholdBytes?: number,
- *           onProgress?: (p: { done: number, total: number, turn: number }) => void }} options
+ *           onProgress?: (p: { done: number, total: number, turn: number }) => void,
+ *           onCheckpoint?: (cp: object) => void }} options
+ * `onCheckpoint` is called right after each checkpoint is written (its file is on disk at `cp.path`),
+ * with the record listed in `checkpoints.written` plus its post-compaction `restore` text.
  */
 export async function replay(parsed, options) {
   const window = options.window ?? DEFAULT_WINDOW
@@ -172,6 +175,8 @@ export async function replay(parsed, options) {
       path: res.path,
     }
     checkpoints.push(cp)
+    // For tools built on the replay (scripts/eval-restore.mjs): the checkpoint file exists now.
+    if (options.onCheckpoint) options.onCheckpoint({ ...cp, restore: typeof restore === 'string' ? restore : null })
     return cp
   }
 
