@@ -187,6 +187,7 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS 
       continue
     }
     const restore = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens }) ?? ''
+    const cp = native.readCheckpoint({ yaml })
     const items = summaryItems(summary)
     const naive = naiveTexts(conversation(messages), firstUser, maxTokens)
     const task = sessionTask(entries.slice(0, i).filter((e) => e.entry.type === 'message').map((e) => userText(e.entry.message)))
@@ -209,6 +210,10 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS 
       task: task ? taskPresent(task, restore) : null,
       taskText: task ? task.slice(0, 80) : null,
       repeated: repeatedLines(restore),
+      checkpoint: cp
+        ? { id: cp.meta.checkpointId, previous: cp.meta.previousCheckpoint ?? null, compactionCount: cp.meta.compactionCount, createdAt: cp.meta.createdAt, task: cp.working.task ?? null }
+        : null,
+      compactionTime: typeof entry.timestamp === 'string' ? entry.timestamp : null,
       restore,
     })
   }

@@ -117,6 +117,12 @@ export async function replay(parsed, options) {
   const toolCalls = new Map() // toolCallId -> { name, arguments, turn }
   const fileOps = { read: new Set(), written: new Set(), edited: new Set() }
 
+  // A replayed checkpoint stands for the moment of the transcript, not of the replay.
+  const timeOf = (entry) => {
+    const t = typeof entry?.timestamp === 'string' ? Date.parse(entry.timestamp) : Number.NaN
+    return Number.isFinite(t) ? { createdAt: new Date(t).toISOString() } : {}
+  }
+
   const call = (line, name, fn) => {
     try {
       return fn()
@@ -223,7 +229,7 @@ export async function replay(parsed, options) {
               if (reading.action === 'checkpoint') {
                 if (gaugeFirst.checkpoint === null) gaugeFirst.checkpoint = { turn, line, utilization }
                 if (canCheckpoint) {
-                  const cp = writeCheckpoint(line, turn, 'auto-80pct', tokens, {})
+                  const cp = writeCheckpoint(line, turn, 'auto-80pct', tokens, timeOf(entries[i].entry))
                   if (cp) checkpointSaved = true
                 }
               }
@@ -317,6 +323,7 @@ export async function replay(parsed, options) {
         const saved = ctx
         ctx = toSummarize
         const cp = writeCheckpoint(line, turns.assistant, 'compaction', tokensBefore, {
+          ...timeOf(entry),
           fileOps: { read: [...fileOps.read], written: [...fileOps.written], edited: [...fileOps.edited] },
         })
         ctx = saved
