@@ -18,8 +18,8 @@
 // tokens, >= 25 points above the better naive text on average and above it on every compaction, the task
 // in every restore, no repeated line.
 //
-// Usage: node scripts/eval-restore.mjs [file-or-dir ...] [--max-tokens N] [--json] [--missed]
-//   --missed lists the summary items each restore missed.
+// Usage: node scripts/eval-restore.mjs [file-or-dir ...] [--max-tokens N] [--json | --markdown] [--missed]
+//   --missed lists the summary items each restore missed; --markdown prints the BENCHMARKS.md section.
 // Exit codes: 0 measured (whatever the figures), 1 nothing could be measured (no transcript with a
 // compaction), 2 bad arguments or a path that does not exist.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
@@ -279,6 +279,37 @@ export function formatReport(results, s, { missed = false } = {}) {
   return lines.join('\n')
 }
 
+/** The figures as a markdown section (BENCHMARKS.md, via benchmark/cases/restore.mjs or `--markdown`). */
+export function markdownSection(results, s, maxTokens = DEFAULT_MAX_TOKENS) {
+  const p = (x) => (x === null || x === undefined ? '-' : `${(x * 100).toFixed(1)}%`)
+  const lines = [
+    `Every real \`compaction\` entry of the bundled pi transcripts (\`__test__/fixtures/transcripts\`, MIT), replayed with ` +
+      `the calls \`openclaw-context replay\` makes; the checkpoint written at the compaction rendered at ${maxTokens} tokens ` +
+      `(post-compaction). Recall: the share of the items the real LLM summary kept (file basenames, \`code\` spans, ` +
+      `identifiers; \`scripts/lib/recall.mjs\`) that a text contains, case-insensitively. Naive texts of the same budget: ` +
+      `the conversation's last ${maxTokens} tokens ("last"), and the session's first user message (at most half) plus the ` +
+      `last tokens ("first+last"). Reproduce with \`npm run eval:restore\` (add a transcript by dropping it in the folder).`,
+    '',
+    '| transcript | compaction (line) | real summary tokens | restore tokens | items | restore recall | last | first+last | task in restore | repeated lines |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ]
+  for (const r of results) {
+    for (const c of r.compactions) {
+      lines.push(
+        `| ${c.file.replace(/^.*[\\/]/, '')} | ${c.compaction} (${c.line}) | ${c.summaryTokens} | ${c.restoreTokens} | ${c.items} | ${p(c.recall)} | ${p(c.naiveLast)} | ${p(c.naiveFirstLast)} | ${c.task === null ? '-' : c.task ? 'yes' : 'no'} | ${c.repeated.length} |`,
+      )
+    }
+  }
+  if (s.compactions) {
+    lines.push(
+      `| **mean** (${s.compactions}) | | ${Math.round(s.meanSummaryTokens)} | ${Math.round(s.meanRestoreTokens)} (max ${s.maxRestoreTokens}) | | **${p(s.meanRecall)}** | ${p(s.meanNaiveLast)} | ${p(s.meanNaiveFirstLast)} | ${s.taskPresent}/${s.taskChecked} | ${s.repeatedLines} |`,
+    )
+  }
+  const notes = results.flatMap((r) => r.notes)
+  if (notes.length) lines.push('', ...notes.map((n) => `- ${n.replace(/^.*[\\/](?=[^\\/]+\.jsonl)/, '')}`))
+  return lines
+}
+
 async function main(argv) {
   let values
   let positionals
@@ -286,7 +317,12 @@ async function main(argv) {
     ;({ values, positionals } = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { json: { type: 'boolean', default: false }, missed: { type: 'boolean', default: false }, 'max-tokens': { type: 'string' } },
+      options: {
+        json: { type: 'boolean', default: false },
+        markdown: { type: 'boolean', default: false },
+        missed: { type: 'boolean', default: false },
+        'max-tokens': { type: 'string' },
+      },
     }))
   } catch (e) {
     process.stderr.write(`eval:restore: ${e.message}\nusage: npm run eval:restore -- [file-or-dir ...] [--max-tokens N] [--json] [--missed]\n`)
@@ -312,6 +348,7 @@ async function main(argv) {
   const rows = results.flatMap((r) => r.compactions)
   const s = summarize(rows, maxTokens)
   if (values.json) process.stdout.write(`${JSON.stringify({ maxTokens, summary: s, results }, null, 2)}\n`)
+  else if (values.markdown) process.stdout.write(`${markdownSection(results, s, maxTokens).join('\n')}\n`)
   else process.stdout.write(`${formatReport(results, s, { missed: values.missed })}\n`)
   return rows.length ? 0 : 1
 }

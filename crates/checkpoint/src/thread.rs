@@ -3,7 +3,7 @@
 //! No LLM and no keywords: only structure (roles, lengths, order), so it works in any language.
 
 use crate::model::{Exchange, Role, Status, ToolCall};
-use context_state::substance::{code_spans, command_parts, substance, Substance};
+use context_state::substance::{code_spans, command_parts, is_path_like, substance, Substance};
 use context_state::{classify_tool, extract_paths, gist, message_text, squash, Access};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -27,7 +27,7 @@ pub const NEXT_ACTION_CHARS: usize = 400;
 /// Characters of one item of that plan.
 pub const PLAN_ITEM_CHARS: usize = 110;
 /// Most identifiers kept (the agent's most used code spans).
-pub const MAX_IDENTIFIERS: usize = 40;
+pub const MAX_IDENTIFIERS: usize = 60;
 /// Longest code span taken as an identifier.
 pub const IDENTIFIER_CHARS: usize = 60;
 /// Most commands kept.
@@ -47,7 +47,8 @@ pub struct Extracted {
     /// The agent's latest plan: its last numbered list or unchecked todo list, a todo tool's
     /// open items, or the plan it set in the scratchpad, whichever came last.
     pub next_action: Option<String>,
-    /// Code spans of the agent's messages, most used (recent uses weigh more) first.
+    /// Code spans and file names of the agent's messages, most used (recent uses weigh more)
+    /// first.
     pub identifiers: Vec<String>,
     /// Shell commands the agent ran more than once (the working part: no `cd`, no output
     /// plumbing), most used first.
@@ -254,6 +255,38 @@ pub fn extract(messages: &[Value]) -> Extracted {
                         && span.chars().filter(|c| c.is_alphanumeric()).count() >= 3
                     {
                         idents.add(span, 1.0, at, n);
+                    }
+                }
+                // file names the agent wrote about (in prose, lists and code blocks), weighing
+                // less than its code spans
+                for token in text.split_whitespace() {
+                    let t = token.trim_matches(|c: char| {
+                        matches!(
+                            c,
+                            '`' | '"'
+                                | '\''
+                                | ','
+                                | ';'
+                                | ':'
+                                | '('
+                                | ')'
+                                | '['
+                                | ']'
+                                | '{'
+                                | '}'
+                                | '<'
+                                | '>'
+                                | '*'
+                                | '.'
+                                | '!'
+                                | '?'
+                        )
+                    });
+                    if t.chars().count() <= IDENTIFIER_CHARS
+                        && !t.contains("://")
+                        && is_path_like(t)
+                    {
+                        idents.add(t, 0.5, at, n);
                     }
                 }
                 let list = last_list(&text);
@@ -645,7 +678,13 @@ mod tests {
         ];
         let e = extract(&msgs);
         assert_eq!(e.identifiers, ["AgentSession", "setModel"]);
-        // run once: left out; run three times lately: first
+        // file names the agent wrote about count too (less than its code spans), URLs do not
+        let tree = agent(
+            "Plan:\n```\nsrc/\n├── compaction.ts   # MOVE from src/\n```\nsee https://x.io/a.ts",
+        );
+        let e = extract(&[user("move the files please"), tree]);
+        assert_eq!(e.identifiers, ["src/", "compaction.ts"]); // src/ twice: first
+                                                              // run once: left out; run three times lately: first
         assert_eq!(e.commands, ["git status", "npm run check"]);
         // changed above read, then by activity
         assert_eq!(
