@@ -682,9 +682,9 @@ mod tests {
         let tree = agent(
             "Plan:\n```\nsrc/\n├── compaction.ts   # MOVE from src/\n```\nsee https://x.io/a.ts",
         );
-        let e = extract(&[user("move the files please"), tree]);
-        assert_eq!(e.identifiers, ["src/", "compaction.ts"]); // src/ twice: first
-                                                              // run once: left out; run three times lately: first
+        let moved = extract(&[user("move the files please"), tree]);
+        assert_eq!(moved.identifiers, ["src/", "compaction.ts"]); // src/ twice: first
+                                                                  // run once: left out; run three times lately: first
         assert_eq!(e.commands, ["git status", "npm run check"]);
         // changed above read, then by activity
         assert_eq!(
