@@ -131,7 +131,7 @@ fn short_time(when: &str, created_at: &str) -> String {
 }
 
 /// Content the budget may drop, least important first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Piece {
     Learning(usize),
     /// A file, by its rank in [`ranked_files`].
@@ -304,19 +304,85 @@ fn distinct(items: Vec<String>) -> Vec<String> {
         .collect()
 }
 
+/// What every draft of one render shares, computed once: the files ranked, their root, the
+/// fold keys that decide what is said already, the open items without near-duplicates.
+struct Prepared {
+    files: Vec<(String, bool)>,
+    root: Option<String>,
+    /// Key exchanges not to show whatever the budget: blank, a user message the task or topic
+    /// states already, or a near-duplicate of an earlier one.
+    exchange_hidden: Vec<bool>,
+    /// Near-duplicates of an earlier decision / learning.
+    decision_dup: Vec<bool>,
+    learning_dup: Vec<bool>,
+    open_items: Vec<String>,
+    /// The thread summary says nothing the task and topic do not.
+    summary_redundant: bool,
+}
+
+fn dup_flags<'a>(items: impl Iterator<Item = &'a str>) -> Vec<bool> {
+    let mut seen = std::collections::HashSet::new();
+    items
+        .map(|s| {
+            let k = fold_key(s);
+            k.is_empty() || !seen.insert(k)
+        })
+        .collect()
+}
+
+impl Prepared {
+    fn new(cp: &Checkpoint) -> Prepared {
+        let files = ranked_files(cp);
+        let root = common_root(&files);
+        let w = &cp.working;
+        let task = w.task.as_deref().filter(|t| !t.trim().is_empty());
+        let topic = w.topic.as_deref().filter(|t| !t.trim().is_empty());
+        let stated = |text: &str| {
+            task.is_some_and(|t| same_start(t, text)) || topic.is_some_and(|t| same_start(t, text))
+        };
+        let mut seen = std::collections::HashSet::new();
+        let exchange_hidden = cp
+            .thread
+            .key_exchanges
+            .iter()
+            .map(|e| {
+                e.gist.trim().is_empty()
+                    || (e.role == Role::User && stated(&e.gist))
+                    || !seen.insert(fold_key(&e.gist))
+            })
+            .collect();
+        let summary_redundant = cp
+            .thread
+            .summary
+            .as_deref()
+            .is_some_and(|s| s.split(" ... ").all(stated));
+        Prepared {
+            root,
+            exchange_hidden,
+            decision_dup: dup_flags(cp.decisions.iter().map(|d| d.what.as_str())),
+            learning_dup: dup_flags(cp.learnings.iter().map(String::as_str)),
+            open_items: distinct(cp.open_items.clone()),
+            summary_redundant,
+            files,
+        }
+    }
+}
+
 /// The text with the first `dropped` pieces of `order` left out, fields of the working state and
 /// open items cut to `field_chars`, and the last `hidden_items` open items replaced by a count.
 fn compose(
     cp: &Checkpoint,
     mode: Mode,
     order: &[Piece],
-    files: &[(String, bool)],
+    pre: &Prepared,
     dropped: usize,
     field_chars: usize,
     hidden_items: usize,
 ) -> String {
-    let gone = &order[..dropped.min(order.len())];
+    let gone: std::collections::HashSet<Piece> =
+        order[..dropped.min(order.len())].iter().copied().collect();
     let keep = |p: Piece| !gone.contains(&p);
+    let files = &pre.files;
     let m = &cp.meta;
     let mut o = String::with_capacity(2048);
     o.push_str(match mode {
@@ -386,21 +452,20 @@ fn compose(
         o.push_str(&format!("Next action: {}\n", clean(n, field_chars)));
     }
 
-    let decisions: Vec<String> = distinct(
-        cp.decisions
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| keep(Piece::Decision(*i)))
-            .map(|(_, d)| match &d.when {
-                Some(when) => format!(
-                    "{} ({})",
-                    clean(&d.what, FIELD_CHARS),
-                    short_time(when, &m.created_at)
-                ),
-                None => clean(&d.what, FIELD_CHARS),
-            })
-            .collect(),
-    );
+    let decisions: Vec<String> = cp
+        .decisions
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !pre.decision_dup[*i] && keep(Piece::Decision(*i)))
+        .map(|(_, d)| match &d.when {
+            Some(when) => format!(
+                "{} ({})",
+                clean(&d.what, FIELD_CHARS),
+                short_time(when, &m.created_at)
+            ),
+            None => clean(&d.what, FIELD_CHARS),
+        })
+        .collect();
     push_list(&mut o, "Decisions made:", &decisions);
 
     // The summary of first and last request says nothing the task and topic do not.
@@ -408,36 +473,16 @@ fn compose(
         .thread
         .summary
         .as_deref()
-        .filter(|s| !s.trim().is_empty())
-        .filter(|s| {
-            !s.split(" ... ").all(|part| {
-                task.is_some_and(|t| same_start(t, part))
-                    || topic.is_some_and(|t| same_start(t, part))
-            })
-        })
+        .filter(|s| !s.trim().is_empty() && !pre.summary_redundant)
         .filter(|_| keep(Piece::Summary));
-    let mut exchanges: Vec<String> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for (i, e) in cp.thread.key_exchanges.iter().enumerate() {
-        if !keep(Piece::Exchange(i)) || e.gist.trim().is_empty() {
-            continue;
-        }
-        // a user message already stated as the task or topic is not repeated
-        if e.role == Role::User
-            && (task.is_some_and(|t| same_start(t, &e.gist))
-                || topic.is_some_and(|t| same_start(t, &e.gist)))
-        {
-            continue;
-        }
-        if !seen.insert(fold_key(&e.gist)) {
-            continue;
-        }
-        exchanges.push(format!(
-            "{}: {}",
-            e.role.as_str(),
-            clean(&e.gist, GIST_CHARS)
-        ));
-    }
+    let exchanges: Vec<String> = cp
+        .thread
+        .key_exchanges
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !pre.exchange_hidden[*i] && keep(Piece::Exchange(*i)))
+        .map(|(_, e)| format!("{}: {}", e.role.as_str(), clean(&e.gist, GIST_CHARS)))
+        .collect();
     if summary.is_some() || !exchanges.is_empty() {
         o.push('\n');
         if let Some(s) = summary {
@@ -453,7 +498,7 @@ fn compose(
         }
     }
 
-    let all_items = distinct(cp.open_items.clone());
+    let all_items = &pre.open_items;
     let shown = all_items.len() - hidden_items.min(all_items.len());
     let mut items: Vec<String> = all_items[..shown]
         .iter()
@@ -467,7 +512,7 @@ fn compose(
     }
     push_list(&mut o, "Open items:", &items);
 
-    let root = common_root(files);
+    let root = &pre.root;
     let named: Vec<&(String, bool)> = files
         .iter()
         .enumerate()
@@ -531,14 +576,13 @@ fn compose(
         push_inline(&mut o, "Tools used: ", &tools);
     }
 
-    let learnings: Vec<String> = distinct(
-        cp.learnings
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| keep(Piece::Learning(*i)))
-            .map(|(_, s)| clean(s, FIELD_CHARS))
-            .collect(),
-    );
+    let learnings: Vec<String> = cp
+        .learnings
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !pre.learning_dup[*i] && keep(Piece::Learning(*i)))
+        .map(|(_, s)| clean(s, FIELD_CHARS))
+        .collect();
     push_list(
         &mut o,
         "Learnings (consider storing to long-term memory):",
@@ -565,8 +609,8 @@ fn compose(
 /// their texts shortened, and as a last resort the newest open items replaced by a count.
 /// `InvalidArg` when `max_tokens` cannot hold even the frame.
 pub fn render(cp: &Checkpoint, opts: RenderOptions) -> Result<String> {
-    let files = ranked_files(cp);
-    let order = drop_order(cp, files.len());
+    let pre = Prepared::new(cp);
+    let order = drop_order(cp, pre.files.len());
     let d = order.len();
     let n_items = cp.open_items.len();
     let total = d + SHRINK_CHARS.len() + n_items;
@@ -579,7 +623,7 @@ pub fn render(cp: &Checkpoint, opts: RenderOptions) -> Result<String> {
             SHRINK_CHARS[shrink - 1]
         };
         let hidden = step.saturating_sub(d + SHRINK_CHARS.len());
-        compose(cp, opts.mode, &order, &files, dropped, field, hidden)
+        compose(cp, opts.mode, &order, &pre, dropped, field, hidden)
     };
     // The search below counts drafts that share most lines: count each distinct line once. A text
     // of at most `max_tokens` bytes fits without counting (a token is at least one byte).
