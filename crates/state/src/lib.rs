@@ -523,6 +523,9 @@ pub fn record_messages(
     session_key: &str,
     messages: &[Value],
 ) -> Result<MessagesOutcome> {
+    // The key and the session directory are checked even when the messages hold nothing to
+    // record (only slash commands or acknowledgements): a symlinked directory is refused.
+    existing_session_dir(state_dir, &STATE_DIR, session_key)?;
     let mut topic = None;
     let mut exchanges: Vec<Exchange> = Vec::new();
     let mut patterns = Vec::new();
