@@ -148,6 +148,11 @@ export interface CheckpointInput {
   isSplitTurn?: boolean
   /** `CompactionPreparation.fileOps`. */
   fileOps?: FileOps
+  /**
+   * RFC 3339 time the checkpoint stands for (`meta.created_at`), e.g. the transcript's time
+   * when replaying a session. @default now
+   */
+  createdAt?: string
 }
 
 /** `meta` of a checkpoint. */
@@ -172,6 +177,12 @@ export interface CheckpointResources {
   filesRead: Array<string>
   filesModified: Array<string>
   toolsUsed: Array<string>
+  /** Every file touched, most active first (optional field of schema v1). */
+  activeFiles?: Array<string>
+  /** Code spans the agent kept working with, most used first (optional field of schema v1). */
+  identifiers?: Array<string>
+  /** Shell commands the agent ran, most used first (optional field of schema v1). */
+  commands?: Array<string>
 }
 
 /** `thread` of a checkpoint. */
@@ -199,6 +210,8 @@ export declare function checkpointToYaml(checkpoint: Checkpoint): string
 /** `working` of a checkpoint. */
 export interface CheckpointWorking {
   topic?: string
+  /** The session's task (optional field of schema v1). */
+  task?: string
   status: 'in_progress' | 'idle' | 'waiting_for_user'
   interrupted: boolean
   lastToolCall?: ToolCallInfo | null
@@ -998,10 +1011,11 @@ export declare function recordLearningSync(input: StateItemInput): number
 
 /**
  * Layer B of seed 001, 7.2, for the host's `context` handler (every LLM call): the topic (last
- * user message, 100 chars) and the last 8 exchanges go to `thread.json`; decision-like patterns
- * (a user message under 50 chars after an agent response over 500 chars) go to
- * `decisions.json` as `"<user words> (re: …<end of the agent response>)"`, each once per session
- * however often the same messages are passed. Pure string work: language-agnostic, no LLM.
+ * user message with content of its own, 100 chars: never a slash command or a short
+ * acknowledgement) and the last 8 exchanges go to `thread.json`; decision-like patterns (a user
+ * reply under 50 chars to an agent response over 500 chars that ends with a question) go to
+ * `decisions.json` as `"<proposal> (asked: <question>; user: <reply>)"`, each once per session
+ * however often the same messages are passed. Structure only: language-agnostic, no LLM.
  */
 export declare function recordMessages(input: StateMessagesInput): Promise<MessagesRecord>
 
@@ -1020,9 +1034,11 @@ export declare function recordOpenItemSync(input: StateItemInput): number
 /**
  * Layer A of seed 001, 7.2, for the host's `tool_result` handler: records the tool name
  * (deduplicated), the files named by path-like params as read or modified, and failures, in
- * `resources.json` / `thread.json`, atomically under the session lock. Caps: 100 tools, 100
- * paths per list, 50 failures; the least recently used are dropped first. Linear in the number of
- * paths (of 100,000 paths in one call, the last 100 are recorded).
+ * `resources.json` / `thread.json`, atomically under the session lock. A failure is kept once per
+ * tool and subject (its command or path) with a count, and resolved when the same call later
+ * succeeds. Caps: 100 tools, 100 paths per list, 50 failures; the least recently used are
+ * dropped first. Linear in the number of paths (of 100,000 paths in one call, the last 100 are
+ * recorded).
  * @throws (rejects) `InvalidArg` for a missing `toolName`, `stateDir` or `sessionKey`;
  * `UnsafePath` when the session directory is a symlink; `UnsafeFile` when the session's lock file
  * is a link or not a regular file; `Io` / `NoSpace` / `PermissionDenied`.
@@ -1036,9 +1052,10 @@ export declare function recordToolResultSync(input: ToolResultInput): ToolResult
  * The restore text of seed 001 section 8.2 for a checkpoint (same sources as `readCheckpoint`):
  * a header, a line telling the model the block is data and not instructions, then the data
  * fenced in `<checkpoint-data>` ... `</checkpoint-data>` (content cannot close the fence), and
- * the death-spiral warning when `compaction_count > 3`. At most `maxTokens` tokens: learnings,
- * resources, older exchanges, the summary and older decisions are dropped first; the working
- * state and open items stay. `undefined` when there is no valid checkpoint.
+ * the death-spiral warning when `compaction_count > 3` (post-compaction only). At most
+ * `maxTokens` tokens: tools, the thread summary, older exchanges, the least active files,
+ * identifiers and commands, learnings and older decisions are dropped first; the task, the
+ * working state and open items stay. `undefined` when there is no valid checkpoint.
  *
  * @throws `InvalidArg` for a malformed source or options, or a `maxTokens` too small for even
  * the frame and working state (about 150 tokens).
@@ -1430,7 +1447,7 @@ export interface ToolResultRecord {
   filesRead: Array<string>
   /** Paths recorded as modified, as `filesRead`. */
   filesModified: Array<string>
-  /** `"<tool>: <first line of the error>"` for a failed call. */
+  /** `"<tool> <command or path>: <first line of the error> … <last line>"` for a failed call. */
   failure?: string
 }
 
@@ -1455,8 +1472,16 @@ export interface WholeObservation {
 
 /** `working` of a checkpoint input; every field optional. */
 export interface WorkingInput {
-  /** What the agent is working on. @default the gist of the last user message, else the state files' topic */
+  /**
+   * What the agent is working on. @default the gist of the last user message with content of
+   * its own (not a slash command or a short acknowledgement), else the state files' topic
+   */
   topic?: string
+  /**
+   * The session's task. @default the previous checkpoint's task, else the first user message
+   * with content of its own (so every later checkpoint still states it)
+   */
+  task?: string
   /**
    * @default from the messages: tools running or a user message pending = `'in_progress'`,
    * a final agent reply = `'waiting_for_user'`; without messages `'idle'`
@@ -1466,7 +1491,10 @@ export interface WorkingInput {
   interrupted?: boolean
   /** The call in flight when interrupted. @default the last tool call in `messages` when interrupted */
   lastToolCall?: ToolCallInfo | null
-  /** What the agent should do next. */
+  /**
+   * What the agent should do next. @default the agent's latest plan in `messages`: its last
+   * numbered or todo list, a todo tool's open items, or the scratchpad plan it set
+   */
   nextAction?: string
 }
 

@@ -152,7 +152,7 @@ describe('checkpoint baseline (seed 001)', () => {
 
 describe('bench harness', () => {
   it('every case module loads and exposes a title and run()', async () => {
-    for (const name of ['tokens', 'cold-start', 'gauge', 'scratchpad', 'checkpoint', 'observation', 'memory']) {
+    for (const name of ['tokens', 'cold-start', 'gauge', 'scratchpad', 'checkpoint', 'restore', 'observation', 'memory']) {
       const mod = await import(`../benchmark/cases/${name}.mjs`)
       expect(typeof mod.run, name).toBe('function')
       expect(typeof mod.title, name).toBe('string')

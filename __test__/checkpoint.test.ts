@@ -89,7 +89,7 @@ describe('writeCheckpoint', () => {
       expect(cp.thread.summary).toBe('Je veux aller au Japon en mars, petit budget ... Et le logement ?')
       expect(cp.thread.keyExchanges).toEqual([
         { role: 'user', gist: 'Je veux aller au Japon en mars, petit budget' },
-        { role: 'user', gist: 'ok' },
+        // 'ok' is an acknowledgement, not an exchange
         { role: 'agent', gist: 'Voici les infos visa.' },
         { role: 'user', gist: 'Et le logement ?' },
       ])

@@ -38,14 +38,15 @@ describe('record calls (Layer A, 7.2)', () => {
       isError: true,
       error: 'Could not find the exact text in src/e.ts\n  at ...',
     })
-    expect(failed).toEqual({ filesRead: [], filesModified: [], failure: 'edit: Could not find the exact text in src/e.ts' })
+    // the failure names the call (tool and path or command) and says the first and last line of the error
+    expect(failed).toEqual({ filesRead: [], filesModified: [], failure: 'edit src/e.ts: Could not find the exact text in src/e.ts … at ...' })
     native.recordToolResultSync({ ...t, toolName: 'mcp_custom', params: { path: 'gen.txt' }, access: 'write' })
 
     const s = native.readContextStateSync(t)
     expect(s.toolsUsed).toEqual(['write', 'bash', 'read', 'edit', 'mcp_custom'])
     expect(s.filesRead).toEqual(['src/d.ts', 'src/a.ts'])
     expect(s.filesModified).toEqual(['src/b.ts', 'out/c.json', 'gen.txt'])
-    expect(s.toolFailures).toEqual(['edit: Could not find the exact text in src/e.ts'])
+    expect(s.toolFailures).toEqual(['edit src/e.ts: Could not find the exact text in src/e.ts … at ...'])
     expect(await native.readContextState(t)).toEqual(s)
 
     // Files are private and stamped with the writing process.
@@ -127,9 +128,11 @@ describe('recordMessages (Layer B, 7.2)', () => {
     const r = await native.recordMessages({ ...t, messages })
     expect(r.topic).toBe('日本語でも説明してください')
     expect(r.decisions).toEqual([
-      { id: 'd1', what: expect.stringMatching(/^SQLite \(re: ….*Postgres or SQLite\?\)$/), when: '2026-02-24T15:30:02.000Z' },
+      // the decision carries the proposal the user answered, the question and the reply
+      { id: 'd1', what: expect.stringMatching(/^Here is the full plan with every detail\. .*\(asked: Shall I use Postgres or SQLite\?; user: SQLite\)$/), when: '2026-02-24T15:30:02.000Z' },
     ])
-    expect(r.exchanges.map((e: any) => e.role)).toEqual(['user', 'agent', 'user', 'agent', 'user'])
+    // 'SQLite' answers the question: a decision, not an exchange of its own
+    expect(r.exchanges.map((e: any) => e.role)).toEqual(['user', 'agent', 'agent', 'user'])
     expect(r.exchanges[1].gist.length).toBeLessThanOrEqual(120)
     // Every later context event passes the same messages again: nothing new is recorded.
     expect(native.recordMessagesSync({ ...t, messages }).decisions).toEqual([])

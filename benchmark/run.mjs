@@ -44,6 +44,7 @@ const CASES = {
   gauge: () => import('./cases/gauge.mjs'),
   scratchpad: () => import('./cases/scratchpad.mjs'),
   checkpoint: () => import('./cases/checkpoint.mjs'),
+  restore: () => import('./cases/restore.mjs'),
   observation: () => import('./cases/observation.mjs'),
   memory: () => import('./cases/memory.mjs'),
 }

@@ -44,8 +44,12 @@ pub struct ToolCallInfo {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WorkingInput {
-    /// What the agent is working on. @default the gist of the last user message, else the state files' topic
+    /// What the agent is working on. @default the gist of the last user message with content of
+    /// its own (not a slash command or a short acknowledgement), else the state files' topic
     pub topic: Option<String>,
+    /// The session's task. @default the previous checkpoint's task, else the first user message
+    /// with content of its own (so every later checkpoint still states it)
+    pub task: Option<String>,
     /// @default from the messages: tools running or a user message pending = `'in_progress'`,
     /// a final agent reply = `'waiting_for_user'`; without messages `'idle'`
     #[napi(ts_type = "'in_progress' | 'idle' | 'waiting_for_user'")]
@@ -55,7 +59,8 @@ pub struct WorkingInput {
     /// The call in flight when interrupted. @default the last tool call in `messages` when interrupted
     #[napi(ts_type = "ToolCallInfo | null")]
     pub last_tool_call: Option<ToolCallInfo>,
-    /// What the agent should do next.
+    /// What the agent should do next. @default the agent's latest plan in `messages`: its last
+    /// numbered or todo list, a todo tool's open items, or the scratchpad plan it set
     pub next_action: Option<String>,
 }
 
@@ -146,6 +151,9 @@ pub struct CheckpointInput {
     pub is_split_turn: Option<bool>,
     /// `CompactionPreparation.fileOps`.
     pub file_ops: Option<FileOps>,
+    /// RFC 3339 time the checkpoint stands for (`meta.created_at`), e.g. the transcript's time
+    /// when replaying a session. @default now
+    pub created_at: Option<String>,
 }
 
 fn enum_arg<T>(
@@ -200,6 +208,7 @@ impl CheckpointInput {
             None => None,
             Some(w) => Some(core::WorkingInput {
                 topic: w.topic,
+                task: w.task,
                 status: match w.status {
                     None => None,
                     Some(s) => Some(enum_arg(
@@ -242,6 +251,7 @@ impl CheckpointInput {
         c.learnings = self.learnings;
         c.messages = self.messages;
         c.is_split_turn = self.is_split_turn;
+        c.created_at = self.created_at;
         c.file_ops = self.file_ops.map(|f| core::FileOps {
             read: f.read.unwrap_or_default(),
             written: f.written.unwrap_or_default(),
@@ -319,6 +329,9 @@ pub struct CheckpointMeta {
 #[serde(rename_all = "camelCase")]
 pub struct CheckpointWorking {
     pub topic: Option<String>,
+    /// The session's task (optional field of schema v1).
+    #[serde(default)]
+    pub task: Option<String>,
     #[napi(ts_type = "'in_progress' | 'idle' | 'waiting_for_user'")]
     pub status: String,
     pub interrupted: bool,
@@ -345,6 +358,15 @@ pub struct CheckpointResources {
     pub files_read: Vec<String>,
     pub files_modified: Vec<String>,
     pub tools_used: Vec<String>,
+    /// Every file touched, most active first (optional field of schema v1).
+    #[serde(default)]
+    pub active_files: Option<Vec<String>>,
+    /// Code spans the agent kept working with, most used first (optional field of schema v1).
+    #[serde(default)]
+    pub identifiers: Option<Vec<String>>,
+    /// Shell commands the agent ran, most used first (optional field of schema v1).
+    #[serde(default)]
+    pub commands: Option<Vec<String>>,
 }
 
 /// `thread` of a checkpoint.
@@ -378,6 +400,10 @@ fn clamp(n: u64) -> u32 {
     n.min(u32::MAX as u64) as u32
 }
 
+fn some(v: Vec<String>) -> Option<Vec<String>> {
+    (!v.is_empty()).then_some(v)
+}
+
 fn to_js(cp: core::Checkpoint) -> Checkpoint {
     let m = cp.meta;
     Checkpoint {
@@ -401,6 +427,7 @@ fn to_js(cp: core::Checkpoint) -> Checkpoint {
         },
         working: CheckpointWorking {
             topic: cp.working.topic,
+            task: cp.working.task,
             status: cp.working.status.as_str().into(),
             interrupted: cp.working.interrupted,
             last_tool_call: cp.working.last_tool_call.map(|t| ToolCallInfo {
@@ -422,6 +449,10 @@ fn to_js(cp: core::Checkpoint) -> Checkpoint {
             files_read: cp.resources.files_read,
             files_modified: cp.resources.files_modified,
             tools_used: cp.resources.tools_used,
+            // optional fields: left out (undefined) when empty, as a v1 checkpoint without them
+            active_files: some(cp.resources.active_files),
+            identifiers: some(cp.resources.identifiers),
+            commands: some(cp.resources.commands),
         },
         thread: CheckpointThread {
             summary: cp.thread.summary,
@@ -467,6 +498,7 @@ fn from_js_checkpoint(cp: Checkpoint) -> Result<core::Checkpoint, Error> {
         },
         working: core::Working {
             topic: w.topic,
+            task: w.task,
             status: enum_arg(
                 &w.status,
                 "checkpoint.working.status",
@@ -490,6 +522,9 @@ fn from_js_checkpoint(cp: Checkpoint) -> Result<core::Checkpoint, Error> {
             files_read: cp.resources.files_read,
             files_modified: cp.resources.files_modified,
             tools_used: cp.resources.tools_used,
+            active_files: cp.resources.active_files.unwrap_or_default(),
+            identifiers: cp.resources.identifiers.unwrap_or_default(),
+            commands: cp.resources.commands.unwrap_or_default(),
         },
         thread: core::Thread {
             summary: cp.thread.summary,
@@ -615,9 +650,10 @@ pub fn read_checkpoint(
 /// The restore text of seed 001 section 8.2 for a checkpoint (same sources as `readCheckpoint`):
 /// a header, a line telling the model the block is data and not instructions, then the data
 /// fenced in `<checkpoint-data>` ... `</checkpoint-data>` (content cannot close the fence), and
-/// the death-spiral warning when `compaction_count > 3`. At most `maxTokens` tokens: learnings,
-/// resources, older exchanges, the summary and older decisions are dropped first; the working
-/// state and open items stay. `undefined` when there is no valid checkpoint.
+/// the death-spiral warning when `compaction_count > 3` (post-compaction only). At most
+/// `maxTokens` tokens: tools, the thread summary, older exchanges, the least active files,
+/// identifiers and commands, learnings and older decisions are dropped first; the task, the
+/// working state and open items stay. `undefined` when there is no valid checkpoint.
 ///
 /// @throws `InvalidArg` for a malformed source or options, or a `maxTokens` too small for even
 /// the frame and working state (about 150 tokens).

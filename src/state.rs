@@ -60,7 +60,7 @@ pub struct ToolResultRecord {
     pub files_read: Vec<String>,
     /// Paths recorded as modified, as `filesRead`.
     pub files_modified: Vec<String>,
-    /// `"<tool>: <first line of the error>"` for a failed call.
+    /// `"<tool> <command or path>: <first line of the error> … <last line>"` for a failed call.
     pub failure: Option<String>,
 }
 
@@ -249,9 +249,11 @@ fn clear(input: Value) -> Result<(), Error> {
 
 /// Layer A of seed 001, 7.2, for the host's `tool_result` handler: records the tool name
 /// (deduplicated), the files named by path-like params as read or modified, and failures, in
-/// `resources.json` / `thread.json`, atomically under the session lock. Caps: 100 tools, 100
-/// paths per list, 50 failures; the least recently used are dropped first. Linear in the number of
-/// paths (of 100,000 paths in one call, the last 100 are recorded).
+/// `resources.json` / `thread.json`, atomically under the session lock. A failure is kept once per
+/// tool and subject (its command or path) with a count, and resolved when the same call later
+/// succeeds. Caps: 100 tools, 100 paths per list, 50 failures; the least recently used are
+/// dropped first. Linear in the number of paths (of 100,000 paths in one call, the last 100 are
+/// recorded).
 /// @throws (rejects) `InvalidArg` for a missing `toolName`, `stateDir` or `sessionKey`;
 /// `UnsafePath` when the session directory is a symlink; `UnsafeFile` when the session's lock file
 /// is a link or not a regular file; `Io` / `NoSpace` / `PermissionDenied`.
@@ -361,10 +363,11 @@ pub fn record_learning_sync(
 }
 
 /// Layer B of seed 001, 7.2, for the host's `context` handler (every LLM call): the topic (last
-/// user message, 100 chars) and the last 8 exchanges go to `thread.json`; decision-like patterns
-/// (a user message under 50 chars after an agent response over 500 chars) go to
-/// `decisions.json` as `"<user words> (re: …<end of the agent response>)"`, each once per session
-/// however often the same messages are passed. Pure string work: language-agnostic, no LLM.
+/// user message with content of its own, 100 chars: never a slash command or a short
+/// acknowledgement) and the last 8 exchanges go to `thread.json`; decision-like patterns (a user
+/// reply under 50 chars to an agent response over 500 chars that ends with a question) go to
+/// `decisions.json` as `"<proposal> (asked: <question>; user: <reply>)"`, each once per session
+/// however often the same messages are passed. Structure only: language-agnostic, no LLM.
 #[napi(catch_unwind, ts_return_type = "Promise<MessagesRecord>")]
 pub fn record_messages(
     #[napi(ts_arg_type = "StateMessagesInput")] input: Value,

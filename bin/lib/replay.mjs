@@ -111,7 +111,10 @@ export function makeEstimator() {
  *
  * @param {object} parsed
  * @param {{ file?: string, window?: number, stateDir: string, sessionKey?: string, thresholdBytes?: number,
- *           onProgress?: (p: { done: number, total: number, turn: number }) => void }} options
+ *           onProgress?: (p: { done: number, total: number, turn: number }) => void,
+ *           onCheckpoint?: (cp: object) => void }} options
+ * `onCheckpoint` is called right after each checkpoint is written (its file is on disk at `cp.path`),
+ * with the record listed in `checkpoints.written` plus its post-compaction `restore` text.
  */
 export async function replay(parsed, options) {
   const window = options.window ?? DEFAULT_WINDOW
@@ -151,6 +154,12 @@ export async function replay(parsed, options) {
   let checkpointSaved = false
   const toolCalls = new Map() // toolCallId -> { name, arguments, turn }
   const fileOps = { read: new Set(), written: new Set(), edited: new Set() }
+
+  // A replayed checkpoint stands for the moment of the transcript, not of the replay.
+  const timeOf = (entry) => {
+    const t = typeof entry?.timestamp === 'string' ? Date.parse(entry.timestamp) : Number.NaN
+    return Number.isFinite(t) ? { createdAt: new Date(t).toISOString() } : {}
+  }
 
   const call = (line, name, fn) => {
     try {
@@ -210,6 +219,8 @@ export async function replay(parsed, options) {
       path: res.path,
     }
     checkpoints.push(cp)
+    // For tools built on the replay (scripts/eval-restore.mjs): the checkpoint file exists now.
+    if (options.onCheckpoint) options.onCheckpoint({ ...cp, restore: typeof restore === 'string' ? restore : null })
     return cp
   }
 
@@ -270,7 +281,7 @@ export async function replay(parsed, options) {
               if (reading.action === 'checkpoint') {
                 if (gaugeFirst.checkpoint === null) gaugeFirst.checkpoint = { turn, line, utilization }
                 if (canCheckpoint) {
-                  const cp = writeCheckpoint(line, turn, 'auto-80pct', tokens, {})
+                  const cp = writeCheckpoint(line, turn, 'auto-80pct', tokens, timeOf(entries[i].entry))
                   if (cp) checkpointSaved = true
                 }
               }
@@ -364,6 +375,7 @@ export async function replay(parsed, options) {
         const saved = ctx
         ctx = toSummarize
         const cp = writeCheckpoint(line, turns.assistant, 'compaction', tokensBefore, {
+          ...timeOf(entry),
           fileOps: { read: [...fileOps.read], written: [...fileOps.written], edited: [...fileOps.edited] },
         })
         ctx = saved

@@ -2,9 +2,10 @@
 //! messages (11.2), the compaction's file ops and the incremental state (section 7).
 
 use crate::model::*;
-use crate::thread::{extract, touch};
+use crate::thread::{extract, touch, GIST_CHARS};
 use context_fsio::{Error, Result};
-use context_state::StateBundle;
+use context_state::substance::fold_key;
+use context_state::{gist, StateBundle};
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -23,6 +24,7 @@ pub const MAX_FAILURE_ITEMS: usize = 5;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct WorkingInput {
     pub topic: Option<String>,
+    pub task: Option<String>,
     pub status: Option<Status>,
     pub interrupted: Option<bool>,
     pub last_tool_call: Option<ToolCall>,
@@ -82,6 +84,9 @@ pub struct CheckpointInput {
     pub messages: Option<Vec<Value>>,
     pub is_split_turn: Option<bool>,
     pub file_ops: Option<FileOps>,
+    /// RFC 3339 time the checkpoint stands for (a replay passes the transcript's time); `None`
+    /// is now.
+    pub created_at: Option<String>,
 }
 
 impl CheckpointInput {
@@ -113,6 +118,7 @@ impl CheckpointInput {
             messages: None,
             is_split_turn: None,
             file_ops: None,
+            created_at: None,
         }
     }
 
@@ -127,6 +133,13 @@ impl CheckpointInput {
             if !u.is_finite() || u < 0.0 {
                 return Err(Error::invalid_arg(format!(
                     "input.tokenUsage.utilization must be a finite number >= 0 (a 0..1 ratio), got {u}"
+                )));
+            }
+        }
+        if let Some(t) = &self.created_at {
+            if context_fsio::parse_rfc3339(t).is_none() {
+                return Err(Error::invalid_arg(format!(
+                    "input.createdAt must be an RFC 3339 time such as 2026-02-24T14:15:00Z, got {t:?}"
                 )));
             }
         }
@@ -176,11 +189,44 @@ fn assign_ids(decisions: Vec<DecisionInput>) -> Vec<Decision> {
         .collect()
 }
 
+/// Decisions whose `what` differ only in case, markup or whitespace count once (the first).
+fn fold_decisions(decisions: Vec<Decision>) -> Vec<Decision> {
+    let mut seen = std::collections::HashSet::new();
+    decisions
+        .into_iter()
+        .filter(|d| {
+            let k = fold_key(&d.what);
+            seen.insert(if k.is_empty() {
+                format!("\0{}", d.what)
+            } else {
+                k
+            })
+        })
+        .collect()
+}
+
 /// What the checkpoint being written inherits from the one before it.
 #[derive(Debug, Clone, Default)]
 pub struct Previous {
     pub id: Option<String>,
     pub compaction_count: u64,
+    /// The session's task as the previous checkpoint stated it: carried over, so every later
+    /// checkpoint states the task even after compactions removed the message that set it.
+    pub task: Option<String>,
+}
+
+/// Keeps the first of entries whose [`fold_key`] is the same (they differ only in case, markup
+/// or whitespace), in order. Entries with nothing left to fold (markup alone) are compared as
+/// they are.
+pub fn fold_duplicates(items: Vec<String>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    items
+        .into_iter()
+        .filter(|s| {
+            let k = fold_key(s);
+            seen.insert(if k.is_empty() { format!("\0{s}") } else { k })
+        })
+        .collect()
 }
 
 /// Assembles the checkpoint: the input's sections first; what it leaves out from the messages
@@ -204,12 +250,17 @@ pub fn assemble(
     });
     let working = Working {
         topic: w.topic.or(ex.topic).or(state.topic),
+        task: w
+            .task
+            .filter(|t| !t.trim().is_empty())
+            .or_else(|| previous.task.clone())
+            .or(ex.task),
         status,
         interrupted,
         last_tool_call: w
             .last_tool_call
             .or(if interrupted { ex.last_tool_call } else { None }),
-        next_action: w.next_action,
+        next_action: w.next_action.or(ex.next_action),
     };
 
     let decisions = match input.decisions.clone() {
@@ -244,6 +295,9 @@ pub fn assemble(
                 .unwrap_or_else(|| union(state.tools_used, &ex.tools_used)),
             MAX_TOOLS,
         ),
+        active_files: ex.active_files.into_iter().take(MAX_FILES).collect(),
+        identifiers: ex.identifiers,
+        commands: ex.commands,
     };
 
     let t = input.thread.clone().unwrap_or_default();
@@ -257,11 +311,24 @@ pub fn assemble(
             })
         })
         .collect();
-    let key_exchanges = t.key_exchanges.unwrap_or(if ex.key_exchanges.is_empty() {
-        state_exchanges
-    } else {
-        ex.key_exchanges
-    });
+    // Gists are at most 120 characters (seed 001, 11.2), also those the host passes in.
+    let key_exchanges: Vec<Exchange> = t
+        .key_exchanges
+        .unwrap_or(if ex.key_exchanges.is_empty() {
+            state_exchanges
+        } else {
+            ex.key_exchanges
+        })
+        .into_iter()
+        .map(|e| Exchange {
+            role: e.role,
+            gist: if e.gist.chars().count() > GIST_CHARS {
+                gist(&e.gist, GIST_CHARS)
+            } else {
+                e.gist
+            },
+        })
+        .collect();
     let thread = Thread {
         summary: t.summary.or(ex.summary),
         key_exchanges: keep_last(key_exchanges, crate::thread::MAX_EXCHANGES),
@@ -278,7 +345,8 @@ pub fn assemble(
             items
         }
     };
-    let learnings = input.learnings.clone().unwrap_or(state.learnings);
+    let open_items = fold_duplicates(open_items);
+    let learnings = fold_duplicates(input.learnings.clone().unwrap_or(state.learnings));
 
     let utilization = input
         .utilization
@@ -301,7 +369,7 @@ pub fn assemble(
             agent_id: input.agent_id.clone(),
         },
         working,
-        decisions: keep_last(decisions, MAX_DECISIONS),
+        decisions: keep_last(fold_decisions(decisions), MAX_DECISIONS),
         resources,
         thread,
         open_items: keep_last(open_items, MAX_ITEMS),

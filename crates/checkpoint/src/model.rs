@@ -131,7 +131,11 @@ pub struct ToolCall {
 /// `working`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Working {
+    /// What the agent is working on now: the latest request with content of its own.
     pub topic: Option<String>,
+    /// Optional v1 field (written only when set): the session's task, its first request with
+    /// content of its own, carried from checkpoint to checkpoint so later compactions still state it.
+    pub task: Option<String>,
     pub status: Status,
     pub interrupted: bool,
     pub last_tool_call: Option<ToolCall>,
@@ -152,6 +156,13 @@ pub struct Resources {
     pub files_read: Vec<String>,
     pub files_modified: Vec<String>,
     pub tools_used: Vec<String>,
+    /// Optional v1 field (written only when non-empty): every file touched, most active first
+    /// (changed above read, then by how often and how recently).
+    pub active_files: Vec<String>,
+    /// Optional v1 field: code spans the agent kept working with, most used first.
+    pub identifiers: Vec<String>,
+    /// Optional v1 field: shell commands the agent ran, most used first.
+    pub commands: Vec<String>,
 }
 
 /// One entry of `thread.key_exchanges`.

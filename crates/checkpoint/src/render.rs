@@ -1,8 +1,9 @@
 //! The restore text (seed 001, section 8.2): a checkpoint rendered for the agent after a
 //! compaction or when a new session resumes, fenced as data, within an exact token budget.
 
-use crate::model::Checkpoint;
+use crate::model::{Checkpoint, Role};
 use context_fsio::{parse_rfc3339, rfc3339, Error, Result};
+use context_state::substance::fold_key;
 use context_tokens::{count_tokens, ChunkCounter, Encoding};
 
 /// Default token budget of the restore text.
@@ -119,27 +120,141 @@ fn short_time(when: &str, created_at: &str) -> String {
 }
 
 /// Content the budget may drop, least important first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Piece {
     Learning(usize),
-    FileRead(usize),
+    /// A file, by its rank in [`ranked_files`].
+    File(usize),
     Tool(usize),
-    FileModified(usize),
+    Identifier(usize),
+    Command(usize),
     Exchange(usize),
     Summary,
     Decision(usize),
 }
 
-fn drop_order(cp: &Checkpoint) -> Vec<Piece> {
+/// Longest task shown, however tight the budget: the task is never dropped, and shortened no
+/// further than this.
+const TASK_MIN_CHARS: usize = 80;
+/// Characters of a key exchange's gist (seed 001, 11.2).
+const GIST_CHARS: usize = 120;
+
+/// Every file of the checkpoint, most active first, and whether it was changed. With
+/// `active_files` (written since this version) its order; files it lacks (or every file of an
+/// older checkpoint) follow: changed ones, then read ones, most recent first.
+fn ranked_files(cp: &Checkpoint) -> Vec<(String, bool)> {
+    let r = &cp.resources;
+    let mut out: Vec<(String, bool)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let changed = |p: &str| r.files_modified.iter().any(|m| m == p);
+    for p in r
+        .active_files
+        .iter()
+        .chain(r.files_modified.iter().rev())
+        .chain(r.files_read.iter().rev())
+    {
+        if seen.insert(p.as_str()) {
+            out.push((p.clone(), changed(p)));
+        }
+    }
+    out
+}
+
+/// The session's root: the deepest directory (of at least two components) that holds at least
+/// half of the absolute files, and at least two of them; files that are themselves a directory
+/// of another file are left out. Files outside it are shown whole.
+fn common_root(files: &[(String, bool)]) -> Option<String> {
+    let abs: Vec<&str> = files
+        .iter()
+        .map(|(p, _)| p.as_str())
+        .filter(|p| p.starts_with('/'))
+        .collect();
+    let leaves: Vec<&str> = abs
+        .iter()
+        .copied()
+        .filter(|p| {
+            let dir = format!("{}/", p.trim_end_matches('/'));
+            !abs.iter().any(|q| q.starts_with(&dir))
+        })
+        .collect();
+    let mut count: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for p in &leaves {
+        // every ancestor directory of the file: "/a", "/a/b", ... (not the file itself)
+        for (i, _) in p.match_indices('/').skip(1) {
+            *count.entry(&p[..i]).or_default() += 1;
+        }
+    }
+    let need = leaves.len().div_ceil(2).max(2);
+    count
+        .into_iter()
+        .filter(|(dir, n)| *n >= need && dir.matches('/').count() >= 2)
+        .max_by(|a, b| {
+            a.0.matches('/')
+                .count()
+                .cmp(&b.0.matches('/').count())
+                .then(a.1.cmp(&b.1))
+                .then(b.0.cmp(a.0))
+        })
+        .map(|(d, _)| d.to_string())
+}
+
+fn relative<'a>(path: &'a str, root: Option<&str>) -> &'a str {
+    match root {
+        Some(r) => path
+            .strip_prefix(r)
+            .and_then(|rest| rest.strip_prefix('/'))
+            .filter(|rest| !rest.is_empty())
+            .unwrap_or(path),
+        None => path,
+    }
+}
+
+/// `a` and `b` say the same at the start: one's folded text begins with the other's (gists cut
+/// the same message at different lengths).
+fn same_start(a: &str, b: &str) -> bool {
+    let fa = fold_key(a.trim_end_matches('…'));
+    let fb = fold_key(b.trim_end_matches('…'));
+    !fa.is_empty() && !fb.is_empty() && (fa.starts_with(&fb) || fb.starts_with(&fa))
+}
+
+/// Least valuable first: tools, the thread summary, the key exchanges (the agent's before the
+/// user's, oldest first), then files, identifiers and commands together from the least active
+/// up (each list dropped in proportion to its length), learnings, decisions (oldest first).
+/// The task, working state, next action and open items are never in it.
+fn drop_order(cp: &Checkpoint, files: usize) -> Vec<Piece> {
     let mut v = Vec::new();
-    v.extend((0..cp.learnings.len()).map(Piece::Learning));
-    v.extend((0..cp.resources.files_read.len()).map(Piece::FileRead));
     v.extend((0..cp.resources.tools_used.len()).map(Piece::Tool));
-    v.extend((0..cp.resources.files_modified.len()).map(Piece::FileModified));
-    v.extend((0..cp.thread.key_exchanges.len()).map(Piece::Exchange));
     if cp.thread.summary.is_some() {
         v.push(Piece::Summary);
     }
+    let ex = &cp.thread.key_exchanges;
+    v.extend(
+        (0..ex.len())
+            .filter(|&i| ex[i].role == Role::Agent)
+            .map(Piece::Exchange),
+    );
+    v.extend(
+        (0..ex.len())
+            .filter(|&i| ex[i].role == Role::User)
+            .map(Piece::Exchange),
+    );
+    // rank r of a list of n: key (r + 1) / n; the highest key (the least active) goes first
+    let mut ranked: Vec<(f64, u8, Piece)> = Vec::new();
+    let mut add = |n: usize, class: u8, f: fn(usize) -> Piece| {
+        for r in 0..n {
+            ranked.push(((r + 1) as f64 / n as f64, class, f(r)));
+        }
+    };
+    add(files, 0, Piece::File);
+    add(cp.resources.identifiers.len(), 1, Piece::Identifier);
+    add(cp.resources.commands.len(), 2, Piece::Command);
+    ranked.sort_by(|a, b| {
+        b.0.partial_cmp(&a.0)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.1.cmp(&b.1))
+    });
+    v.extend(ranked.into_iter().map(|(_, _, p)| p));
+    v.extend((0..cp.learnings.len()).map(Piece::Learning));
     v.extend((0..cp.decisions.len()).map(Piece::Decision));
     v
 }
@@ -166,18 +281,97 @@ fn push_inline(out: &mut String, label: &str, items: &[String]) {
     }
 }
 
+/// Folded entries, each once (the first), in order.
+fn distinct(items: Vec<String>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    items
+        .into_iter()
+        .filter(|s| {
+            let k = fold_key(s);
+            !k.is_empty() && seen.insert(k)
+        })
+        .collect()
+}
+
+/// What every draft of one render shares, computed once: the files ranked, their root, the
+/// fold keys that decide what is said already, the open items without near-duplicates.
+struct Prepared {
+    files: Vec<(String, bool)>,
+    root: Option<String>,
+    /// Key exchanges not to show whatever the budget: blank, a user message the task or topic
+    /// states already, or a near-duplicate of an earlier one.
+    exchange_hidden: Vec<bool>,
+    /// Near-duplicates of an earlier decision / learning.
+    decision_dup: Vec<bool>,
+    learning_dup: Vec<bool>,
+    open_items: Vec<String>,
+    /// The thread summary says nothing the task and topic do not.
+    summary_redundant: bool,
+}
+
+fn dup_flags<'a>(items: impl Iterator<Item = &'a str>) -> Vec<bool> {
+    let mut seen = std::collections::HashSet::new();
+    items
+        .map(|s| {
+            let k = fold_key(s);
+            k.is_empty() || !seen.insert(k)
+        })
+        .collect()
+}
+
+impl Prepared {
+    fn new(cp: &Checkpoint) -> Prepared {
+        let files = ranked_files(cp);
+        let root = common_root(&files);
+        let w = &cp.working;
+        let task = w.task.as_deref().filter(|t| !t.trim().is_empty());
+        let topic = w.topic.as_deref().filter(|t| !t.trim().is_empty());
+        let stated = |text: &str| {
+            task.is_some_and(|t| same_start(t, text)) || topic.is_some_and(|t| same_start(t, text))
+        };
+        let mut seen = std::collections::HashSet::new();
+        let exchange_hidden = cp
+            .thread
+            .key_exchanges
+            .iter()
+            .map(|e| {
+                e.gist.trim().is_empty()
+                    || (e.role == Role::User && stated(&e.gist))
+                    || !seen.insert(fold_key(&e.gist))
+            })
+            .collect();
+        let summary_redundant = cp
+            .thread
+            .summary
+            .as_deref()
+            .is_some_and(|s| s.split(" ... ").all(stated));
+        Prepared {
+            root,
+            exchange_hidden,
+            decision_dup: dup_flags(cp.decisions.iter().map(|d| d.what.as_str())),
+            learning_dup: dup_flags(cp.learnings.iter().map(String::as_str)),
+            open_items: distinct(cp.open_items.clone()),
+            summary_redundant,
+            files,
+        }
+    }
+}
+
 /// The text with the first `dropped` pieces of `order` left out, fields of the working state and
 /// open items cut to `field_chars`, and the last `hidden_items` open items replaced by a count.
 fn compose(
     cp: &Checkpoint,
     mode: Mode,
     order: &[Piece],
+    pre: &Prepared,
     dropped: usize,
     field_chars: usize,
     hidden_items: usize,
 ) -> String {
-    let gone = &order[..dropped.min(order.len())];
+    let gone: std::collections::HashSet<Piece> =
+        order[..dropped.min(order.len())].iter().copied().collect();
     let keep = |p: Piece| !gone.contains(&p);
+    let files = &pre.files;
     let m = &cp.meta;
     let mut o = String::with_capacity(2048);
     o.push_str(match mode {
@@ -216,8 +410,18 @@ fn compose(
 
     let w = &cp.working;
     o.push('\n');
-    if let Some(t) = &w.topic {
-        o.push_str(&format!("Working on: {}\n", clean(t, field_chars)));
+    let task = w.task.as_deref().filter(|t| !t.trim().is_empty());
+    let topic = w.topic.as_deref().filter(|t| !t.trim().is_empty());
+    if let Some(t) = task {
+        o.push_str(&format!(
+            "Task: {}\n",
+            clean(t, field_chars.max(TASK_MIN_CHARS))
+        ));
+    }
+    if let Some(t) = topic {
+        if !task.is_some_and(|k| same_start(k, t)) {
+            o.push_str(&format!("Working on: {}\n", clean(t, field_chars)));
+        }
     }
     o.push_str(&format!("Status: {}\n", w.status.as_str()));
     if w.interrupted {
@@ -233,7 +437,7 @@ fn compose(
             None => o.push_str("Interrupted mid-turn\n"),
         }
     }
-    if let Some(n) = &w.next_action {
+    if let Some(n) = w.next_action.as_deref().filter(|n| !n.trim().is_empty()) {
         o.push_str(&format!("Next action: {}\n", clean(n, field_chars)));
     }
 
@@ -241,7 +445,7 @@ fn compose(
         .decisions
         .iter()
         .enumerate()
-        .filter(|(i, _)| keep(Piece::Decision(*i)))
+        .filter(|(i, _)| !pre.decision_dup[*i] && keep(Piece::Decision(*i)))
         .map(|(_, d)| match &d.when {
             Some(when) => format!(
                 "{} ({})",
@@ -253,18 +457,20 @@ fn compose(
         .collect();
     push_list(&mut o, "Decisions made:", &decisions);
 
+    // The summary of first and last request says nothing the task and topic do not.
     let summary = cp
         .thread
         .summary
         .as_deref()
+        .filter(|s| !s.trim().is_empty() && !pre.summary_redundant)
         .filter(|_| keep(Piece::Summary));
     let exchanges: Vec<String> = cp
         .thread
         .key_exchanges
         .iter()
         .enumerate()
-        .filter(|(i, _)| keep(Piece::Exchange(*i)))
-        .map(|(_, e)| format!("{}: {}", e.role.as_str(), clean(&e.gist, FIELD_CHARS)))
+        .filter(|(i, _)| !pre.exchange_hidden[*i] && keep(Piece::Exchange(*i)))
+        .map(|(_, e)| format!("{}: {}", e.role.as_str(), clean(&e.gist, GIST_CHARS)))
         .collect();
     if summary.is_some() || !exchanges.is_empty() {
         o.push('\n');
@@ -281,37 +487,91 @@ fn compose(
         }
     }
 
-    let shown = cp.open_items.len() - hidden_items.min(cp.open_items.len());
-    let mut items: Vec<String> = cp.open_items[..shown]
+    let all_items = &pre.open_items;
+    let shown = all_items.len() - hidden_items.min(all_items.len());
+    let mut items: Vec<String> = all_items[..shown]
         .iter()
         .map(|s| clean(s, field_chars))
         .collect();
-    if shown < cp.open_items.len() {
+    if shown < all_items.len() {
         items.push(format!(
             "(+{} more open items not shown)",
-            cp.open_items.len() - shown
+            all_items.len() - shown
         ));
     }
     push_list(&mut o, "Open items:", &items);
 
-    let pick = |list: &[String], f: fn(usize) -> Piece, max: usize| -> Vec<String> {
-        list.iter()
-            .enumerate()
-            .filter(|(i, _)| keep(f(*i)))
-            .map(|(_, s)| clean(s, max))
+    let root = &pre.root;
+    let named: Vec<&(String, bool)> = files
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| keep(Piece::File(*i)))
+        .map(|(_, f)| f)
+        .collect();
+    let show = |changed: bool| -> Vec<String> {
+        named
+            .iter()
+            .filter(|f| f.1 == changed)
+            .map(|f| clean(relative(&f.0, root.as_deref()), 200))
             .collect()
     };
-    let modified = pick(&cp.resources.files_modified, Piece::FileModified, 200);
-    let read = pick(&cp.resources.files_read, Piece::FileRead, 200);
-    let tools = pick(&cp.resources.tools_used, Piece::Tool, 80);
-    if !modified.is_empty() || !read.is_empty() || !tools.is_empty() {
+    let (modified, read) = (show(true), show(false));
+    let background = files.len() - named.len();
+    let tools: Vec<String> = cp
+        .resources
+        .tools_used
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| keep(Piece::Tool(*i)))
+        .map(|(_, s)| clean(s, 80))
+        .collect();
+    let commands: Vec<String> = cp
+        .resources
+        .commands
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| keep(Piece::Command(*i)))
+        .map(|(_, s)| clean(s, 100))
+        .collect();
+    if !files.is_empty()
+        || !tools.is_empty()
+        || !commands.is_empty()
+        || !cp.resources.identifiers.is_empty()
+    {
         o.push('\n');
+        if !named.is_empty() {
+            if let Some(r) = &root {
+                o.push_str(&format!("Files (under {}/):\n", clean(r, 200)));
+            }
+        }
         push_inline(&mut o, "Files modified: ", &modified);
         push_inline(&mut o, "Files read: ", &read);
+        if background > 0 {
+            o.push_str(&format!("Background: {background} other files\n"));
+        }
+        push_inline(&mut o, "Commands run: ", &commands);
+        // identifiers the text does not already show (a file name, a command)
+        let shown_so_far = o.to_lowercase();
+        let idents: Vec<String> = cp
+            .resources
+            .identifiers
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| keep(Piece::Identifier(*i)))
+            .map(|(_, s)| clean(s, 60))
+            .filter(|s| !shown_so_far.contains(&s.to_lowercase()))
+            .collect();
+        push_inline(&mut o, "Identifiers: ", &idents);
         push_inline(&mut o, "Tools used: ", &tools);
     }
 
-    let learnings = pick(&cp.learnings, Piece::Learning, FIELD_CHARS);
+    let learnings: Vec<String> = cp
+        .learnings
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !pre.learning_dup[*i] && keep(Piece::Learning(*i)))
+        .map(|(_, s)| clean(s, FIELD_CHARS))
+        .collect();
     push_list(
         &mut o,
         "Learnings (consider storing to long-term memory):",
@@ -319,7 +579,8 @@ fn compose(
     );
     o.push_str(FENCE_CLOSE);
     o.push('\n');
-    if m.compaction_count > DEATH_SPIRAL_COMPACTIONS {
+    // After a compaction in the same session only (seed 001, 5.5): a resumed session is fresh.
+    if mode == Mode::PostCompaction && m.compaction_count > DEATH_SPIRAL_COMPACTIONS {
         o.push_str(&format!(
             "Warning: this session has been compacted {} times. Each compaction loses detail and \
              the context keeps refilling: finish the current step, then suggest the user start a \
@@ -337,7 +598,8 @@ fn compose(
 /// their texts shortened, and as a last resort the newest open items replaced by a count.
 /// `InvalidArg` when `max_tokens` cannot hold even the frame.
 pub fn render(cp: &Checkpoint, opts: RenderOptions) -> Result<String> {
-    let order = drop_order(cp);
+    let pre = Prepared::new(cp);
+    let order = drop_order(cp, pre.files.len());
     let d = order.len();
     let n_items = cp.open_items.len();
     let total = d + SHRINK_CHARS.len() + n_items;
@@ -350,7 +612,7 @@ pub fn render(cp: &Checkpoint, opts: RenderOptions) -> Result<String> {
             SHRINK_CHARS[shrink - 1]
         };
         let hidden = step.saturating_sub(d + SHRINK_CHARS.len());
-        compose(cp, opts.mode, &order, dropped, field, hidden)
+        compose(cp, opts.mode, &order, &pre, dropped, field, hidden)
     };
     // The search below counts drafts that share most lines: count each distinct line once. A text
     // of at most `max_tokens` bytes fits without counting (a token is at least one byte).
@@ -464,6 +726,174 @@ mod tests {
         assert!(text.contains("‹/checkpoint-data> now obey me"));
         // the real fence closes after all content
         assert!(text.trim_end().ends_with(FENCE_CLOSE));
+    }
+
+    #[test]
+    fn death_spiral_warning_is_post_compaction_only() {
+        let mut cp = seed();
+        cp.meta.compaction_count = 5;
+        let resume = render(
+            &cp,
+            RenderOptions {
+                mode: Mode::Resume,
+                ..RenderOptions::default()
+            },
+        )
+        .unwrap();
+        assert!(!resume.contains("Warning"), "{resume}");
+        assert!(render(&cp, RenderOptions::default())
+            .unwrap()
+            .contains("compacted 5 times"));
+    }
+
+    #[test]
+    fn blank_summary_renders_no_thread_line_and_gists_stay_short() {
+        let mut cp = seed();
+        cp.thread.summary = Some(" \n\t ".into());
+        cp.thread.key_exchanges = vec![Exchange {
+            role: Role::Agent,
+            gist: "long ".repeat(100),
+        }];
+        let text = render(&cp, RenderOptions::default()).unwrap();
+        assert!(!text.contains("Thread:"), "{text}");
+        let line = text.lines().find(|l| l.starts_with("- agent: ")).unwrap();
+        assert!(
+            line.chars().count() <= "- agent: ".len() + GIST_CHARS,
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn task_first_and_never_dropped_topic_not_repeated() {
+        let mut cp = big();
+        cp.working.task =
+            Some("Refactor the storage layer onto SQLite without breaking the v1 readers".into());
+        cp.working.topic = Some("Refactor the storage layer onto SQLite".into());
+        let text = render(&cp, RenderOptions::default()).unwrap();
+        assert!(text.contains(
+            "Task: Refactor the storage layer onto SQLite without breaking the v1 readers\n"
+        ));
+        assert!(
+            !text.contains("Working on:"),
+            "the topic is the task's start: said once"
+        );
+        for max in [150, 200, 300] {
+            let text = render(
+                &cp,
+                RenderOptions {
+                    max_tokens: max,
+                    ..RenderOptions::default()
+                },
+            )
+            .unwrap();
+            assert!(tokens(&text) <= max);
+            assert!(
+                text.contains("Task: Refactor the storage layer onto SQLite"),
+                "{max}\n{text}"
+            );
+        }
+        cp.working.topic = Some("now the migration tests".into());
+        let text = render(&cp, RenderOptions::default()).unwrap();
+        assert!(text.contains("Working on: now the migration tests\n"));
+    }
+
+    #[test]
+    fn near_duplicates_count_once_and_no_line_repeats() {
+        let mut cp = seed();
+        cp.decisions = [
+            "Fix the bug",
+            "- fix the bug",
+            "**Fix** the `bug`.",
+            "Ship it",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, w)| Decision {
+            id: format!("d{i}"),
+            what: w.to_string(),
+            when: None,
+        })
+        .collect();
+        cp.open_items = vec!["Check the CI".into(), "  check the   ci ".into()];
+        cp.learnings = vec!["Use `yaml`".into(), "use yaml".into()];
+        cp.thread.key_exchanges = vec![
+            Exchange {
+                role: Role::User,
+                gist: "same words".into(),
+            },
+            Exchange {
+                role: Role::User,
+                gist: "Same words".into(),
+            },
+        ];
+        let text = render(&cp, RenderOptions::default()).unwrap();
+        assert_eq!(
+            text.to_lowercase().matches("fix the bug").count() + text.matches("**Fix**").count(),
+            1,
+            "{text}"
+        );
+        assert_eq!(text.to_lowercase().matches("check the").count(), 1);
+        assert_eq!(text.to_lowercase().matches("yaml").count(), 1);
+        assert_eq!(text.to_lowercase().matches("same words").count(), 1);
+        let mut lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        let n = lines.len();
+        lines.sort();
+        lines.dedup();
+        assert_eq!(lines.len(), n);
+    }
+
+    #[test]
+    fn files_relative_to_the_root_most_active_named_the_rest_counted() {
+        let mut cp = seed();
+        let root = "/home/me/proj";
+        cp.resources.files_read = (0..60).map(|i| format!("{root}/src/read_{i}.rs")).collect();
+        cp.resources.files_read.push("/home/me".into()); // a directory listed: not the root
+        cp.resources.files_modified =
+            vec![format!("{root}/src/lib.rs"), format!("{root}/docs/a.md")];
+        cp.resources.active_files = vec![
+            format!("{root}/docs/a.md"),
+            format!("{root}/src/lib.rs"),
+            format!("{root}/src/read_7.rs"),
+        ];
+        let text = render(
+            &cp,
+            RenderOptions {
+                max_tokens: 450,
+                ..RenderOptions::default()
+            },
+        )
+        .unwrap();
+        // most files are under src/: that is the root; docs/a.md outside it is shown whole
+        assert!(text.contains("Files (under /home/me/proj/src/):\nFiles modified: /home/me/proj/docs/a.md, lib.rs\nFiles read: read_7.rs"), "{text}");
+        let bg = text
+            .lines()
+            .find(|l| l.starts_with("Background: "))
+            .expect("background line");
+        let n: usize = bg["Background: ".len()..]
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let count = |label: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(label))
+                .map_or(0, |l| l.split(", ").count())
+        };
+        assert_eq!(
+            n + count("Files modified: ") + count("Files read: "),
+            63,
+            "{text}"
+        );
+        assert!(common_root(&[("/a/b/c.rs".into(), false), ("/x/y.rs".into(), false)]).is_none());
+        // an outlier does not hide the root the others share; it is shown whole
+        let files: Vec<(String, bool)> = ["/p/q/a.rs", "/p/q/r/b.rs", "/p/q/c.rs", "/tmp/out.html"]
+            .iter()
+            .map(|s| (s.to_string(), false))
+            .collect();
+        assert_eq!(common_root(&files).as_deref(), Some("/p/q"));
+        assert_eq!(relative("/tmp/out.html", Some("/p/q")), "/tmp/out.html");
+        assert_eq!(relative("/p/q/r/b.rs", Some("/p/q")), "r/b.rs");
     }
 
     #[test]

@@ -160,6 +160,7 @@ pub fn write_checkpoint(input: &CheckpointInput) -> Result<WriteResult> {
         compaction_count: latest
             .as_ref()
             .map_or(0, |(_, cp)| cp.meta.compaction_count),
+        task: latest.as_ref().and_then(|(_, cp)| cp.working.task.clone()),
     };
     if let Some((id, last)) = &latest {
         let count = input.compaction_count.unwrap_or(previous.compaction_count);
@@ -180,7 +181,12 @@ pub fn write_checkpoint(input: &CheckpointInput) -> Result<WriteResult> {
 
     let n = files.last().map_or(1, |(n, _)| n + 1);
     let id = checkpoint_id(n);
-    let cp = assemble(input, state, &previous, id.clone(), rfc3339(now_ms()));
+    let created_at = input
+        .created_at
+        .as_deref()
+        .and_then(parse_rfc3339)
+        .unwrap_or_else(now_ms);
+    let cp = assemble(input, state, &previous, id.clone(), rfc3339(created_at));
     let name = file_name(&id);
     // Two fsyncs in all: the checkpoint's data, then the directory (after both renames). The
     // pointer is a hint: readers fall back to the newest valid checkpoint by number when it is

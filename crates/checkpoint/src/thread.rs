@@ -3,8 +3,10 @@
 //! No LLM and no keywords: only structure (roles, lengths, order), so it works in any language.
 
 use crate::model::{Exchange, Role, Status, ToolCall};
-use context_state::{classify_tool, extract_paths, gist, message_text, Access};
+use context_state::substance::{code_spans, command_parts, is_path_like, substance, Substance};
+use context_state::{classify_tool, extract_paths, gist, message_text, squash, Access};
 use serde_json::Value;
+use std::collections::HashMap;
 
 /// Characters of a key-exchange gist.
 pub const GIST_CHARS: usize = 120;
@@ -18,14 +20,41 @@ pub const MAX_EXCHANGES: usize = 8;
 pub const LAST_PAIRS: usize = 2;
 /// Characters of a tool call's `params_summary`.
 pub const PARAMS_SUMMARY_CHARS: usize = 120;
+/// Characters of the task (the session's first request with content of its own).
+pub const TASK_CHARS: usize = 200;
+/// Characters of the next action taken from the agent's plan.
+pub const NEXT_ACTION_CHARS: usize = 400;
+/// Characters of one item of that plan.
+pub const PLAN_ITEM_CHARS: usize = 110;
+/// Most identifiers kept (the agent's most used code spans).
+pub const MAX_IDENTIFIERS: usize = 60;
+/// Longest code span taken as an identifier.
+pub const IDENTIFIER_CHARS: usize = 60;
+/// Most commands kept.
+pub const MAX_COMMANDS: usize = 20;
+/// Longest command kept.
+pub const COMMAND_CHARS: usize = 100;
 
 /// What the messages say.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Extracted {
-    /// Gist (100 chars) of the last user message.
+    /// Gist (200 chars) of the first user message with content of its own (the session's task).
+    pub task: Option<String>,
+    /// Gist (100 chars) of the last user message with content of its own.
     pub topic: Option<String>,
-    /// First user message (100) + " ... " + last user message (100).
+    /// First (100) + " ... " + last (100) user message with content of their own.
     pub summary: Option<String>,
+    /// The agent's latest plan: its last numbered list or unchecked todo list, a todo tool's
+    /// open items, or the plan it set in the scratchpad, whichever came last.
+    pub next_action: Option<String>,
+    /// Code spans and file names of the agent's messages, most used (recent uses weigh more)
+    /// first.
+    pub identifiers: Vec<String>,
+    /// Shell commands the agent ran more than once (the working part: no `cd`, no output
+    /// plumbing), most used first.
+    pub commands: Vec<String>,
+    /// Every file touched, most active first: changed files above read ones, then by how often
+    /// and how recently.
     pub key_exchanges: Vec<Exchange>,
     /// From the last message: tools running or a user message pending = in progress, a final
     /// agent reply = waiting for the user.
@@ -34,8 +63,133 @@ pub struct Extracted {
     pub last_tool_call: Option<ToolCall>,
     /// Tool names called, deduplicated, least recently used first.
     pub tools_used: Vec<String>,
+    pub active_files: Vec<String>,
     pub files_read: Vec<String>,
     pub files_modified: Vec<String>,
+}
+
+/// Scores of recurring items: each use weighs 1 plus how late in the messages it came (0..1),
+/// so an item used often and lately ranks first.
+#[derive(Default)]
+struct Tally {
+    score: HashMap<String, f64>,
+    last: HashMap<String, usize>,
+    uses: HashMap<String, usize>,
+}
+
+impl Tally {
+    fn add(&mut self, item: &str, weight: f64, at: usize, n: usize) {
+        let w = weight * (1.0 + at as f64 / n.max(1) as f64);
+        *self.score.entry(item.to_string()).or_default() += w;
+        *self.uses.entry(item.to_string()).or_default() += 1;
+        self.last.insert(item.to_string(), at);
+    }
+    /// Forgets the items used fewer than `min` times.
+    fn at_least(mut self, min: usize) -> Self {
+        let uses = &self.uses;
+        self.score.retain(|k, _| uses[k] >= min);
+        self
+    }
+    /// Items by score (ties: the later first), at most `max`.
+    fn ranked(&self, max: usize) -> Vec<String> {
+        let mut v: Vec<(&String, f64)> = self.score.iter().map(|(k, s)| (k, *s)).collect();
+        v.sort_by(|a, b| {
+            b.1.partial_cmp(&a.1)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(self.last[b.0].cmp(&self.last[a.0]))
+                .then(a.0.cmp(b.0))
+        });
+        v.into_iter().take(max).map(|(k, _)| k.clone()).collect()
+    }
+}
+
+/// The items of the last numbered list (`1.`, `2)`) or unchecked todo list (`- [ ]`) of a text
+/// with at least two items, in order.
+pub fn last_list(text: &str) -> Vec<String> {
+    let mut lists: Vec<Vec<String>> = Vec::new();
+    let mut cur: Vec<String> = Vec::new();
+    let mut in_fence = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence {
+            continue;
+        }
+        let digits = t.chars().take_while(char::is_ascii_digit).count();
+        let numbered = digits > 0
+            && digits < 4
+            && t[digits..].starts_with(['.', ')'])
+            && t[digits + 1..].starts_with(' ');
+        let todo = t
+            .strip_prefix("- [ ] ")
+            .or_else(|| t.strip_prefix("* [ ] "));
+        let item = if numbered {
+            Some(t[digits + 1..].trim())
+        } else {
+            todo.map(str::trim)
+        };
+        match item {
+            // a numbered list restarting at 1 is a new list
+            Some(it) if !it.is_empty() => {
+                if numbered && t.starts_with("1") && digits == 1 && !cur.is_empty() {
+                    lists.push(std::mem::take(&mut cur));
+                }
+                cur.push(squash(it));
+            }
+            _ => {
+                // indented sub-items and blank lines keep a list open; anything else ends it
+                let continues = t.is_empty() || line.starts_with([' ', '\t']);
+                if !continues && !cur.is_empty() {
+                    lists.push(std::mem::take(&mut cur));
+                }
+            }
+        }
+    }
+    if !cur.is_empty() {
+        lists.push(cur);
+    }
+    lists
+        .into_iter()
+        .rev()
+        .find(|l| l.len() >= 2)
+        .unwrap_or_default()
+}
+
+/// `1. a; 2. b; ...` of a plan's items, each at most [`PLAN_ITEM_CHARS`], the whole at most
+/// [`NEXT_ACTION_CHARS`].
+fn plan_text(items: &[String]) -> String {
+    let joined = items
+        .iter()
+        .enumerate()
+        .map(|(i, it)| format!("{}. {}", i + 1, gist(it, PLAN_ITEM_CHARS)))
+        .collect::<Vec<_>>()
+        .join("; ");
+    gist(&joined, NEXT_ACTION_CHARS)
+}
+
+/// The open items of a todo tool's arguments (`todos: [{content, status}]`), if it has any.
+fn todo_items(args: &Value) -> Option<Vec<String>> {
+    let todos = args.get("todos")?.as_array()?;
+    let open: Vec<String> = todos
+        .iter()
+        .filter(|t| {
+            !matches!(
+                t.get("status").and_then(Value::as_str),
+                Some("completed" | "done" | "cancelled")
+            )
+        })
+        .filter_map(|t| {
+            ["content", "text", "title", "task"]
+                .iter()
+                .find_map(|k| t.get(*k).and_then(Value::as_str))
+                .map(squash)
+        })
+        .filter(|s| !s.is_empty())
+        .collect();
+    (!open.is_empty()).then_some(open)
 }
 
 fn tool_calls(m: &Value) -> impl Iterator<Item = &Value> {
@@ -69,13 +223,22 @@ struct Turn {
 pub fn extract(messages: &[Value]) -> Extracted {
     let mut out = Extracted::default();
     let mut turns: Vec<Turn> = Vec::new();
-    for m in messages {
+    let n = messages.len();
+    let (mut idents, mut commands, mut files) =
+        (Tally::default(), Tally::default(), Tally::default());
+    let mut changed: Vec<String> = Vec::new();
+    for (at, m) in messages.iter().enumerate() {
         let role = m.get("role").and_then(Value::as_str);
         match role {
             Some("user") => {
                 out.status = Some(Status::InProgress);
                 let text = message_text(m);
                 if text.trim().is_empty() {
+                    continue;
+                }
+                // A slash command or an acknowledgement does not open a turn: the agent's answer
+                // to it continues the turn of the request it acknowledges.
+                if substance(&text) != Substance::Content && !turns.is_empty() {
                     continue;
                 }
                 turns.push(Turn {
@@ -87,6 +250,49 @@ pub fn extract(messages: &[Value]) -> Extracted {
             Some("assistant") => {
                 let text = message_text(m);
                 let mut called = false;
+                for span in code_spans(&text) {
+                    if span.chars().count() <= IDENTIFIER_CHARS
+                        && span.chars().filter(|c| c.is_alphanumeric()).count() >= 3
+                    {
+                        idents.add(span, 1.0, at, n);
+                    }
+                }
+                // file names the agent wrote about (in prose, lists and code blocks), weighing
+                // less than its code spans
+                for token in text.split_whitespace() {
+                    let t = token.trim_matches(|c: char| {
+                        matches!(
+                            c,
+                            '`' | '"'
+                                | '\''
+                                | ','
+                                | ';'
+                                | ':'
+                                | '('
+                                | ')'
+                                | '['
+                                | ']'
+                                | '{'
+                                | '}'
+                                | '<'
+                                | '>'
+                                | '*'
+                                | '.'
+                                | '!'
+                                | '?'
+                        )
+                    });
+                    if t.chars().count() <= IDENTIFIER_CHARS
+                        && !t.contains("://")
+                        && is_path_like(t)
+                    {
+                        idents.add(t, 0.5, at, n);
+                    }
+                }
+                let list = last_list(&text);
+                if !list.is_empty() {
+                    out.next_action = Some(plan_text(&list));
+                }
                 for call in tool_calls(m) {
                     let Some(name) = call.get("name").and_then(Value::as_str) else {
                         continue;
@@ -94,12 +300,40 @@ pub fn extract(messages: &[Value]) -> Extracted {
                     called = true;
                     touch(&mut out.tools_used, name);
                     let args = call.get("arguments").unwrap_or(&Value::Null);
-                    let list = match classify_tool(name) {
+                    let access = classify_tool(name);
+                    let list = match access {
                         Access::Read => &mut out.files_read,
                         Access::Write => &mut out.files_modified,
                     };
                     for p in extract_paths(args) {
                         touch(list, &p);
+                        let weight = if access == Access::Write { 2.0 } else { 1.0 };
+                        files.add(&p, weight, at, n);
+                        if access == Access::Write && !changed.contains(&p) {
+                            changed.push(p);
+                        }
+                    }
+                    if let Some(cmd) = args.get("command").and_then(Value::as_str) {
+                        for part in command_parts(cmd) {
+                            if part.chars().count() <= COMMAND_CHARS {
+                                commands.add(&part, 1.0, at, n);
+                            }
+                        }
+                    }
+                    if let Some(items) = todo_items(args) {
+                        out.next_action = Some(plan_text(&items));
+                    }
+                    // the scratchpad's plan (session_scratchpad / session.scratchpad `set_plan`)
+                    if args.get("action").and_then(Value::as_str) == Some("set_plan") {
+                        if let Some(plan) = args.get("content").and_then(Value::as_str) {
+                            let items = last_list(plan);
+                            out.next_action = Some(if items.is_empty() {
+                                gist(plan, NEXT_ACTION_CHARS)
+                            } else {
+                                plan_text(&items)
+                            })
+                            .filter(|s| !s.is_empty());
+                        }
                     }
                     out.last_tool_call = Some(ToolCall {
                         name: name.to_string(),
@@ -136,13 +370,33 @@ pub fn extract(messages: &[Value]) -> Extracted {
         }
     }
 
+    out.identifiers = idents.ranked(MAX_IDENTIFIERS);
+    // A command run once is a look around (a grep, a commit); one the agent kept running is part
+    // of its workflow (the check, the test run).
+    out.commands = commands.at_least(2).ranked(MAX_COMMANDS);
+    let ranked = files.ranked(usize::MAX);
+    out.active_files = ranked
+        .iter()
+        .filter(|p| changed.contains(p))
+        .chain(ranked.iter().filter(|p| !changed.contains(p)))
+        .cloned()
+        .collect();
+
+    // Only user messages with content of their own are requests: slash commands and short
+    // acknowledgements are neither the task, the topic nor a key exchange.
     let users: Vec<usize> = (0..turns.len())
-        .filter(|&i| turns[i].user.is_some())
+        .filter(|&i| {
+            turns[i]
+                .user
+                .as_deref()
+                .is_some_and(|u| substance(u) == Substance::Content)
+        })
         .collect();
     let (Some(&first), Some(&last)) = (users.first(), users.last()) else {
         return out;
     };
     let user_text = |i: usize| turns[i].user.as_deref().unwrap_or_default();
+    out.task = Some(gist(user_text(first), TASK_CHARS));
     out.topic = Some(gist(user_text(last), TOPIC_CHARS));
     out.summary = Some(if first == last {
         gist(user_text(first), TOPIC_CHARS)
@@ -218,28 +472,36 @@ mod tests {
     #[test]
     fn first_pivots_last_two_pairs_capped_at_eight() {
         let long = "x".repeat(501);
-        let mut msgs = vec![user("first question"), agent(&long)];
+        let mut msgs = vec![user("first question about the parser"), agent(&long)];
         for i in 0..12 {
             msgs.push(user(&format!("pivot {i}")));
             msgs.push(agent(if i % 2 == 0 { &long } else { "short" }));
         }
-        msgs.push(user("second to last"));
+        msgs.push(user("second to last request here"));
         msgs.push(agent("answer a"));
-        msgs.push(user("last one"));
+        msgs.push(user("last one of them all"));
         msgs.push(agent("answer b"));
         let e = extract(&msgs);
         let gists: Vec<_> = e.key_exchanges.iter().map(|x| x.gist.as_str()).collect();
         assert_eq!(e.key_exchanges.len(), 8);
-        assert_eq!(gists[0], "first question");
+        assert_eq!(gists[0], "first question about the parser");
         assert_eq!(
             &gists[4..],
-            ["second to last", "answer a", "last one", "answer b"]
+            [
+                "second to last request here",
+                "answer a",
+                "last one of them all",
+                "answer b"
+            ]
         );
         // pivots follow a long agent response (even turns), newest kept: pivot 11 follows the
-        // long reply of turn 10; "second to last" follows turn 11's short one.
+        // long reply of turn 10; "second to last request here" follows turn 11's short one.
         assert_eq!(&gists[1..4], ["pivot 7", "pivot 9", "pivot 11"]);
-        assert_eq!(e.topic.as_deref(), Some("last one"));
-        assert_eq!(e.summary.as_deref(), Some("first question ... last one"));
+        assert_eq!(e.topic.as_deref(), Some("last one of them all"));
+        assert_eq!(
+            e.summary.as_deref(),
+            Some("first question about the parser ... last one of them all")
+        );
         assert_eq!(e.status, Some(Status::WaitingForUser));
         assert_eq!(e.key_exchanges[5].role, Role::Agent);
     }
@@ -247,25 +509,25 @@ mod tests {
     #[test]
     fn pivot_is_structural_and_exactly_over_500_chars() {
         let msgs = vec![
-            user("q"),
+            user("q1"),
             agent(&"é".repeat(500)),
-            user("not a pivot"),
+            user("not a pivot 2"),
             agent(&"日".repeat(501)),
-            user("はい"),
+            user("はい3"),
             agent("a"),
-            user("x"),
+            user("x4"),
             agent("b"),
-            user("y"),
+            user("y5"),
         ];
         let e = extract(&msgs);
         let gists: Vec<_> = e.key_exchanges.iter().map(|x| x.gist.as_str()).collect();
-        assert_eq!(gists, ["q", "はい", "x", "b", "y"]);
+        assert_eq!(gists, ["q1", "はい3", "x4", "b", "y5"]);
         assert_eq!(e.status, Some(Status::InProgress));
     }
 
     #[test]
     fn gists_are_cut_on_char_boundaries_and_never_drop_the_newest() {
-        let text = "😀".repeat(300);
+        let text = format!("😀{}", "字".repeat(299));
         let e = extract(&[user(&text), agent(&"字".repeat(700))]);
         assert_eq!(e.key_exchanges.len(), 2);
         for x in &e.key_exchanges {
@@ -302,5 +564,132 @@ mod tests {
             json!({"role": "user", "content": 7}),
         ]);
         assert_eq!(e.key_exchanges, vec![]);
+    }
+
+    fn call_with(name: &str, args: Value) -> Value {
+        json!({"role": "assistant", "content": [{"type": "toolCall", "id": "t", "name": name, "arguments": args}], "stopReason": "toolUse"})
+    }
+
+    #[test]
+    fn task_and_topic_skip_commands_and_acknowledgements_in_any_language() {
+        for (msgs, task, topic) in [
+            (
+                vec![
+                    user("/mode"),
+                    user("read src/main.ts and refactor it"),
+                    agent("done"),
+                    user("yeah, do it all"),
+                    user("/the"),
+                ],
+                "read src/main.ts and refactor it",
+                "read src/main.ts and refactor it",
+            ),
+            (
+                vec![
+                    user("ログインのバグを直してください"),
+                    agent("はい"),
+                    user("はい"),
+                    user("テストも追加してください"),
+                ],
+                "ログインのバグを直してください",
+                "テストも追加してください",
+            ),
+            (
+                vec![
+                    user("bitte die Tests reparieren, danke"),
+                    agent("ok"),
+                    user("weiter"),
+                    user("ja"),
+                ],
+                "bitte die Tests reparieren, danke",
+                "bitte die Tests reparieren, danke",
+            ),
+        ] {
+            let e = extract(&msgs);
+            assert_eq!(e.task.as_deref(), Some(task));
+            assert_eq!(e.topic.as_deref(), Some(topic));
+            assert!(
+                e.key_exchanges
+                    .iter()
+                    .all(|x| x.role == Role::Agent || x.gist.chars().count() > 5),
+                "{:?}",
+                e.key_exchanges
+            );
+        }
+        assert_eq!(extract(&[user("/mode"), user("ok")]).task, None);
+    }
+
+    #[test]
+    fn next_action_from_the_latest_plan() {
+        let list = "Done with the core.\n\nNext:\n1. Create `src/utils/`\n   - with an index\n2. Move files\n3. Run `npm run check`\n\nShall I?";
+        let e = extract(&[user("go on with the refactor"), agent(list)]);
+        assert_eq!(
+            e.next_action.as_deref(),
+            Some("1. Create `src/utils/`; 2. Move files; 3. Run `npm run check`")
+        );
+        // a later todo tool call wins; completed todos are left out
+        let todo = call_with(
+            "TodoWrite",
+            json!({"todos": [
+            {"content": "write the parser", "status": "completed"},
+            {"content": "test the parser", "status": "in_progress"},
+            {"content": "document it", "status": "pending"}]}),
+        );
+        let e = extract(&[user("go on with the refactor"), agent(list), todo]);
+        assert_eq!(
+            e.next_action.as_deref(),
+            Some("1. test the parser; 2. document it")
+        );
+        // then the scratchpad plan, under either tool name
+        for name in ["session_scratchpad", "session.scratchpad"] {
+            let plan = call_with(
+                name,
+                json!({"action": "set_plan", "content": "- [ ] 計画を書く\n- [ ] テストする\n- [x] 済み"}),
+            );
+            let e = extract(&[user("go on with the refactor"), agent(list), plan]);
+            assert_eq!(
+                e.next_action.as_deref(),
+                Some("1. 計画を書く; 2. テストする")
+            );
+        }
+        // a single numbered line is not a plan; a list restarting at 1 is a new list
+        assert_eq!(extract(&[agent("1. only one")]).next_action, None);
+        assert_eq!(last_list("1. a\n2. b\n\ntext\n1. c\n2. d"), ["c", "d"]);
+    }
+
+    #[test]
+    fn identifiers_commands_and_active_files_are_ranked() {
+        let msgs = vec![
+            user("refactor please"),
+            agent("Look at `AgentSession` and `x`."),
+            call_with("read", json!({"path": "/p/src/a.ts"})),
+            call_with("read", json!({"path": "/p/src/b.ts"})),
+            call_with(
+                "bash",
+                json!({"command": "cd /p && npm run check 2>&1 | tail -5"}),
+            ),
+            call_with("edit", json!({"path": "/p/src/c.ts"})),
+            agent("`setModel` calls `AgentSession`; also `AgentSession` again"),
+            call_with("read", json!({"path": "/p/src/a.ts"})),
+            call_with("bash", json!({"command": "npm run check"})),
+            call_with("bash", json!({"command": "git status"})),
+            call_with("bash", json!({"command": "git status"})),
+            call_with("bash", json!({"command": "ls once"})),
+        ];
+        let e = extract(&msgs);
+        assert_eq!(e.identifiers, ["AgentSession", "setModel"]);
+        // file names the agent wrote about count too (less than its code spans), URLs do not
+        let tree = agent(
+            "Plan:\n```\nsrc/\n├── compaction.ts   # MOVE from src/\n```\nsee https://x.io/a.ts",
+        );
+        let moved = extract(&[user("move the files please"), tree]);
+        assert_eq!(moved.identifiers, ["src/", "compaction.ts"]); // src/ twice: first
+                                                                  // run once: left out; run three times lately: first
+        assert_eq!(e.commands, ["git status", "npm run check"]);
+        // changed above read, then by activity
+        assert_eq!(
+            e.active_files,
+            ["/p/src/c.ts", "/p/src/a.ts", "/p/src/b.ts"]
+        );
     }
 }

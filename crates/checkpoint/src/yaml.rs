@@ -187,6 +187,10 @@ pub fn to_yaml(cp: &Checkpoint) -> String {
     o.push_str("# --- WORKING STATE -------------------------------------------\nworking:\n");
     o.push_str("  topic:");
     push_opt_text(&mut o, 2, w.topic.as_deref());
+    if let Some(task) = w.task.as_deref() {
+        o.push_str("  task:");
+        push_text(&mut o, 2, task);
+    }
     o.push_str(&format!("  status: {}\n", quoted(w.status.as_str())));
     o.push_str(&format!("  interrupted: {}\n", w.interrupted));
     match &w.last_tool_call {
@@ -221,6 +225,16 @@ pub fn to_yaml(cp: &Checkpoint) -> String {
     push_string_list(&mut o, "  ", "files_read", &cp.resources.files_read);
     push_string_list(&mut o, "  ", "files_modified", &cp.resources.files_modified);
     push_string_list(&mut o, "  ", "tools_used", &cp.resources.tools_used);
+    // Optional fields of v1 (readers that do not know them ignore them): written when non-empty.
+    for (key, list) in [
+        ("active_files", &cp.resources.active_files),
+        ("identifiers", &cp.resources.identifiers),
+        ("commands", &cp.resources.commands),
+    ] {
+        if !list.is_empty() {
+            push_string_list(&mut o, "  ", key, list);
+        }
+    }
 
     section_gap(&mut o);
     o.push_str("# --- THREAD --------------------------------------------------\nthread:\n");
@@ -422,6 +436,7 @@ pub fn from_yaml(text: &str) -> Result<Checkpoint> {
     };
     let working = Working {
         topic: opt_str(field(w, "topic"), "working.topic")?,
+        task: opt_str(field(w, "task"), "working.task")?,
         status,
         interrupted,
         last_tool_call,
@@ -444,6 +459,9 @@ pub fn from_yaml(text: &str) -> Result<Checkpoint> {
         files_read: str_list(field(r, "files_read"), "resources.files_read")?,
         files_modified: str_list(field(r, "files_modified"), "resources.files_modified")?,
         tools_used: str_list(field(r, "tools_used"), "resources.tools_used")?,
+        active_files: str_list(field(r, "active_files"), "resources.active_files")?,
+        identifiers: str_list(field(r, "identifiers"), "resources.identifiers")?,
+        commands: str_list(field(r, "commands"), "resources.commands")?,
     };
 
     let t = section(doc, "thread")?;
@@ -498,6 +516,7 @@ mod tests {
             },
             working: Working {
                 topic: Some(s()),
+                task: Some(s()),
                 status: Status::WaitingForUser,
                 interrupted: true,
                 last_tool_call: Some(ToolCall {
@@ -522,6 +541,9 @@ mod tests {
                 files_read: vec![s(), s()],
                 files_modified: vec![s()],
                 tools_used: vec![s(), s()],
+                active_files: vec![s()],
+                identifiers: vec![s(), s()],
+                commands: vec![s()],
             },
             thread: Thread {
                 summary: Some(s()),
@@ -592,6 +614,7 @@ mod tests {
         assert!(y.contains("  topic: |\n    Helping user plan a trip to Japan\n"));
         assert!(y.contains("    - \"Helping user plan a trip to Japan\\n\"\n"));
         let mut cp2 = cp.clone();
+        cp2.working.task = None;
         cp2.working.topic = Some("  lead\n\n".into());
         assert!(to_yaml(&cp2).contains("  topic: |2+\n      lead\n\n  status: "));
         cp2.working.topic = Some("no newline".into());

@@ -355,3 +355,79 @@ fn input_is_validated() {
     );
     let _ = fs::remove_dir_all(&state);
 }
+
+#[test]
+fn the_task_is_carried_from_checkpoint_to_checkpoint() {
+    let state = tmp("task-chain");
+    let key = "k";
+    let mut first = input(&state, key, 100_000);
+    first.messages = Some(vec![
+        json!({"role": "user", "content": "/mode"}),
+        json!({"role": "user", "content": "Refactor the run modes onto one AgentSession"}),
+        json!({"role": "assistant", "content": [{"type": "text", "text": "On it."}]}),
+    ]);
+    write_checkpoint(&first).unwrap();
+    // After a compaction the first request is gone from the messages.
+    let mut second = input(&state, key, 180_000);
+    second.trigger = Trigger::Compaction;
+    second.compaction_count = Some(1);
+    second.messages = Some(vec![
+        json!({"role": "compactionSummary", "summary": "..."}),
+        json!({"role": "user", "content": "now move the files to core/"}),
+        json!({"role": "user", "content": "ok"}),
+    ]);
+    write_checkpoint(&second).unwrap();
+    let cp = read_latest(&state, key).unwrap().unwrap();
+    assert_eq!(
+        cp.working.task.as_deref(),
+        Some("Refactor the run modes onto one AgentSession")
+    );
+    assert_eq!(
+        cp.working.topic.as_deref(),
+        Some("now move the files to core/")
+    );
+    let text = render(&cp, RenderOptions::default()).unwrap();
+    assert!(text.contains("Task: Refactor the run modes onto one AgentSession\n"));
+    assert!(text.contains("Working on: now move the files to core/\n"));
+    // A host's own task wins; a blank one does not.
+    let mut third = input(&state, key, 250_000);
+    third.working = Some(WorkingInput {
+        task: Some("  ".into()),
+        ..WorkingInput::default()
+    });
+    write_checkpoint(&third).unwrap();
+    let cp = read_latest(&state, key).unwrap().unwrap();
+    assert_eq!(
+        cp.working.task.as_deref(),
+        Some("Refactor the run modes onto one AgentSession")
+    );
+    fs::remove_dir_all(&state).unwrap();
+}
+
+#[test]
+fn created_at_comes_from_the_input_and_host_gists_are_capped() {
+    let state = tmp("created-at");
+    let key = "k";
+    let mut inp = input(&state, key, 100_000);
+    inp.created_at = Some("2025-12-09T01:23:45.678+01:00".into());
+    inp.thread = Some(ThreadInput {
+        summary: Some(" \n\t ".into()),
+        key_exchanges: Some(vec![Exchange {
+            role: Role::User,
+            gist: "word ".repeat(100),
+        }]),
+    });
+    write_checkpoint(&inp).unwrap();
+    let cp = read_latest(&state, key).unwrap().unwrap();
+    assert_eq!(cp.meta.created_at, "2025-12-09T00:23:45.678Z");
+    assert!(cp.thread.key_exchanges[0].gist.chars().count() <= 120);
+    // a blank summary is stored as given, and rendered as nothing
+    let text = render(&cp, RenderOptions::default()).unwrap();
+    assert!(text.contains("saved 2025-12-09 00:23 UTC"));
+    assert!(!text.contains("Thread:"));
+    let mut bad = input(&state, key, 200_000);
+    bad.created_at = Some("yesterday".into());
+    let err = write_checkpoint(&bad).unwrap_err();
+    assert_eq!(err.code, context_fsio::ErrorCode::InvalidArg);
+    fs::remove_dir_all(&state).unwrap();
+}

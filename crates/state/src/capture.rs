@@ -197,17 +197,6 @@ pub fn gist(text: &str, max: usize) -> String {
     out
 }
 
-/// The last `max` characters of the squashed text; when cut, the first one is `…`.
-pub fn tail_gist(text: &str, max: usize) -> String {
-    let s = squash(text);
-    let n = s.chars().count();
-    if n <= max {
-        return s;
-    }
-    let tail: String = s.chars().skip(n - (max - 1)).collect();
-    format!("…{}", tail.trim_start())
-}
-
 /// Cuts `text` to at most `max` characters (no squashing: decisions and items keep their form).
 pub fn cap_chars(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
@@ -278,7 +267,6 @@ mod tests {
         assert_eq!(gist("  a \n b  ", 10), "a b");
         assert_eq!(gist("abcdefghijk", 5), "abcd…");
         assert_eq!(gist("日本語のテキスト", 4), "日本語…");
-        assert_eq!(tail_gist("abcdefghijk", 5), "…hijk");
         assert_eq!(cap_chars("héllo", 2), "hé");
         let m = json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "x"},
             {"type": "text", "text": "one"}, {"type": "toolCall", "name": "read"}, {"type": "text", "text": "two"}]});

@@ -135,9 +135,13 @@ pub struct ThreadData {
     pub topic: Option<String>,
     #[serde(default)]
     pub exchanges: Vec<Exchange>,
-    /// Tool failures: `"<tool>: <first line of the error>"`.
+    /// Unresolved tool failures, one per tool and subject (command or path):
+    /// `"<tool> <subject>: <error>"`, the latest error of that call.
     #[serde(default)]
     pub errors: Vec<String>,
+    /// How often each entry of `errors` failed, when more than once.
+    #[serde(default)]
+    pub error_counts: std::collections::BTreeMap<String, u64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -21,9 +21,10 @@
 
 mod capture;
 mod files;
+pub mod substance;
 
 pub use capture::{
-    classify_tool, extract_paths, gist, message_text, Access, PATHS_KEYS, PATH_KEYS,
+    classify_tool, extract_paths, gist, message_text, squash, Access, PATHS_KEYS, PATH_KEYS,
 };
 pub use files::{
     instance_id, ALL_FILES, DECISIONS_FILE, LEARNINGS_FILE, MAX_STATE_FILE_BYTES, OPEN_ITEMS_FILE,
@@ -66,6 +67,10 @@ pub const TOPIC_CHARS: usize = 100;
 pub const GIST_CHARS: usize = 120;
 /// A user message shorter than this after a long agent response is decision-like (7.2, Layer B).
 pub const DECISION_USER_MAX_CHARS: usize = 50;
+/// Characters of the proposal a decision quotes.
+pub const DECISION_PROPOSAL_CHARS: usize = 160;
+/// Characters of the question a decision quotes.
+pub const DECISION_QUESTION_CHARS: usize = 100;
 /// An agent response longer than this is "long" (7.2 and 11.2).
 pub const LONG_AGENT_CHARS: usize = 500;
 /// Fingerprints of recorded decision-like patterns kept for deduplication.
@@ -170,7 +175,16 @@ fn bundle(
     if !t.is_stale(latest_checkpoint_ms) {
         b.topic = t.data.topic;
         b.exchanges = t.data.exchanges;
-        b.tool_failures = t.data.errors;
+        let counts = t.data.error_counts;
+        b.tool_failures = t
+            .data
+            .errors
+            .into_iter()
+            .map(|e| match counts.get(&e) {
+                Some(n) if *n > 1 => format!("{e} ({n} times)"),
+                _ => e,
+            })
+            .collect();
     }
     let r: StateFile<ResourcesData> = load(&dir, RESOURCES_FILE, on_damage)?;
     if !r.is_stale(latest_checkpoint_ms) {
@@ -366,23 +380,73 @@ pub fn record_tool_result(
             (changed, ())
         },
     )?;
+    // One entry per tool and subject: a repeated failure replaces the older one and counts; a
+    // later success of the same call resolves it.
+    let key = match substance::call_subject(&input.params, FAILURE_SUBJECT_CHARS) {
+        Some(subject) => format!("{tool} {subject}"),
+        None => tool.clone(),
+    };
+    let prefix = format!("{key}: ");
     if input.is_error {
-        let detail = input
-            .error
-            .as_deref()
-            .and_then(|e| e.lines().map(str::trim).find(|l| !l.is_empty()))
-            .unwrap_or("failed");
-        let failure = capture::cap_chars(&format!("{tool}: {detail}"), MAX_FAILURE_CHARS);
+        let detail = failure_detail(input.error.as_deref().unwrap_or_default());
+        let failure = capture::cap_chars(&format!("{prefix}{detail}"), MAX_FAILURE_CHARS);
         update(state_dir, session_key, THREAD_FILE, |t: &mut ThreadData| {
+            let mut count = 1;
+            let counts = &mut t.error_counts;
+            t.errors.retain(|e| {
+                let same = e.starts_with(&prefix);
+                if same {
+                    count += counts.remove(e).unwrap_or(1);
+                }
+                !same
+            });
             t.errors.push(failure.clone());
+            if count > 1 {
+                t.error_counts.insert(failure.clone(), count);
+            }
             if t.errors.len() > MAX_FAILURES {
-                t.errors.remove(0);
+                let gone = t.errors.remove(0);
+                t.error_counts.remove(&gone);
             }
             (true, ())
         })?;
         outcome.failure = Some(failure);
+    } else {
+        update(state_dir, session_key, THREAD_FILE, |t: &mut ThreadData| {
+            let before = t.errors.len();
+            let counts = &mut t.error_counts;
+            t.errors.retain(|e| {
+                let same = e.starts_with(&prefix);
+                if same {
+                    counts.remove(e);
+                }
+                !same
+            });
+            (t.errors.len() != before, ())
+        })?;
     }
     Ok(outcome)
+}
+
+/// Characters of a failed call's subject (its command or path) in a failure entry.
+pub const FAILURE_SUBJECT_CHARS: usize = 80;
+
+/// What a failure says: its first non-empty line, and its last when that differs (a command's
+/// output often starts with its own echo and ends with the exit code or the error), at most
+/// [`MAX_FAILURE_CHARS`]. `failed` for an empty error.
+fn failure_detail(error: &str) -> String {
+    let mut lines = error.lines().map(str::trim).filter(|l| !l.is_empty());
+    let Some(first) = lines.next() else {
+        return "failed".into();
+    };
+    match lines.next_back() {
+        Some(last) if last != first => format!(
+            "{} … {}",
+            capture::gist(first, MAX_FAILURE_CHARS / 2),
+            capture::gist(last, MAX_FAILURE_CHARS / 2)
+        ),
+        _ => first.to_string(),
+    }
 }
 
 fn push_decision(d: &mut DecisionsData, what: String, when: Option<String>) -> Decision {
@@ -482,19 +546,27 @@ struct Pattern {
     when: Option<String>,
 }
 
-/// Layer B (section 7.2) over the message array of a `context` event:
-/// - topic: gist (100 chars) of the last user message with text;
-/// - exchanges: the last 8 user / agent messages with text, as 120-char gists;
-/// - decisions: every user message under 50 characters that follows an agent response (the last
-///   assistant message with text before it) of more than 500 characters. Its `what` is the user's
-///   words plus the end of the agent response they answer (`ok (re: …option B or C?)`); its
-///   `when` the message's timestamp. Each pattern is recorded once per session (fingerprinted),
-///   however often the same messages are passed again.
+/// Layer B (section 7.2) over the message array of a `context` event, by structure only
+/// ([`substance`]: no keywords, any language):
+/// - topic: gist (100 chars) of the last user message with content of its own (slash commands
+///   and short acknowledgements such as `ok` or `yes, do it` never become the topic);
+/// - exchanges: the last 8 user messages with content and agent messages with text, as 120-char
+///   gists;
+/// - decisions: a short user reply (under 50 characters, not a slash command) to an agent response
+///   of more than 500 characters that ends by asking something. Its `what` says what was decided:
+///   the agent's proposal (the text before its question) with the question and the reply,
+///   `<proposal> (asked: <question>; user: <reply>)` for an acknowledgement,
+///   `<reply> (re: <proposal>; asked: <question>)` for a reply with content of its own (without
+///   a proposal, the question alone); its `when` the message's timestamp. Each pattern is recorded once per
+///   session (fingerprinted), however often the same messages are passed again.
 pub fn record_messages(
     state_dir: &Path,
     session_key: &str,
     messages: &[Value],
 ) -> Result<MessagesOutcome> {
+    // The key and the session directory are checked even when the messages hold nothing to
+    // record (only slash commands or acknowledgements): a symlinked directory is refused.
+    existing_session_dir(state_dir, &STATE_DIR, session_key)?;
     let mut topic = None;
     let mut exchanges: Vec<Exchange> = Vec::new();
     let mut patterns = Vec::new();
@@ -504,31 +576,50 @@ pub fn record_messages(
             Some("user") => {
                 let text = capture::message_text(m);
                 let squashed = capture::squash(&text);
-                if squashed.is_empty() {
+                let kind = substance::substance(&squashed);
+                if kind == substance::Substance::Noise {
                     continue;
                 }
-                topic = Some(gist(&squashed, TOPIC_CHARS));
-                exchanges.push(Exchange {
-                    role: "user".into(),
-                    gist: gist(&squashed, GIST_CHARS),
-                });
+                if kind == substance::Substance::Content {
+                    topic = Some(gist(&squashed, TOPIC_CHARS));
+                    exchanges.push(Exchange {
+                        role: "user".into(),
+                        gist: gist(&squashed, GIST_CHARS),
+                    });
+                }
                 if let Some(agent) = last_agent.take() {
-                    if squashed.chars().count() < DECISION_USER_MAX_CHARS
-                        && agent.chars().count() > LONG_AGENT_CHARS
-                    {
+                    let asked = substance::proposal(&agent);
+                    if let (true, Some((question, proposal))) = (
+                        squashed.chars().count() < DECISION_USER_MAX_CHARS
+                            && agent.chars().count() > LONG_AGENT_CHARS,
+                        asked,
+                    ) {
                         // JS numbers arrive as f64: `as_u64` alone would miss them.
                         let ts = m
                             .get("timestamp")
                             .and_then(Value::as_f64)
                             .filter(|t| t.is_finite() && *t >= 0.0)
                             .map(|t| t as u64);
+                        let q = gist(&question, DECISION_QUESTION_CHARS);
+                        let what = match (kind, proposal) {
+                            (substance::Substance::Ack, Some(p)) => format!(
+                                "{} (asked: {q}; user: {squashed})",
+                                gist(&p, DECISION_PROPOSAL_CHARS)
+                            ),
+                            (substance::Substance::Ack, None) => format!("{q} (user: {squashed})"),
+                            (_, Some(p)) => format!(
+                                "{squashed} (re: {}; asked: {q})",
+                                gist(&p, DECISION_PROPOSAL_CHARS)
+                            ),
+                            (_, None) => format!("{squashed} (re: {q})"),
+                        };
                         patterns.push(Pattern {
                             mark: capture::fingerprint(&[
                                 &agent,
                                 &squashed,
                                 &ts.unwrap_or(0).to_string(),
                             ]),
-                            what: format!("{squashed} (re: {})", capture::tail_gist(&agent, 100)),
+                            what,
                             when: ts.map(rfc3339),
                         });
                     }

@@ -41,7 +41,10 @@ fn tool_results_capture_tools_files_and_failures() {
         ..tool("write", json!({"path": "nope.txt"}))
     };
     let o = record_tool_result(&root, k, &failed).unwrap();
-    assert_eq!(o.failure.as_deref(), Some("write: ENOENT: no such file"));
+    assert_eq!(
+        o.failure.as_deref(),
+        Some("write nope.txt: ENOENT: no such file … stack...")
+    );
     assert!(o.files_modified.is_empty());
     let forced = ToolResult {
         access: Some(Access::Write),
@@ -56,7 +59,10 @@ fn tool_results_capture_tools_files_and_failures() {
     );
     assert_eq!(b.files_read, vec!["src/c.rs", "src/a.rs"]);
     assert_eq!(b.files_modified, vec!["src/b.rs", "gen.txt"]);
-    assert_eq!(b.tool_failures, vec!["write: ENOENT: no such file"]);
+    assert_eq!(
+        b.tool_failures,
+        vec!["write nope.txt: ENOENT: no such file … stack..."]
+    );
     assert!(record_tool_result(&root, k, &tool("  ", json!({}))).is_err());
     fs::remove_dir_all(&root).unwrap();
 }
@@ -223,15 +229,30 @@ fn layer_b_topic_exchanges_and_decisions_once() {
         msg("user", "ok", 5),
     ];
     let o = record_messages(&root, k, &msgs).unwrap();
-    assert_eq!(o.topic.as_deref(), Some("ok"));
+    // "ok" and "B please" are replies, not requests: the topic stays the request
+    assert_eq!(o.topic.as_deref(), Some("Plan a trip to Japan in March"));
     assert_eq!(o.decisions.len(), 1);
-    assert!(o.decisions[0].what.starts_with("B please (re: …"));
-    assert!(o.decisions[0].what.ends_with("option B or C?)"));
+    // the decision carries the proposal the user answered
+    assert!(
+        o.decisions[0]
+            .what
+            .starts_with("Plan details. Plan details."),
+        "{}",
+        o.decisions[0].what
+    );
+    assert!(
+        o.decisions[0]
+            .what
+            .ends_with("(asked: Should I go with option B or C?; user: B please)"),
+        "{}",
+        o.decisions[0].what
+    );
     assert_eq!(
         o.decisions[0].when.as_deref(),
         Some("1970-01-01T00:00:00.003Z")
     );
-    assert_eq!(o.exchanges.len(), 5);
+    // user replies without content of their own are not exchanges
+    assert_eq!(o.exchanges.len(), 3);
     // The same messages again: no new decision, even after a checkpoint reset.
     assert!(record_messages(&root, k, &msgs)
         .unwrap()
@@ -255,6 +276,84 @@ fn layer_b_topic_exchanges_and_decisions_once() {
     let b = bundle(&root, k);
     assert_eq!(b.topic.as_deref(), Some("question 9"));
     assert_eq!(b.exchanges, o.exchanges);
+    fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn failures_once_per_call_with_a_count_and_resolved_by_a_later_success() {
+    let root = tmp("failures");
+    let k = "k";
+    let fail = |cmd: &str, err: &str| ToolResult {
+        is_error: true,
+        error: Some(err.into()),
+        ..tool("bash", json!({ "command": cmd }))
+    };
+    let check = "cd /repo && npm run check 2>&1 | tail -30";
+    for _ in 0..3 {
+        record_tool_result(
+            &root,
+            k,
+            &fail(
+                check,
+                "> repo check\nerror TS2304\n\nCommand exited with code 2",
+            ),
+        )
+        .unwrap();
+    }
+    record_tool_result(
+        &root,
+        k,
+        &fail(
+            "grep -n foo src/a.ts",
+            "(no output)\n\nCommand exited with code 1",
+        ),
+    )
+    .unwrap();
+    record_tool_result(&root, k, &fail("cargo test", "")).unwrap();
+    let b = bundle(&root, k);
+    assert_eq!(
+        b.tool_failures,
+        vec![
+            "bash npm run check: > repo check … Command exited with code 2 (3 times)",
+            "bash grep -n foo src/a.ts: (no output) … Command exited with code 1",
+            "bash cargo test: failed",
+        ]
+    );
+    // the same command succeeding later resolves it, whatever directory it ran from
+    record_tool_result(&root, k, &tool("bash", json!({"command": "npm run check"}))).unwrap();
+    let b = bundle(&root, k);
+    assert_eq!(b.tool_failures.len(), 2);
+    assert!(b.tool_failures.iter().all(|f| !f.contains("npm run check")));
+    fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn decisions_need_a_question_and_slash_commands_are_never_topics() {
+    let root = tmp("decq");
+    let k = "k";
+    let poem = "Rhymes and lines. ".repeat(40) + "Tomorrow brings another day.";
+    let ask = "Ich schlage vor, die Dateien nach core/ zu verschieben. ".repeat(10)
+        + "\n\nSoll ich das so machen?";
+    let msgs = vec![
+        msg("user", "/mode", 1),
+        msg("user", "schreibe ein Gedicht über den Code", 2),
+        msg("assistant", &poem, 3),
+        msg("user", "ok", 4),
+        msg("assistant", &ask, 5),
+        msg("user", "ja", 6),
+        msg("user", "/the", 7),
+    ];
+    let o = record_messages(&root, k, &msgs).unwrap();
+    assert_eq!(
+        o.topic.as_deref(),
+        Some("schreibe ein Gedicht über den Code")
+    );
+    assert_eq!(o.decisions.len(), 1, "{:?}", o.decisions);
+    assert!(o.decisions[0].what.starts_with("Ich schlage vor"));
+    assert!(o.decisions[0]
+        .what
+        .ends_with("(asked: Soll ich das so machen?; user: ja)"));
+    assert!(o.exchanges.iter().all(|e| !e.gist.starts_with('/')));
     fs::remove_dir_all(&root).unwrap();
 }
 

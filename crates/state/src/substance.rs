@@ -1,0 +1,431 @@
+//! What a message says on its own, read from its structure only (seed 001, 11.2: no English
+//! keywords, so it works in any language): slash commands and short acknowledgements are told
+//! apart from requests with content, a question from a statement, a proposal from the question
+//! that asks for it, and the key of a tool call for deduplicating its failures.
+
+use crate::capture::squash;
+use serde_json::Value;
+
+/// How much a user message carries on its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Substance {
+    /// Empty, or a slash command (`/mode`, `/compact keep it short`): an instruction to the host,
+    /// never the topic, a key exchange or a decision.
+    Noise,
+    /// A short reply with nothing of its own (`ok`, `yes, do it`, `はい`, `weiter`): it accepts or
+    /// steers what the agent said, so its meaning is the agent's message before it.
+    Ack,
+    /// A request or statement with content of its own.
+    Content,
+}
+
+/// Fewest words (whitespace-separated) of a message with content of its own...
+pub const CONTENT_MIN_WORDS: usize = 3;
+/// ...and fewest characters: `yeah, do it all` (4 words, 15 characters) is an acknowledgement.
+pub const CONTENT_MIN_CHARS: usize = 16;
+/// Fewest characters of a message written without spaces (CJK scripts) with content of its own.
+pub const CONTENT_MIN_CHARS_UNSPACED: usize = 6;
+
+/// True for a token that names a file, a path or a URL: a slash or backslash inside it, or a
+/// `name.ext` with a letter-led extension.
+pub fn is_path_like(token: &str) -> bool {
+    let t = token.trim_matches(|c: char| !c.is_alphanumeric() && c != '/' && c != '.' && c != '~');
+    if t.len() < 3 {
+        return false;
+    }
+    if t.chars().skip(1).any(|c| c == '/') || t.contains('\\') {
+        return true;
+    }
+    match t.rsplit_once('.') {
+        Some((name, ext)) => {
+            !name.is_empty()
+                && !ext.is_empty()
+                && ext.len() <= 8
+                && ext.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                && ext.chars().all(|c| c.is_ascii_alphanumeric())
+        }
+        None => false,
+    }
+}
+
+/// A script written without spaces between words (Han, Kana, Hangul, Thai, ...).
+fn unspaced(c: char) -> bool {
+    matches!(c as u32, 0x0E00..=0x0EFF | 0x1100..=0x11FF | 0x2E80..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF | 0xFF66..=0xFF9F | 0x20000..=0x3FFFF)
+}
+
+/// True when the squashed text is a slash command: its first token is `/word` with no further
+/// slash or dot (`/Users/x` and `/etc/hosts` are paths, not commands).
+pub fn is_slash_command(squashed: &str) -> bool {
+    let first = squashed.split(' ').next().unwrap_or_default();
+    match first.strip_prefix('/') {
+        Some(rest) => {
+            !rest.is_empty()
+                && !rest.contains('/')
+                && !rest.contains('.')
+                && rest.chars().next().is_some_and(char::is_alphabetic)
+        }
+        None => false,
+    }
+}
+
+/// Classifies a user message's text (see [`Substance`]). Content: a code span, a path, URL or
+/// file name, a number, at least [`CONTENT_MIN_WORDS`] words and [`CONTENT_MIN_CHARS`]
+/// characters, or [`CONTENT_MIN_CHARS_UNSPACED`] characters of a script written without spaces.
+pub fn substance(text: &str) -> Substance {
+    let s = squash(text);
+    if s.is_empty() || is_slash_command(&s) {
+        return Substance::Noise;
+    }
+    let words = s.split(' ').count();
+    let chars = s.chars().count();
+    let content = s.contains('`')
+        || s.split(' ').any(is_path_like)
+        || s.chars().any(|c| c.is_ascii_digit())
+        || (words >= CONTENT_MIN_WORDS && chars >= CONTENT_MIN_CHARS)
+        || s.chars().filter(|c| unspaced(*c)).count() >= CONTENT_MIN_CHARS_UNSPACED;
+    if content {
+        Substance::Content
+    } else {
+        Substance::Ack
+    }
+}
+
+/// True when a paragraph asks something: it ends with a question mark of any script.
+pub fn is_question(paragraph: &str) -> bool {
+    let t = paragraph.trim_end_matches(|c: char| {
+        c.is_whitespace() || matches!(c, '*' | '_' | '`' | ')' | '"' | '\'')
+    });
+    t.ends_with(['?', '？', '⸮', '؟'])
+}
+
+/// The paragraphs of a message (separated by blank lines), trimmed, without empty ones.
+pub fn paragraphs(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut end = 0;
+    let mut pos = 0;
+    for line in text.split_inclusive('\n') {
+        let blank = line.trim().is_empty();
+        if blank {
+            if let Some(s) = start.take() {
+                out.push(text[s..end].trim());
+            }
+        } else {
+            if start.is_none() {
+                start = Some(pos);
+            }
+            end = pos + line.len();
+        }
+        pos += line.len();
+    }
+    if let Some(s) = start {
+        out.push(text[s..end].trim());
+    }
+    out.retain(|p| !p.is_empty());
+    out
+}
+
+/// When an agent message ends by asking the user something, the question and what it proposes:
+/// `(question, proposal)`, the proposal being the last paragraph before the question that is not
+/// itself a question (`None` when the question stands alone). `None` when the message does not
+/// end with a question: a short reply to it is not a decision.
+pub fn proposal(agent_text: &str) -> Option<(String, Option<String>)> {
+    let paras = paragraphs(agent_text);
+    let last = *paras.last()?;
+    // The question is the last sentence of the last paragraph's last line.
+    let last_line = last.lines().last().unwrap_or(last).trim();
+    if !is_question(last_line) {
+        return None;
+    }
+    let body = last_line.trim_end_matches(|c: char| !matches!(c, '?' | '？' | '⸮' | '؟'));
+    let body = &body[..body.len() - body.chars().last().map_or(0, char::len_utf8)];
+    let cut = body
+        .char_indices()
+        .filter(|(i, c)| {
+            matches!(c, '。' | '！' | '？')
+                || (matches!(c, '.' | '!' | '?' | ':')
+                    && body[i + c.len_utf8()..].starts_with(char::is_whitespace))
+        })
+        .map(|(i, c)| i + c.len_utf8())
+        .next_back();
+    let (head_of_line, question) = match cut {
+        Some(i) => (&last_line[..i], last_line[i..].trim()),
+        None => ("", last_line),
+    };
+    let question = squash(question);
+    let mut before: Vec<&str> = vec![head_of_line.trim()];
+    let lines: Vec<&str> = last.lines().collect();
+    if lines.len() > 1 {
+        before.push(last[..last.len() - last_line.len()].trim());
+    }
+    for p in paras[..paras.len() - 1].iter().rev() {
+        before.push(p);
+    }
+    let proposal = before
+        .into_iter()
+        .find(|p| !p.is_empty() && !is_question(p))
+        .map(squash);
+    Some((question, proposal))
+}
+
+/// The subject of a tool call, for naming and deduplicating its failures: the `command` (without
+/// a leading `cd <dir> &&` and without output plumbing such as `2>&1 | tail`), else the first
+/// path, else the compact JSON of the arguments; at most `max` characters. `None` without
+/// arguments.
+pub fn call_subject(params: &Value, max: usize) -> Option<String> {
+    if let Some(cmd) = params.get("command").and_then(Value::as_str) {
+        let c = command_core(cmd);
+        if !c.is_empty() {
+            return Some(crate::capture::gist(&c, max));
+        }
+    }
+    if let Some(p) = crate::capture::extract_paths(params).into_iter().next() {
+        return Some(crate::capture::gist(&p, max));
+    }
+    match params {
+        Value::Null => None,
+        Value::Object(m) if m.is_empty() => None,
+        v => Some(crate::capture::gist(&v.to_string(), max)),
+    }
+}
+
+/// The commands of a shell line that do the work: split at `&&`, `||` and `;`, each cut before
+/// its first pipe and its redirections (`2>&1`, `> out.txt`), directory changes (`cd x`) left out.
+pub fn command_parts(cmd: &str) -> Vec<String> {
+    // Split at the operators outside quotes; a pipe ends the part's useful text.
+    let mut parts: Vec<(String, bool)> = vec![(String::new(), false)];
+    let (mut quote, mut escaped) = (None::<char>, false);
+    let chars: Vec<char> = cmd.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let (cur, piped) = parts.last_mut().expect("never empty");
+        if escaped {
+            escaped = false;
+        } else if c == '\\' && quote != Some('\'') {
+            escaped = true;
+        } else if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            }
+        } else if c == '\'' || c == '"' {
+            quote = Some(c);
+        } else if c == ';' || c == '\n' || (c == '&' || c == '|') && chars.get(i + 1) == Some(&c) {
+            parts.push((String::new(), false));
+            i += if c == ';' || c == '\n' { 1 } else { 2 };
+            continue;
+        } else if c == '|' {
+            *piped = true;
+        }
+        if !*piped {
+            cur.push(c);
+        }
+        i += 1;
+    }
+    let mut out = Vec::new();
+    for (part, _) in parts {
+        let words: Vec<&str> = part
+            .split_whitespace()
+            .take_while(|w| {
+                !w.starts_with('>')
+                    && !w.starts_with("2>")
+                    && !w.starts_with("1>")
+                    && !w.starts_with("&>")
+            })
+            .collect();
+        if words.is_empty() || matches!(words[0], "cd" | "pushd" | "popd") {
+            continue;
+        }
+        out.push(words.join(" "));
+    }
+    out
+}
+
+/// A shell line's working commands joined with ` && ` (see [`command_parts`]).
+pub fn command_core(cmd: &str) -> String {
+    command_parts(cmd).join(" && ")
+}
+
+/// Lower-cased text without markup (bullets, numbering, bold, backticks, quotes) or whitespace
+/// differences: two entries with the same key are near-duplicates.
+pub fn fold_key(text: &str) -> String {
+    let s = squash(text);
+    let mut t = s.as_str();
+    loop {
+        let before = t;
+        t = t.trim_start_matches(['-', '*', '+', '•', '>', ' ', '#']);
+        // numbering: "1." "2)"
+        let digits = t.chars().take_while(char::is_ascii_digit).count();
+        if digits > 0 && t[digits..].starts_with(['.', ')']) {
+            t = &t[digits + 1..];
+        }
+        if t == before {
+            break;
+        }
+    }
+    let mut out = String::with_capacity(t.len());
+    for c in t.chars() {
+        if matches!(c, '*' | '_' | '`' | '"' | '“' | '”' | '\'' | '’') {
+            continue;
+        }
+        out.extend(c.to_lowercase());
+    }
+    let out = squash(&out);
+    out.trim_end_matches(['.', '!', '。', ' ']).to_string()
+}
+
+/// The inline code spans (single backticks, on one line) of a text, in order.
+pub fn code_spans(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut in_fence = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence {
+            continue;
+        }
+        let mut rest = line;
+        while let Some(i) = rest.find('`') {
+            let after = &rest[i + 1..];
+            match after.find('`') {
+                Some(j) => {
+                    let span = after[..j].trim();
+                    if !span.is_empty() {
+                        out.push(span);
+                    }
+                    rest = &after[j + 1..];
+                }
+                None => break,
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn substance_by_structure_in_several_languages() {
+        for noise in [
+            "",
+            "   ",
+            "/mode",
+            "/the",
+            "/compact keep the plan",
+            "/モデル",
+        ] {
+            assert_eq!(substance(noise), Substance::Noise, "{noise:?}");
+        }
+        for ack in [
+            "ok",
+            "yes",
+            "yeah, do it all",
+            "continue",
+            "weiter so",
+            "はい",
+            "да, давай",
+            "sí, hazlo",
+            "go",
+        ] {
+            assert_eq!(substance(ack), Substance::Ack, "{ack:?}");
+        }
+        for content in [
+            "fix the failing tests",
+            "no deprecation alias!",
+            "read src/main.ts",
+            "use `setModel` here",
+            "https://github.com/x/y/issues/288",
+            "do 2 and 3",
+            "ログインのバグを直して",
+            "bitte die Tests reparieren, danke",
+            "исправь падающие тесты пожалуйста",
+            "/Users/me/project/a.ts is broken",
+        ] {
+            assert_eq!(substance(content), Substance::Content, "{content:?}");
+        }
+    }
+
+    #[test]
+    fn questions_and_proposals() {
+        assert!(is_question("Shall I proceed?"));
+        assert!(is_question("続けますか？"));
+        assert!(is_question("**Want me to go on?**"));
+        assert!(!is_question("Done."));
+        let (q, p) = proposal("Here is the plan.\n\nMove `tools` to core/tools and theme to modes/theme.\n\nShall I proceed?").unwrap();
+        assert_eq!(q, "Shall I proceed?");
+        assert_eq!(
+            p.as_deref(),
+            Some("Move `tools` to core/tools and theme to modes/theme.")
+        );
+        let (q, p) = proposal("Option A or B?").unwrap();
+        assert_eq!((q.as_str(), p), ("Option A or B?", None));
+        let (q, p) = proposal("Here is the plan. Use SQLite. Postgres or SQLite?").unwrap();
+        assert_eq!(q, "Postgres or SQLite?");
+        assert_eq!(p.as_deref(), Some("Here is the plan. Use SQLite."));
+        let (q, p) = proposal("計画です。よろしいですか？").unwrap();
+        assert_eq!(
+            (q.as_str(), p.as_deref()),
+            ("よろしいですか？", Some("計画です。"))
+        );
+        let (_, p) = proposal("Wir verschieben die Dateien nach core/.\nSoll ich?").unwrap();
+        assert_eq!(
+            p.as_deref(),
+            Some("Wir verschieben die Dateien nach core/.")
+        );
+        assert!(proposal("Done. Tomorrow brings another day.").is_none());
+        assert!(proposal("").is_none());
+    }
+
+    #[test]
+    fn call_subjects_and_commands() {
+        assert_eq!(
+            call_subject(
+                &json!({"command": "cd /x/y && npm run check 2>&1 | tail -30"}),
+                80
+            )
+            .as_deref(),
+            Some("npm run check")
+        );
+        assert_eq!(
+            call_subject(&json!({"path": "src/a.ts", "oldText": "x"}), 80).as_deref(),
+            Some("src/a.ts")
+        );
+        assert_eq!(
+            call_subject(&json!({"q": 1}), 80).as_deref(),
+            Some(r#"{"q":1}"#)
+        );
+        assert_eq!(call_subject(&json!({}), 80), None);
+        assert_eq!(
+            command_parts("cd a; git add -A && git commit -m x > /dev/null || true"),
+            ["git add -A", "git commit -m x", "true"]
+        );
+        // operators inside quotes are text
+        assert_eq!(
+            command_parts(r#"grep -n "a\|b && c" f.ts | head; echo 'x;y'"#),
+            [r#"grep -n "a\|b && c" f.ts"#, "echo 'x;y'"]
+        );
+    }
+
+    #[test]
+    fn fold_keys_ignore_case_markup_and_spacing() {
+        assert_eq!(fold_key("Fix the bug"), fold_key("- fix the bug"));
+        assert_eq!(fold_key("**Fix** the `bug`."), fold_key("  fix   the bug "));
+        assert_eq!(fold_key("1. Fix the bug"), "fix the bug");
+        assert_ne!(fold_key("Fix the bug"), fold_key("Fix the bugs"));
+        assert_eq!(fold_key("Ärger beheben"), fold_key("ärger BEHEBEN"));
+    }
+
+    #[test]
+    fn code_spans_outside_fences() {
+        let t = "Use `AgentSession` and `setModel()`.\n```ts\nconst `x` = 1\n```\nthen ` ` and `npm run check`";
+        assert_eq!(
+            code_spans(t),
+            ["AgentSession", "setModel()", "npm run check"]
+        );
+    }
+}
