@@ -182,7 +182,14 @@ pub fn message_text(message: &Value) -> String {
 
 /// Collapses whitespace runs to one space and trims.
 pub fn squash(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
 }
 
 /// The first `max` characters of the squashed text; when cut, the last one is `…`.

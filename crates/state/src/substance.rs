@@ -268,7 +268,11 @@ pub fn fold_key(text: &str) -> String {
         if matches!(c, '*' | '_' | '`' | '"' | '“' | '”' | '\'' | '’') {
             continue;
         }
-        out.extend(c.to_lowercase());
+        if c.is_ascii() {
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.extend(c.to_lowercase());
+        }
     }
     let out = squash(&out);
     out.trim_end_matches(['.', '!', '。', ' ']).to_string()
