@@ -172,14 +172,15 @@ export default function faultCases() {
         const stateDir = tempDir('torn')
         const t = { stateDir, sessionKey: KEY }
         native.recordDecisionSync({ ...t, what: 'd' })
-        native.recordMessagesSync({ ...t, messages: [{ role: 'user', content: 'hello' }] })
+        native.recordMessagesSync({ ...t, messages: [{ role: 'user', content: 'Please add a retry to the upload client' }] })
         native.recordToolResultSync({ ...t, toolName: 'read', params: { path: '/a' } })
         native.recordOpenItemSync({ ...t, text: 'o' })
         native.recordLearningSync({ ...t, text: 'l' })
         const dir = sessionDir(stateDir, 'state', KEY)
         const writeTo = {
           'decisions.json': () => native.recordDecisionSync({ ...t, what: 'd2' }),
-          'thread.json': () => native.recordMessagesSync({ ...t, messages: [{ role: 'user', content: 'again' }] }),
+          // a request with content of its own: a one-word reply records nothing (issue 11), so writes nothing
+          'thread.json': () => native.recordMessagesSync({ ...t, messages: [{ role: 'user', content: 'Now make the retry count configurable' }] }),
           'resources.json': () => native.recordToolResultSync({ ...t, toolName: 'read', params: { path: '/b' } }),
           'open_items.json': () => native.recordOpenItemSync({ ...t, text: 'o2' }),
           'learnings.json': () => native.recordLearningSync({ ...t, text: 'l2' }),
