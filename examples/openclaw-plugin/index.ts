@@ -26,8 +26,8 @@ import { definePluginEntry, type AnyAgentTool, type OpenClawPluginApi, type Open
 import {
   applyScratchpadAction,
   clearScratchpad,
+  ContextEstimator,
   deleteObservation,
-  estimateContextTokens,
   evaluateContextUsage,
   evaluateScratchpadNudge,
   getScratchpadContent,
@@ -117,6 +117,30 @@ interface SessionState {
   messages: unknown[]
   /** The effective context budget OpenClaw reported for the session's last model call. */
   contextTokenBudget?: number
+  /** The gauge's estimator over `messages`, fed only the messages added since the last prompt build. */
+  gauge?: { estimator: ContextEstimator; counted: number; last: unknown }
+}
+
+/**
+ * The context the next provider call reads, estimated incrementally: each message is counted once per session
+ * (re-counting the whole conversation every turn costs ~100 ms on a long session, the increment ~0.1 ms). When
+ * `messages` is not the previous list plus new ones (a compaction, a branch, a host that copies them), the
+ * estimator starts over from them.
+ */
+function estimateTokens(state: SessionState, messages: unknown[], prompt: unknown): number {
+  let g = state.gauge
+  if (!g || messages.length < g.counted || (g.counted > 0 && messages[g.counted - 1] !== g.last)) {
+    g = state.gauge = { estimator: new ContextEstimator(), counted: 0, last: undefined }
+  }
+  if (messages.length > g.counted) {
+    g.estimator.addMessages(messages.slice(g.counted))
+    g.counted = messages.length
+    g.last = messages[messages.length - 1]
+  }
+  if (prompt === undefined) return g.estimator.estimate().tokens
+  const next = g.estimator.fork()
+  next.addMessage({ role: 'user', content: prompt })
+  return next.estimate().tokens
 }
 
 /** Registers everything on OpenClaw's plugin API. Exported so a host can compose it; `default` is the entry. */
@@ -288,7 +312,7 @@ export function registerContextNative(api: OpenClawPluginApi): void {
     // The gauge: the run's context budget as OpenClaw resolved it (llm_output), the tokens estimated from
     // the messages (their last reported usage plus what came after it).
     const contextWindow = ctx.contextTokenBudget ?? state.contextTokenBudget ?? settings.contextWindow
-    const tokens = estimateContextTokens([...event.messages, { role: 'user', content: event.prompt }]).tokens
+    const tokens = estimateTokens(state, event.messages, event.prompt)
     const gaugeOptions = { gaugeAt: settings.gauge.gaugeAt, checkpointAt: settings.gauge.checkpointAt }
     let reading = evaluateContextUsage({ tokens, contextWindow }, { ...gaugeOptions, checkpointSaved: state.checkpointSaved })
     if (reading.action === 'checkpoint' && settings.checkpoints.enabled) {
@@ -382,7 +406,7 @@ export function registerContextNative(api: OpenClawPluginApi): void {
       sessionKey,
       trigger: 'compaction',
       tokenUsage: {
-        inputTokens: event.tokenCount ?? estimateContextTokens(messages).tokens,
+        inputTokens: event.tokenCount ?? estimateTokens(state, messages, undefined),
         contextWindow: ctx.contextTokenBudget ?? state.contextTokenBudget ?? settings.contextWindow,
       },
       compactionCount: state.compactions,
