@@ -517,22 +517,17 @@ fn compose(
     };
     let (modified, read) = (show(true), show(false));
     let background = files.len() - named.len();
-    let tools: Vec<String> = cp
-        .resources
-        .tools_used
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| keep(Piece::Tool(*i)))
-        .map(|(_, s)| clean(s, 80))
-        .collect();
-    let commands: Vec<String> = cp
-        .resources
-        .commands
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| keep(Piece::Command(*i)))
-        .map(|(_, s)| clean(s, 100))
-        .collect();
+    // the items of a list whose pieces the trim kept, cleaned to `max` characters
+    let kept = |items: &[String], piece: fn(usize) -> Piece, max: usize| -> Vec<String> {
+        items
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| keep(piece(*i)))
+            .map(|(_, s)| clean(s, max))
+            .collect()
+    };
+    let tools = kept(&cp.resources.tools_used, Piece::Tool, 80);
+    let commands = kept(&cp.resources.commands, Piece::Command, 100);
     if !files.is_empty()
         || !tools.is_empty()
         || !commands.is_empty()
@@ -552,15 +547,8 @@ fn compose(
         push_inline(&mut o, "Commands run: ", &commands);
         // identifiers the text does not already show (a file name, a command)
         let shown_so_far = o.to_lowercase();
-        let idents: Vec<String> = cp
-            .resources
-            .identifiers
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| keep(Piece::Identifier(*i)))
-            .map(|(_, s)| clean(s, 60))
-            .filter(|s| !shown_so_far.contains(&s.to_lowercase()))
-            .collect();
+        let mut idents = kept(&cp.resources.identifiers, Piece::Identifier, 60);
+        idents.retain(|s| !shown_so_far.contains(&s.to_lowercase()));
         push_inline(&mut o, "Identifiers: ", &idents);
         push_inline(&mut o, "Tools used: ", &tools);
     }
