@@ -10,12 +10,12 @@ import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const native = createRequire(import.meta.url)('../index.js') as typeof import('../index')
-const dir = join(root, 'examples/openclaw-plugin')
+const dir = join(root, 'plugin')
 const manifest = JSON.parse(readFileSync(join(dir, 'openclaw.plugin.json'), 'utf8'))
 const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
 const source = readFileSync(join(dir, 'index.ts'), 'utf8')
 
-describe('examples/openclaw-plugin', () => {
+describe('plugin', () => {
   it('declares exactly the tools the package defines, under provider-valid names', () => {
     const names = [native.getScratchpadToolDefinition().name, native.observationToolDefinition('scratchpad_read').name]
     expect([...manifest.contracts.tools].sort()).toEqual([...names].sort())

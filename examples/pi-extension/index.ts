@@ -1,6 +1,6 @@
 // Route 2, the core patch: a pi ExtensionFactory that wires @openclaw/context-native into the agent session
 // OpenClaw embeds. It is NOT an OpenClaw plugin (its events are pi extension events, not plugin hooks; for an
-// unpatched OpenClaw use route 1, examples/openclaw-plugin/). A patch pushes it where OpenClaw builds the
+// unpatched OpenClaw use route 1, plugin/). A patch pushes it where OpenClaw builds the
 // embedded session's extension factories, src/agents/embedded-agent-runner/extensions.ts in 2026.6+:
 //
 //   // buildEmbeddedExtensionFactories(params), before `return factories`:
