@@ -66,7 +66,8 @@ impl Default for StoreOptions {
 }
 
 impl StoreOptions {
-    fn quota(&self) -> u64 {
+    /// The quota in bytes ([`DEFAULT_QUOTA_BYTES`] when unset).
+    pub fn quota(&self) -> u64 {
         self.quota_bytes.unwrap_or(DEFAULT_QUOTA_BYTES)
     }
     fn durability(&self) -> Durability {
