@@ -3,6 +3,7 @@
 //   replay <session.jsonl> [--window N] [--state-dir DIR] [--keep] [--session-key KEY] [--threshold BYTES] [--json]
 //   inspect <stateDir> [sessionKey] [--json]   |   inspect <session.jsonl> [--json]
 //   count [file] [--encoding E] [--json]
+//   gc [--dry-run] [--idle-days N] [--max-dirs N] [--json] [stateDir]   |   delete --session KEY [--json] [stateDir]
 // Thin JS over the addon: the logic it measures lives in Rust; this file parses arguments and prints.
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -26,6 +27,11 @@ commands
   inspect <session.jsonl>    what a transcript holds as replay reads it: format, turns, usage, compactions,
                              unreadable lines (nothing is written)
   count [file]               tokens of a file, or of stdin, per encoding (--encoding E, --json)
+  gc [stateDir]              apply the retention policy: remove sessions idle longer than --idle-days N
+                             (default 30), expired observations of the others; --dry-run reports only;
+                             stateDir defaults to $OPENCLAW_STATE_DIR or ~/.openclaw (--max-dirs N, --json)
+  delete --session KEY [stateDir]
+                             remove everything the package holds for one session (--json)
 
 Lines that do not parse are skipped, as pi's session loader skips them, and each is reported. A file in
 no known format is an error (exit 3) that lists the formats known and the first lines it could not place.`
@@ -147,6 +153,11 @@ async function main(argv) {
       return cmdInspect(rest)
     case 'count':
       return cmdCount(rest)
+    case 'gc':
+    case 'delete': {
+      const { runGc, runDelete } = await import('./lib/retention.mjs')
+      return (command === 'gc' ? runGc : runDelete)(rest, UsageError)
+    }
     case undefined:
     case 'help':
     case '--help':

@@ -27,7 +27,6 @@ import {
   applyScratchpadAction,
   clearScratchpad,
   ContextEstimator,
-  deleteObservation,
   evaluateContextUsage,
   evaluateScratchpadNudge,
   getScratchpadContent,
@@ -41,12 +40,12 @@ import {
   renderCheckpoint,
   restoreScratchpad,
   writeCheckpoint,
-  writeObservation,
   type ReadObservationInput,
   type ScratchpadAction,
   type ScratchpadLimits,
   type SessionEntryLike,
 } from '@openclaw/context-native'
+import { deleteSessionData, persistEntries, readPersisted, scheduleRetention } from './retention.ts'
 
 /** The plugin id (openclaw.plugin.json `id`, the key under `plugins.entries`). */
 export const PLUGIN_ID = 'context-native'
@@ -181,25 +180,16 @@ export function registerContextNative(api: OpenClawPluginApi): void {
   // write (sessions.pluginPatch). So the scratchpad's entries persist beside the checkpoints, in this package's
   // own store under the state dir: one named entry per session, written durably (fsync) and never expiring,
   // and the session extension ties it to the session's lifecycle (cleared on reset and delete).
-  const readSaved = async (sessionKey: string): Promise<PersistedScratchpad> => {
-    try {
-      const r = await readObservation({ stateDir, sessionKey, name: SCRATCHPAD_ENTRY, mode: 'full' })
-      return JSON.parse(r.content) as PersistedScratchpad
-    } catch (e) {
-      if ((e as { code?: string }).code === 'NotFound') return {}
-      throw e
-    }
-  }
+  // A read with the cap every write respects (persistScratchpad refuses to write what this could not read).
+  const readSaved = (sessionKey: string): Promise<PersistedScratchpad> => readPersisted(stateDir, sessionKey)
   // One read-merge-write at a time per session, so two calls in one batch cannot drop each other's space.
   const writes = new Map<string, Promise<unknown>>()
   const persist = (sessionKey: string, entries: ReadonlyArray<{ customType: string; data: string | string[] }>): Promise<void> => {
     const next = (writes.get(sessionKey) ?? Promise.resolve())
       .catch(() => undefined)
-      .then(async () => {
-        const saved = await readSaved(sessionKey)
-        for (const entry of entries) saved[entry.customType] = entry.data
-        await writeObservation({ stateDir, sessionKey, name: SCRATCHPAD_ENTRY, content: JSON.stringify(saved), protect: [SCRATCHPAD_ENTRY] })
-      })
+      // The read-merge-write runs under the session's lock in the package: another process (a second gateway, the
+      // CLI) persisting the same session loses nothing either.
+      .then(() => persistEntries(stateDir, sessionKey, entries))
     writes.set(sessionKey, next)
     void next.finally(() => writes.get(sessionKey) === next && writes.delete(sessionKey)).catch(() => undefined)
     return next
@@ -224,10 +214,11 @@ export function registerContextNative(api: OpenClawPluginApi): void {
     if (!sessionKey) return
     states.delete(sessionKey)
     clearScratchpad(sessionKey)
-    await deleteObservation({ stateDir, sessionKey, name: SCRATCHPAD_ENTRY }).catch((e: { code?: string }) => {
-      if (e.code !== 'NotFound') throw e
-    })
+    // Everything the package holds for the session: checkpoints, state, observations, the persisted scratchpad.
+    await deleteSessionData(stateDir, sessionKey)
   }
+  // Retention off the turn's path: idle sessions' data and expired observations reclaimed on an unref'd timer.
+  scheduleRetention(api, stateDir)
 
   // Session state the host owns the lifecycle of: on /reset, delete or disable, OpenClaw calls cleanup.
   api.session.state.registerSessionExtension({

@@ -2,9 +2,10 @@
 //! `tool_result` and `context` handlers, each with a Promise form and a `Sync` twin.
 
 use crate::error::{from_js, run, spawn, Job};
+use crate::offthread::{messages_job, Gather};
 use context_fsio::Error;
 use context_state as core;
-use napi::bindgen_prelude::AsyncTask;
+use napi::bindgen_prelude::{AsyncTask, Unknown};
 use napi::Env;
 use napi_derive::napi;
 use serde::Deserialize;
@@ -370,9 +371,11 @@ pub fn record_learning_sync(
 /// however often the same messages are passed. Structure only: language-agnostic, no LLM.
 #[napi(catch_unwind, ts_return_type = "Promise<MessagesRecord>")]
 pub fn record_messages(
-    #[napi(ts_arg_type = "StateMessagesInput")] input: Value,
-) -> AsyncTask<Job<MessagesRecord>> {
-    spawn(move || messages(input))
+    env: Env,
+    #[napi(ts_arg_type = "StateMessagesInput")] input: Unknown,
+) -> AsyncTask<Gather<MessagesRecord>> {
+    // A long conversation is serialised a slice per event-loop turn (see `offthread`).
+    messages_job(&env, input, "messages", messages)
 }
 
 /// Sync twin of `recordMessages`.
