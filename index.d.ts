@@ -366,6 +366,39 @@ export declare function deleteObservationSessionSync(input: ObservationSessionIn
 export declare function deleteObservationSync(input: DeleteObservationInput): ObservationEntry
 
 /**
+ * Removes everything the package holds for a session key, off the main thread: its checkpoints,
+ * incremental state, observation entries (the persisted scratchpad entry included), its session
+ * record and its in-memory scratchpad (`clearScratchpad(sessionKey)`). Each store is removed
+ * under its lock: a write waiting for it lands in a fresh, empty store.
+ *
+ * @throws (rejects) `InvalidArg` for a bad key; `UnsafePath` when a session directory is a symlink.
+ */
+export declare function deleteSession(input: DeleteSessionInput): Promise<DeleteSessionResult>
+
+/** Input of `deleteSession`. */
+export interface DeleteSessionInput {
+  /** OpenClaw's state directory. */
+  stateDir: string
+  /** The session key whose data goes. */
+  sessionKey: string
+}
+
+/** What `deleteSession` removed. */
+export interface DeleteSessionResult {
+  /** The session directory name. */
+  dir: string
+  /** Whether the package held anything for the session. */
+  existed: boolean
+  /** Bytes removed. */
+  removedBytes: number
+  /** Files removed. */
+  removedFiles: number
+}
+
+/** Synchronous twin of `deleteSession`. */
+export declare function deleteSessionSync(input: DeleteSessionInput): DeleteSessionResult
+
+/**
  * Seed 004's `scratchpad_edit`: a full overwrite (`content`) or a targeted replacement
  * (`oldString` -> `newString`, which must occur once unless `replaceAll`). Same id, name, turn, TTL.
  *
@@ -597,6 +630,85 @@ export interface GcObservationsResult {
 
 /** Synchronous twin of `gcObservations`. */
 export declare function gcObservationsSync(input: GcObservationsInput): GcObservationsResult
+
+/**
+ * Applies the retention policy to a state dir, off the main thread: sessions with no write for
+ * longer than `idleDays` (default 30) lose everything the package holds for them; the observation
+ * stores of active sessions lose expired entries and what is over their quota (never an entry
+ * the latest checkpoint or the persisted scratchpad's refs name). The latest checkpoint of an
+ * active session is never removed. Visits at most `maxDirs` session directories per call,
+ * continuing where the previous call stopped (`more` says whether any are left). A time from the
+ * future (a clock that ran ahead) counts as now.
+ *
+ * @throws (rejects) `InvalidArg` for a bad input; `UnsafePath` when a folder under the state dir
+ * is a symlink. Per-session failures are listed in `errors`, not thrown.
+ */
+export declare function gcStateDir(input: GcStateDirInput): Promise<GcStateDirResult>
+
+/** Input of `gcStateDir`. */
+export interface GcStateDirInput {
+  /** OpenClaw's state directory (the one given to every other call). */
+  stateDir: string
+  /**
+   * Sessions with no write for longer than this many days lose everything the package holds
+   * for them (checkpoints, state files, observation entries, the persisted scratchpad).
+   * @default 30
+   */
+  idleDays?: number
+  /**
+   * Report what would be removed; remove nothing.
+   * @default false
+   */
+  dryRun?: boolean
+  /**
+   * Most session directories visited by this call; the next call continues after the last one
+   * (so each call's work is bounded and repeated calls cover every session).
+   * @default 500
+   */
+  maxDirs?: number
+  /**
+   * Per-session byte quota applied to the observation stores of active sessions.
+   * @default 536870912 (512 MiB)
+   */
+  quotaBytes?: number
+  /**
+   * Observation ids or names never evicted (on top of those the latest checkpoint or the
+   * persisted scratchpad's refs name, and the scratchpad entry itself).
+   */
+  protect?: Array<string>
+}
+
+/** What `gcStateDir` did (or, with `dryRun`, would do). */
+export interface GcStateDirResult {
+  /** Nothing was removed: the report says what would be. */
+  dryRun: boolean
+  /** Idle sessions removed (or to be removed). */
+  removedSessions: Array<RetainedSession>
+  /** Bytes of the idle sessions removed. */
+  removedBytes: number
+  /** Active sessions kept. */
+  keptSessions: number
+  /** Bytes left in the sessions kept (after their observation GC). */
+  keptBytes: number
+  /** Observation entries of active sessions removed (expired, or over the quota). */
+  removedEntries: number
+  /** Their bytes. */
+  removedEntryBytes: number
+  /** Session directories visited by this call. */
+  visited: number
+  /** Session directories in the state dir. */
+  totalDirs: number
+  /** Not every directory was visited: call again to continue. */
+  more: boolean
+  /** Sessions that could not be handled (`<dir>: [Code] message`); the others were. */
+  errors: Array<string>
+}
+
+/**
+ * Synchronous twin of `gcStateDir` (it walks the session directories it visits: seconds for
+ * thousands of sessions; prefer the Promise form in a server).
+ */
+export declare function gcStateDirSync(input: GcStateDirInput): GcStateDirResult
 
 /**
  * The block to prepend to the next user message, or `undefined` when all spaces are empty or
@@ -862,6 +974,55 @@ export interface OffloadResult {
   evicted: Array<string>
 }
 
+/** One persisted scratchpad entry, as `applyScratchpadAction(...).persist` lists them. */
+export interface PersistEntry {
+  /** `openclaw:scratchpad:notes`, `openclaw:scratchpad:plan`, `openclaw:scratchpad:refs`, ... */
+  customType: string
+  /** The space's new value. */
+  data: string | string[]
+}
+
+/**
+ * Persists scratchpad entries (the `persist` list `applyScratchpadAction` returns) for a session,
+ * off the main thread: a read-modify-write of the session's persisted scratchpad entry
+ * (`context-native-scratchpad` in its observation store; no TTL, never evicted) under the
+ * store's session lock, so two processes persisting the same session lose no update. Written
+ * durably (fsync).
+ *
+ * @throws (rejects) `InvalidArg` for entries that are not `{ customType, data: string | string[] }`;
+ * `TooLarge` (nothing written) when the merged spaces would exceed 1,048,576 characters, the most
+ * `readPersistedScratchpad` reads; `Corrupt` when the stored entry is not a JSON object.
+ */
+export declare function persistScratchpad(input: PersistScratchpadInput): Promise<PersistScratchpadResult>
+
+/** Input of `persistScratchpad`. */
+export interface PersistScratchpadInput {
+  /** OpenClaw's state directory. */
+  stateDir: string
+  /** The session key. */
+  sessionKey: string
+  /** The entries to merge, in order (a later one of the same `customType` wins). */
+  entries: Array<PersistEntry>
+  /**
+   * Per-session byte quota of the observation store the entry lives in.
+   * @default 536870912 (512 MiB)
+   */
+  quotaBytes?: number
+}
+
+/** The answer of `persistScratchpad`. */
+export interface PersistScratchpadResult {
+  /** Every persisted space after the merge (`customType` -> data). */
+  spaces: Record<string, string | string[]>
+  /** The entry's id in the session's observation store. */
+  id: string
+  /** Characters written. */
+  chars: number
+}
+
+/** Synchronous twin of `persistScratchpad`. */
+export declare function persistScratchpadSync(input: PersistScratchpadInput): PersistScratchpadResult
+
 /**
  * Reads a checkpoint: the session's newest valid one (following `_latest.json`, falling back
  * to the newest valid `cp_NNN.yaml` by number when the pointer or the file is missing or
@@ -994,6 +1155,26 @@ export interface ReadObservationResult {
 export declare function readObservationSync(input: ReadObservationInput): ReadObservationResult
 
 /**
+ * The session's persisted scratchpad spaces (`customType` -> data, as `persistScratchpad` wrote
+ * them), or `undefined` when it has none. Turn them into entries for `restoreScratchpad` with
+ * `Object.entries(spaces).map(([customType, data]) => ({ type: 'custom', customType, data }))`.
+ *
+ * @throws (rejects) `Corrupt` when the stored entry is not a JSON object.
+ */
+export declare function readPersistedScratchpad(input: ReadPersistedScratchpadInput): Promise<Record<string, string | string[]> | undefined>
+
+/** Input of `readPersistedScratchpad`. */
+export interface ReadPersistedScratchpadInput {
+  /** OpenClaw's state directory. */
+  stateDir: string
+  /** The session key. */
+  sessionKey: string
+}
+
+/** Synchronous twin of `readPersistedScratchpad`. */
+export declare function readPersistedScratchpadSync(input: ReadPersistedScratchpadInput): Record<string, string | string[]> | undefined
+
+/**
  * Records a decision in `decisions.json` (cap 50, oldest dropped). The same `what` again returns
  * the existing decision.
  * @throws (rejects) `InvalidArg` for an empty `what` or a `when` that is not RFC 3339.
@@ -1106,6 +1287,23 @@ export interface ResourcesInput {
  * entry; `NotFound` when `leafId` is not the id of any entry.
  */
 export declare function restoreScratchpad(sessionId: string, entries: SessionEntryLike[], leafId?: string | undefined | null, limits?: ScratchpadLimits): ScratchpadRestoreResult
+
+/** One session directory in a `gcStateDir` report. */
+export interface RetainedSession {
+  /** The session directory name (`sessionDirName(sessionKey)`). */
+  dir: string
+  /**
+   * The session key, when its session record says (directories written before version 0.1's
+   * records have none).
+   */
+  sessionKey?: string
+  /** RFC 3339 time of its last write; absent when nothing says. */
+  lastActivityAt?: string
+  /** Bytes of its files (checkpoints, state, observations, record). */
+  bytes: number
+  /** Its files. */
+  files: number
+}
 
 /**
  * One `session_scratchpad` tool call: the arguments the model sent, passed through as they are.
