@@ -29,7 +29,7 @@ if (process.env.CONTEXT_NATIVE_HOST_CHILD !== '1') {
   // The plugin as a user installs it: its folder, and @openclaw/context-native in its node_modules.
   const pluginDir = join(work, 'extensions/context-native')
   mkdirSync(pluginDir, { recursive: true })
-  for (const f of ['index.ts', 'openclaw.plugin.json', 'package.json']) cpSync(join(root, 'plugin', f), join(pluginDir, f))
+  for (const f of ['index.ts', 'retention.ts', 'openclaw.plugin.json', 'package.json']) cpSync(join(root, 'plugin', f), join(pluginDir, f))
   const pkgDir = join(pluginDir, 'node_modules/@openclaw/context-native')
   mkdirSync(pkgDir, { recursive: true })
   for (const f of ['package.json', 'index.js', 'index.d.ts']) cpSync(join(root, f), join(pkgDir, f))
