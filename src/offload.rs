@@ -629,7 +629,8 @@ where
     AsyncTask::new(task)
 }
 
-fn quota(q: Option<f64>) -> Result<Option<u64>, Error> {
+/// A `quotaBytes` option: a non-negative integer (`InvalidArg` otherwise).
+pub(crate) fn quota(q: Option<f64>) -> Result<Option<u64>, Error> {
     match q {
         None => Ok(None),
         Some(q) if q.is_finite() && q >= 0.0 && q.fract() == 0.0 => Ok(Some(q as u64)),

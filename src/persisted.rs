@@ -65,15 +65,7 @@ pub struct ReadPersistedScratchpadInput {
 }
 
 fn do_persist(input: PersistScratchpadInput) -> Result<PersistScratchpadResult, Error> {
-    let quota_bytes = match input.quota_bytes {
-        None => None,
-        Some(q) if q.is_finite() && q >= 0.0 && q.fract() == 0.0 => Some(q as u64),
-        Some(q) => {
-            return Err(Error::invalid_arg(format!(
-                "quotaBytes must be a non-negative integer, got {q}"
-            )))
-        }
-    };
+    let quota_bytes = crate::offload::quota(input.quota_bytes)?;
     let opts = core::StoreOptions {
         quota_bytes,
         ..core::StoreOptions::default()

@@ -116,15 +116,7 @@ fn summary(s: core::SessionSummary) -> RetainedSession {
 }
 
 fn do_gc(input: GcStateDirInput) -> Result<GcStateDirResult, Error> {
-    let quota_bytes = match input.quota_bytes {
-        None => None,
-        Some(q) if q.is_finite() && q >= 0.0 && q.fract() == 0.0 => Some(q as u64),
-        Some(q) => {
-            return Err(Error::invalid_arg(format!(
-                "quotaBytes must be a non-negative integer, got {q}"
-            )))
-        }
-    };
+    let quota_bytes = crate::offload::quota(input.quota_bytes)?;
     let opts = core::GcOptions {
         idle_days: input.idle_days.unwrap_or(core::DEFAULT_IDLE_DAYS),
         dry_run: input.dry_run.unwrap_or(false),

@@ -787,6 +787,17 @@ impl Session {
     }
 }
 
+/// A fresh tombstone name beside `dir`: `.deleted-<name>-<random>` (gc removes any left behind).
+pub fn tombstone_path(dir: &Path) -> Result<PathBuf> {
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let suffix =
+        context_fsio::random_hex().map_err(|e| Error::io("choosing a tombstone name", e))?;
+    Ok(dir.with_file_name(format!("{TOMBSTONE_PREFIX}{name}-{suffix}")))
+}
+
 /// Deletes the store of `session_key` (`false` when it has none), serialised with its users: under
 /// the store's lock the directory is renamed to a tombstone (`.deleted-<name>-<random>`) and
 /// removed, so a call waiting for the lock finds it no longer current and starts over (a write
@@ -796,13 +807,7 @@ pub fn delete_session_dir(state_dir: &Path, session_key: &str) -> Result<bool> {
     let Some((dir, lock)) = lock_live(state_dir, session_key, false)? else {
         return Ok(false);
     };
-    let name = dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let suffix =
-        context_fsio::random_hex().map_err(|e| Error::io("choosing a tombstone name", e))?;
-    let tomb = dir.with_file_name(format!("{TOMBSTONE_PREFIX}{name}-{suffix}"));
+    let tomb = tombstone_path(&dir)?;
     match fs::rename(&dir, &tomb) {
         Ok(()) => {
             // Nobody else enters a tombstone. A removal that still fails (seen once in ~40

@@ -26,7 +26,7 @@ use context_fsio::{
     session_dir_name, DirLock, Error, ErrorCode, Result, CHECKPOINTS_DIR, OBSERVATIONS_DIR,
     RECORD_SUFFIX, SESSIONS_DIR, STATE_DIR,
 };
-use context_offload::store::{Session, TOMBSTONE_PREFIX};
+use context_offload::store::{tombstone_path, Session, TOMBSTONE_PREFIX};
 use context_offload::StoreOptions;
 use std::collections::BTreeSet;
 use std::fs;
@@ -235,13 +235,7 @@ fn remove_dir(dir: &Path) -> Result<bool> {
     if !is_real_dir(dir) {
         return Ok(false);
     }
-    let name = dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let suffix =
-        context_fsio::random_hex().map_err(|e| Error::io("choosing a tombstone name", e))?;
-    let tomb = dir.with_file_name(format!("{TOMBSTONE_PREFIX}{name}-{suffix}"));
+    let tomb = tombstone_path(dir)?;
     let target = match fs::rename(dir, &tomb) {
         Ok(()) => tomb,
         // Windows refuses to rename a directory with an open file: remove it in place.
