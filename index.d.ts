@@ -1650,6 +1650,28 @@ export interface ToolResultRecord {
 }
 
 /**
+ * Records that a session was active now, for retention: a session that only reads (a chat
+ * without tool calls writes nothing between checkpoints) is not idle while it is used. Every
+ * write of the package records activity by itself. Costs one small read; the session record
+ * (`context/sessions/<session dir>.json`) is rewritten at most once a minute. Resolves to whether
+ * it was rewritten.
+ *
+ * @throws (rejects) `InvalidArg` for a bad input.
+ */
+export declare function touchSession(input: TouchSessionInput): Promise<boolean>
+
+/** Input of `touchSession`. */
+export interface TouchSessionInput {
+  /** OpenClaw's state directory. */
+  stateDir: string
+  /** The session key that was active. */
+  sessionKey: string
+}
+
+/** Synchronous twin of `touchSession`. */
+export declare function touchSessionSync(input: TouchSessionInput): boolean
+
+/**
  * Builds the BPE tables of `encoding` on a worker thread, so the first `countTokens` on the
  * main thread is fast. Idempotent: the tables are built at most once per process.
  *

@@ -49,6 +49,19 @@ describe('gcStateDir / deleteSession', () => {
     expect(native.readCheckpoint(b)).toBeDefined()
   })
 
+  it('touchSession keeps a session that only reads from counting as idle', async () => {
+    const t = where()
+    await native.writeCheckpoint(cp(t))
+    process.env[CLOCK] = String(29 * DAY)
+    expect(await native.touchSession(t)).toBe(true)
+    expect(native.touchSessionSync(t)).toBe(false) // at most one rewrite a minute
+    process.env[CLOCK] = String(31 * DAY)
+    const r = await native.gcStateDir({ stateDir: t.stateDir })
+    expect(r.removedSessions).toEqual([])
+    expect(native.readCheckpoint(t)).toBeDefined()
+    await expect(native.touchSession({ stateDir: t.stateDir, sessionKey: '' })).rejects.toMatchObject({ code: 'InvalidArg' })
+  })
+
   it('bounds the directories visited per call and continues where it stopped', async () => {
     const t = where()
     for (let i = 0; i < 3; i++) await native.writeCheckpoint(cp({ ...t, sessionKey: `${t.sessionKey}:${i}` }))

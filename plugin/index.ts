@@ -45,7 +45,7 @@ import {
   type ScratchpadLimits,
   type SessionEntryLike,
 } from '@openclaw/context-native'
-import { deleteSessionData, persistEntries, readPersisted, scheduleRetention } from './retention.ts'
+import { deleteSessionData, noteActivity, persistEntries, readPersisted, scheduleRetention } from './retention.ts'
 
 /** The plugin id (openclaw.plugin.json `id`, the key under `plugins.entries`). */
 export const PLUGIN_ID = 'context-native'
@@ -293,6 +293,7 @@ export function registerContextNative(api: OpenClawPluginApi): void {
     const state = stateOf(sessionKey)
     state.messages = event.messages
     state.turn++
+    noteActivity(stateDir, sessionKey) // retention: a session in use is never idle, even one that writes nothing
 
     if (settings.scratchpad.enabled) {
       await ensureRestored(sessionKey)

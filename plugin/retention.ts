@@ -3,13 +3,14 @@
 //   scheduleRetention     gcStateDir off the turn's path: the first run a minute after start, then at most once per
 //                         `retention.intervalMinutes` per process and state dir, each visiting at most
 //                         `retention.maxDirsPerRun` session directories (unref'd timers: never keeps a process alive)
+//   noteActivity          a turn of a session: retention must not count it idle (fire and forget, never throws)
 //   deleteSessionData     a session reset or deleted: everything the package holds for it goes (deleteSession)
 //   persistEntries        the scratchpad's persist entries, merged under the session lock (persistScratchpad)
 //   readPersisted         the persisted spaces, read with the cap every write respects (readPersistedScratchpad)
 //
 // Settings: openclaw.plugin.json's `retention` object; `resolveRetentionSettings` applies the same defaults.
 import type { OpenClawPluginApi } from 'openclaw/plugin-sdk/plugin-entry'
-import { deleteSession, gcStateDir, persistScratchpad, readPersistedScratchpad, type GcStateDirResult } from '@openclaw/context-native'
+import { deleteSession, gcStateDir, persistScratchpad, readPersistedScratchpad, touchSession, type GcStateDirResult } from '@openclaw/context-native'
 
 export interface RetentionSettings {
   /** Run gcStateDir on a schedule. false: only `openclaw-context gc` reclaims disk. */
@@ -104,6 +105,14 @@ export function scheduleRetention(api: Pick<OpenClawPluginApi, 'logger' | 'plugi
     if (schedule.timer) clearTimeout(schedule.timer)
     schedule.timer = undefined
   }
+}
+
+/**
+ * Records that a session had a turn, off the turn's path: a chat that calls no tool writes nothing between
+ * checkpoints, and must not look idle to retention while it is used. Never throws (a failure only loses the hint).
+ */
+export function noteActivity(stateDir: string, sessionKey: string): void {
+  touchSession({ stateDir, sessionKey }).catch(() => undefined)
 }
 
 /** Removes everything the package holds for a session (checkpoints, state, observations, the persisted scratchpad). */

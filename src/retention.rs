@@ -208,3 +208,46 @@ pub fn delete_session_sync(
 ) -> napi::Result<DeleteSessionResult> {
     run(&env, || do_delete(from_js(input, "input")?))
 }
+
+/// Input of `touchSession`.
+#[napi(object)]
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TouchSessionInput {
+    /// OpenClaw's state directory.
+    pub state_dir: String,
+    /// The session key that was active.
+    pub session_key: String,
+}
+
+fn do_touch(input: TouchSessionInput) -> Result<bool, Error> {
+    context_fsio::record_activity(
+        &PathBuf::from(input.state_dir),
+        &input.session_key,
+        context_fsio::now_ms(),
+    )
+}
+
+/// Records that a session was active now, for retention: a session that only reads (a chat
+/// without tool calls writes nothing between checkpoints) is not idle while it is used. Every
+/// write of the package records activity by itself. Costs one small read; the session record
+/// (`context/sessions/<session dir>.json`) is rewritten at most once a minute. Resolves to whether
+/// it was rewritten.
+///
+/// @throws (rejects) `InvalidArg` for a bad input.
+#[napi(catch_unwind, ts_return_type = "Promise<boolean>")]
+pub fn touch_session(
+    #[napi(ts_arg_type = "TouchSessionInput")] input: serde_json::Value,
+) -> AsyncTask<Job<bool>> {
+    let parsed = from_js::<TouchSessionInput>(input, "input");
+    spawn(move || do_touch(parsed?))
+}
+
+/// Synchronous twin of `touchSession`.
+#[napi(catch_unwind)]
+pub fn touch_session_sync(
+    env: Env,
+    #[napi(ts_arg_type = "TouchSessionInput")] input: serde_json::Value,
+) -> napi::Result<bool> {
+    run(&env, || do_touch(from_js(input, "input")?))
+}
