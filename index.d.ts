@@ -944,7 +944,9 @@ export interface OffloadInput {
  * `thresholdBytes` (4096) it parks the content under `<stateDir>/context/observations/<session
  * dir>/` and returns the synthetic observation to put in the history (`scratchpad_id`,
  * `size_bytes`, `kind`, `summary`, `metadata`, `_note`). Under it nothing is stored (unless `name`
- * is given) and the observation comes back whole. Runs on the libuv pool.
+ * is given) and the observation comes back whole. Runs on the libuv pool; a string of 4 Mi UTF-16
+ * units or more is copied off the input 4 MB per event-loop turn first (the main thread is never
+ * blocked for the whole of a 100 MB string). The sync twin converts the string at once.
  *
  * @throws (rejects) `InvalidArg` for a bad input or name, `TooLarge` when the content exceeds the
  * session quota, `UnsafePath` for a symlinked session directory, `UnsafeFile` when the store's
@@ -1197,6 +1199,7 @@ export declare function recordLearningSync(input: StateItemInput): number
  * reply under 50 chars to an agent response over 500 chars that ends with a question) go to
  * `decisions.json` as `"<proposal> (asked: <question>; user: <reply>)"`, each once per session
  * however often the same messages are passed. Structure only: language-agnostic, no LLM.
+ * `messages` of 2,048 items or more are serialised 1,024 per event-loop turn and parsed on the pool.
  */
 export declare function recordMessages(input: StateMessagesInput): Promise<MessagesRecord>
 
@@ -1725,7 +1728,9 @@ export interface WorkingInput {
  * come from `messages` and the incremental state files, which are then reset. Skips the write
  * (`written: false, reason: 'dedup'`) when input tokens moved less than 5% since the last
  * checkpoint, unless this is a `compaction` checkpoint whose compaction count changed. Keeps the
- * newest 5 checkpoints.
+ * newest 5 checkpoints. `messages` of 2,048 items or more are serialised 1,024 per event-loop turn
+ * (`JSON.stringify`) and parsed on the pool: 50,000 messages never block the main thread at once;
+ * the sync twin converts them at once (seconds for 50,000).
  *
  * @throws (rejects) `InvalidArg` for a malformed input, `UnsafePath` for a symlinked directory,
  * `NoSpace` / `PermissionDenied` / `Io` when the disk refuses.

@@ -4,7 +4,8 @@
 //! lives in `context-offload`.
 //!
 //! Content (`string` or `Uint8Array` / `Buffer`) never goes through `serde_json::Value`: it is taken
-//! out of the input object on its own, a string copied once into Rust, a `Uint8Array` borrowed
+//! out of the input object on its own, a string copied once into Rust (a big one, in the Promise
+//! forms, a slice per event-loop turn: see `offthread`), a `Uint8Array` borrowed
 //! (not copied) and written to disk from the worker thread.
 
 use crate::error::{from_js, run, spawn, Job};
@@ -847,7 +848,9 @@ fn do_expand(input: ExpandObservationRefsInput) -> Result<Json, Error> {
 /// `thresholdBytes` (4096) it parks the content under `<stateDir>/context/observations/<session
 /// dir>/` and returns the synthetic observation to put in the history (`scratchpad_id`,
 /// `size_bytes`, `kind`, `summary`, `metadata`, `_note`). Under it nothing is stored (unless `name`
-/// is given) and the observation comes back whole. Runs on the libuv pool.
+/// is given) and the observation comes back whole. Runs on the libuv pool; a string of 4 Mi UTF-16
+/// units or more is copied off the input 4 MB per event-loop turn first (the main thread is never
+/// blocked for the whole of a 100 MB string). The sync twin converts the string at once.
 ///
 /// @throws (rejects) `InvalidArg` for a bad input or name, `TooLarge` when the content exceeds the
 /// session quota, `UnsafePath` for a symlinked session directory, `UnsafeFile` when the store's

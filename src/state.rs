@@ -369,6 +369,7 @@ pub fn record_learning_sync(
 /// reply under 50 chars to an agent response over 500 chars that ends with a question) go to
 /// `decisions.json` as `"<proposal> (asked: <question>; user: <reply>)"`, each once per session
 /// however often the same messages are passed. Structure only: language-agnostic, no LLM.
+/// `messages` of 2,048 items or more are serialised 1,024 per event-loop turn and parsed on the pool.
 #[napi(catch_unwind, ts_return_type = "Promise<MessagesRecord>")]
 pub fn record_messages(
     env: Env,
