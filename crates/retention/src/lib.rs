@@ -132,6 +132,9 @@ fn is_real_dir(p: &Path) -> bool {
 /// (bytes, files, newest modification ms) of the regular files under `dir` (links not followed).
 fn measure(dir: &Path) -> (u64, u64, Option<u64>) {
     let mut out = (0, 0, None::<u64>);
+    if !is_real_dir(dir) {
+        return out;
+    }
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         let Ok(rd) = fs::read_dir(&d) else { continue };
@@ -162,6 +165,23 @@ fn measure(dir: &Path) -> (u64, u64, Option<u64>) {
 /// records), sorted. Tombstones left by crashed removals are removed unless `dry_run`.
 fn session_dirs(state_dir: &Path, dry_run: bool) -> Result<BTreeSet<String>> {
     let mut names = BTreeSet::new();
+    // A folder below the state dir that is a link would lead the removals outside it.
+    for p in [
+        state_dir.join("context"),
+        kind_dir(state_dir, CHECKPOINTS_DIR),
+        kind_dir(state_dir, STATE_DIR),
+        kind_dir(state_dir, OBSERVATIONS_DIR),
+        kind_dir(state_dir, SESSIONS_DIR),
+    ] {
+        if let Ok(m) = fs::symlink_metadata(&p) {
+            if !m.is_dir() {
+                return Err(Error::unsafe_path(format!(
+                    "{} is a symlink or not a directory; refusing to collect through it",
+                    p.display()
+                )));
+            }
+        }
+    }
     for kind in [CHECKPOINTS_DIR, STATE_DIR, OBSERVATIONS_DIR] {
         let root = kind_dir(state_dir, kind);
         let rd = match fs::read_dir(&root) {

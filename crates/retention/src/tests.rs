@@ -167,3 +167,37 @@ fn delete_session_removes_everything_of_that_session_only() {
     );
     fs::remove_dir_all(&root).unwrap();
 }
+
+#[cfg(unix)]
+#[test]
+fn links_below_the_state_dir_are_never_followed() {
+    let root = tmp("links");
+    let outside = tmp("links-outside");
+    live_session(&outside, "victim");
+    let before = total_bytes(&outside);
+    // A session directory that is a link to another state dir's session: skipped, never removed.
+    live_session(&root, "mine");
+    let name = session_dir_name("victim").unwrap();
+    for kind in [CHECKPOINTS_DIR, OBSERVATIONS_DIR] {
+        std::os::unix::fs::symlink(
+            kind_dir(&outside, kind).join(&name),
+            kind_dir(&root, kind).join(&name),
+        )
+        .unwrap();
+    }
+    let r = gc_state_dir(&root, &at(now_ms() + 31 * DAY, 30.0)).unwrap();
+    // The links are not session directories of this state dir: left alone, their targets untouched.
+    assert_eq!(r.removed_sessions.len(), 1, "{r:?}");
+    assert_eq!(r.removed_sessions[0].session_key.as_deref(), Some("mine"));
+    assert_eq!(total_bytes(&outside), before);
+    // A kind folder that is a link: refused.
+    let root2 = tmp("links2");
+    fs::create_dir_all(root2.join("context")).unwrap();
+    std::os::unix::fs::symlink(kind_dir(&outside, STATE_DIR), kind_dir(&root2, STATE_DIR)).unwrap();
+    let e = gc_state_dir(&root2, &at(now_ms() + 31 * DAY, 30.0)).unwrap_err();
+    assert_eq!(e.code, ErrorCode::UnsafePath);
+    assert_eq!(total_bytes(&outside), before);
+    for d in [root, root2, outside] {
+        fs::remove_dir_all(d).unwrap();
+    }
+}
