@@ -12,8 +12,11 @@
 //   3. `openclaw-context setup` (bin/lib/setup.mjs) drives `openclaw config set`: it reports what it set, the
 //      config differs only at those paths, a second run changes nothing (same bytes);
 //   4. inspect again: every hook registered, no diagnostics;
-//   5. a user's plugins.allow list gets the plugin added, the rest of the list kept;
-//   6. `setup --replace` (when the plugin's configSchema has compaction.mode, i.e. replace mode exists):
+//   5. settings: `openclaw config set` refuses what the manifest schema forbids (relative stateDir, TTL 0,
+//      "false" for a boolean); gaugeAt above checkpointAt (no JSON schema can say it) stops the plugin at load
+//      with a diagnostic naming the setting (plugin/settings.ts);
+//   6. a user's plugins.allow list gets the plugin added, the rest of the list kept;
+//   7. `setup --replace` (when the plugin's configSchema has compaction.mode, i.e. replace mode exists):
 //      the mode and agents.defaults.compaction.provider set, still no diagnostics.
 // Prints `plugin-install: N passed, N failed`. TEST_PLUGIN_INSTALL_KEEP=1 keeps the temp dir.
 import { spawnSync } from 'node:child_process'
@@ -151,6 +154,37 @@ await check('inspect --runtime after setup: every hook registered, no diagnostic
   const hooks = r.typedHooks.map((h) => h.name).sort()
   assert(JSON.stringify(hooks) === JSON.stringify(hooksInSource), `hooks ${JSON.stringify(hooks)}, the plugin registers ${JSON.stringify(hooksInSource)}`)
   return `hooks ${hooks.join(', ')}; tools ${r.plugin.toolNames.join(', ')}`
+})
+
+await check('openclaw config set refuses a relative stateDir and a zero TTL (the manifest schema), writing nothing', async () => {
+  const before = readFileSync(configPath, 'utf8')
+  const base = `plugins.entries.${PLUGIN_ID}.config`
+  for (const [path, value] of [
+    [`${base}.stateDir`, '"state"'],
+    [`${base}.offload.ttlSeconds`, '0'],
+    [`${base}.scratchpad.enabled`, '"false"'],
+  ]) {
+    const r = await openclaw(['config', 'set', path, value, '--strict-json'], { stateDir, home })
+    assert(r.status !== 0, `config set ${path} ${value} was accepted:\n${r.stdout}`)
+  }
+  assert(readFileSync(configPath, 'utf8') === before, 'the config file changed')
+})
+
+await check('gaugeAt above checkpointAt: the plugin refuses to load, the diagnostic names the setting', async () => {
+  const base = `plugins.entries.${PLUGIN_ID}.config.gauge`
+  const set = await openclaw(['config', 'set', '--batch-json', JSON.stringify([{ path: `${base}.gaugeAt`, value: 0.9 }, { path: `${base}.checkpointAt`, value: 0.8 }])], { stateDir, home })
+  assert(set.status === 0, `config set: ${set.stdout}${set.stderr}`)
+  try {
+    const r = await inspectRuntime()
+    const messages = r.diagnostics.map((d) => d.message)
+    assert(r.plugin.status !== 'loaded', `status ${r.plugin.status}`)
+    const named = messages.find((m) => m.includes(`plugins.entries.${PLUGIN_ID}.config.gauge.gaugeAt (0.9) must not be above gauge.checkpointAt (0.8)`))
+    assert(named, `diagnostics: ${JSON.stringify(messages)}`)
+    return `status ${r.plugin.status}: ${named.slice(0, 120)}...`
+  } finally {
+    const unset = await openclaw(['config', 'unset', base], { stateDir, home })
+    assert(unset.status === 0, `config unset: ${unset.stdout}${unset.stderr}`)
+  }
 })
 
 await check('a plugins.allow list gets context-native added, its other entries kept', async () => {
