@@ -48,9 +48,9 @@ import {
   type ScratchpadLimits,
   type SessionEntryLike,
 } from '@openclaw/context-native'
-import { resolveSettings, SCRATCHPAD_READ_MAX_CHARS } from './settings.js'
+import { resolveSettings, SCRATCHPAD_READ_MAX_CHARS } from './settings.ts'
 
-export { InvalidSettingsError, resolveSettings, type ContextNativeSettings } from './settings.js'
+export { InvalidSettingsError, resolveSettings, type ContextNativeSettings } from './settings.ts'
 
 /** The plugin id (openclaw.plugin.json `id`, the key under `plugins.entries`). */
 export const PLUGIN_ID = 'context-native'

@@ -197,12 +197,12 @@ export const SETTINGS: readonly SettingSpec[] = [
 /** The `InvalidSettings` error: `setting` is the full path in openclaw.json. */
 export class InvalidSettingsError extends Error {
   readonly code = 'InvalidSettings'
-  constructor(
-    readonly setting: string,
-    message: string,
-  ) {
+  readonly setting: string
+  // No parameter properties: the source also runs under Node's type stripping (npm run test:host).
+  constructor(setting: string, message: string) {
     super(`context-native: ${setting} ${message}`)
     this.name = 'InvalidSettingsError'
+    this.setting = setting
   }
 }
 
