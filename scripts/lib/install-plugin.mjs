@@ -64,16 +64,16 @@ export function openclaw(args, { stateDir, home = join(dirname(stateDir), 'home'
  * registry. Returns `{ status, stdout, stderr, packageDir, requests }`: `packageDir` is where OpenClaw put the
  * package (its managed npm project), `requests` what npm fetched from the registry.
  */
-export async function installPackedPlugin({ stateDir, home, dist, spec = pkg.name, extraArgs = [] }) {
+export async function installPackedPlugin({ stateDir, home, dist, spec = pkg.name, flags = ['--force', '--accept-capabilities'], extraArgs = [] }) {
   const { rootTgz, hostTgz } = packedTarballs(dist)
   // The other platforms' packages exist on the real registry too: npm reads their os/cpu/libc and skips them.
   const manifests = targets.map((t) => JSON.parse(readFileSync(join(root, 'npm', t.suffix, 'package.json'), 'utf8')))
   const registry = await startLocalRegistry({ tarballs: [rootTgz, hostTgz], manifests })
   mkdirSync(stateDir, { recursive: true })
   try {
-    // --force: confirms a source outside ClawHub (npm); --accept-capabilities: the consent to the plugin's declared
-    // capabilities (conversation hooks, tool-result middleware) a user gives when asked.
-    const r = await openclaw(['plugins', 'install', '--force', '--accept-capabilities', ...extraArgs, spec], {
+    // `flags` by default: --force confirms a source outside ClawHub (npm), --accept-capabilities the consent to
+    // the plugin's declared capabilities (tools, tool-result middleware) that a user gives when asked.
+    const r = await openclaw(['plugins', 'install', ...flags, ...extraArgs, spec], {
       stateDir,
       home,
       env: { npm_config_registry: registry.url, npm_config_cache: join(stateDir, '..', 'npm-cache'), npm_config_update_notifier: 'false' },
