@@ -1,6 +1,8 @@
 // The plugin's settings (`plugins.entries.context-native.config` in openclaw.json): one table, SETTINGS, that
 // openclaw.plugin.json's configSchema, docs/configuration.md and resolveSettings all follow
-// (__test__/plugin-settings.test.ts checks that the three agree).
+// (__test__/plugin-settings.test.ts checks that the three agree). To add a setting: a row in SETTINGS (a new
+// group also in SETTING_GROUPS and in ContextNativeSettings), then `node scripts/plugin-manifest.mjs` rewrites the
+// manifest's configSchema / uiHints and the docs table from it.
 //
 // OpenClaw validates the config against the manifest's configSchema when it is written (`openclaw config set`)
 // and loaded. What a JSON schema cannot say is checked here, at register(), before any hook runs: gaugeAt above
@@ -47,13 +49,13 @@ export interface ContextNativeSettings {
 export interface SettingSpec {
   path: string
   type: 'boolean' | 'integer' | 'number' | 'string'
-  default?: boolean | number
+  default?: boolean | number | string
   /** Smallest value (numbers), inclusive unless `exclusiveMinimum`. */
   minimum?: number
   exclusiveMinimum?: boolean
   maximum?: number
-  /** The only values allowed (the 0/1 switches). */
-  enum?: number[]
+  /** The only values allowed (the 0/1 switches; a string setting's choices). */
+  enum?: (number | string)[]
   description: string
   label?: string
   placeholder?: string
@@ -210,7 +212,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 
 /** The range of a setting as the docs and messages say it. */
 export function describeRange(s: SettingSpec): string {
-  if (s.enum) return s.enum.join(' or ')
+  if (s.enum) return s.enum.map((v) => (typeof v === 'string' ? JSON.stringify(v) : String(v))).join(' or ')
   if (s.type === 'boolean') return 'true or false'
   if (s.type === 'string') return s.path === 'stateDir' ? 'absolute path or ~/...' : 'string'
   const low = s.minimum === undefined ? '' : s.exclusiveMinimum ? `> ${s.minimum}` : `>= ${s.minimum}`
@@ -235,6 +237,7 @@ function checkValue(spec: SettingSpec, value: unknown): void {
   }
   if (spec.type === 'string') {
     if (typeof value !== 'string' || value.trim() === '') throw new InvalidSettingsError(name, `must be a non-empty string, got ${got}`)
+    if (spec.enum && !spec.enum.includes(value)) throw new InvalidSettingsError(name, `must be ${describeRange(spec)}, got ${got}`)
     return
   }
   if (typeof value !== 'number' || !Number.isFinite(value) || (spec.type === 'integer' && !Number.isInteger(value))) {

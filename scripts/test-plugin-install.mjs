@@ -3,6 +3,8 @@
 //
 // From the tarballs in dist/ (`npm run pack:local -- --host --from-build`; `npm test` packs them first), in a
 // fresh OpenClaw state dir in the OS temp dir, under Node 24 (OpenClaw needs >= 24.16):
+//   0. with this host's platform tarball missing from the registry (a failed download), the install fails with
+//      OpenClaw's requiredPlatformPackages error naming the package, and nothing is installed;
 //   1. `openclaw plugins install @openclaw/context-native`, served by a local npm registry on 127.0.0.1
 //      (scripts/lib/install-plugin.mjs): OpenClaw's npm path installs the package and this host's platform
 //      package (an optional dependency, required by `openclaw.install.requiredPlatformPackages`) and loads the
@@ -24,7 +26,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSyn
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { hostNode, openclawDir, OPENCLAW_VERSION, root } from './host.mjs'
-import { findInstalledPackage, installPackedPlugin, openclaw, PLUGIN_ID } from './lib/install-plugin.mjs'
+import { findInstalledPackage, installPackedPlugin, openclaw, packedTarballs, PLUGIN_ID } from './lib/install-plugin.mjs'
 
 const t0 = Date.now()
 const results = { passed: 0, failed: 0 }
@@ -44,6 +46,7 @@ const assert = (cond, message) => {
 }
 
 const manifest = JSON.parse(readFileSync(join(root, 'openclaw.plugin.json'), 'utf8'))
+const { hostPackage } = packedTarballs()
 const work = mkdtempSync(join(realpathSync(tmpdir()), 'context-native-plugin-install-'))
 const stateDir = join(work, 'state')
 const home = join(work, 'home')
@@ -88,6 +91,17 @@ function without(config, paths) {
   const sorted = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])])) : v)
   return JSON.stringify(sorted(copy))
 }
+
+await check('a platform binary that does not download is an install error naming its package; nothing installed', async () => {
+  const elsewhere = join(work, 'no-binary', 'state')
+  const r = await installPackedPlugin({ stateDir: elsewhere, withoutBinary: true })
+  const out = `${r.stdout}\n${r.stderr}`
+  assert(r.status !== 0, `exit ${r.status}:\n${out}`)
+  assert(out.includes(`missing or incomplete: ${hostPackage}`), `no error naming ${hostPackage}:\n${out}`)
+  assert(!findInstalledPackage(elsewhere), 'a package was left installed')
+  assert(!existsSync(join(elsewhere, 'openclaw.json')) || !readFileSync(join(elsewhere, 'openclaw.json'), 'utf8').includes(PLUGIN_ID), 'the plugin was entered in the config')
+  return out.match(/left required current-platform package\(s\) missing or incomplete: \S+/)?.[0]
+})
 
 let installed
 await check('openclaw plugins install @openclaw/context-native (local registry on 127.0.0.1)', async () => {

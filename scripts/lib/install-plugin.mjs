@@ -62,13 +62,16 @@ export function openclaw(args, { stateDir, home = join(dirname(stateDir), 'home'
 /**
  * `openclaw plugins install @openclaw/context-native` into `stateDir` from the packed tarballs, through a local
  * registry. Returns `{ status, stdout, stderr, packageDir, requests }`: `packageDir` is where OpenClaw put the
- * package (its managed npm project), `requests` what npm fetched from the registry.
+ * package (its managed npm project), `requests` what npm fetched from the registry. `flags` replace the default
+ * `--force --accept-capabilities`; `withoutBinary` serves no tarball for this host's platform package.
  */
-export async function installPackedPlugin({ stateDir, home, dist, spec = pkg.name, flags = ['--force', '--accept-capabilities'], extraArgs = [] }) {
+export async function installPackedPlugin({ stateDir, home, dist, spec = pkg.name, flags = ['--force', '--accept-capabilities'], extraArgs = [], withoutBinary = false }) {
   const { rootTgz, hostTgz } = packedTarballs(dist)
   // The other platforms' packages exist on the real registry too: npm reads their os/cpu/libc and skips them.
+  // `withoutBinary`: this host's platform package is listed but its tarball is missing (404), as when a download
+  // fails: OpenClaw's requiredPlatformPackages check must refuse the install.
   const manifests = targets.map((t) => JSON.parse(readFileSync(join(root, 'npm', t.suffix, 'package.json'), 'utf8')))
-  const registry = await startLocalRegistry({ tarballs: [rootTgz, hostTgz], manifests })
+  const registry = await startLocalRegistry({ tarballs: withoutBinary ? [rootTgz] : [rootTgz, hostTgz], manifests })
   mkdirSync(stateDir, { recursive: true })
   try {
     // `flags` by default: --force confirms a source outside ClawHub (npm), --accept-capabilities the consent to
