@@ -5,9 +5,10 @@
 // <stateDir>/npm/projects/, `npm install --omit=dev --omit=peer --ignore-scripts` (optional dependencies, so
 // the platform package, kept), its `requiredPlatformPackages` check, then the plugin's load.
 //
-// `installPackedPlugin({ stateDir })` is what `npm run test:plugin-install` runs, and what a real-run test can
-// run to drive the installed copy (openclaw() runs any other CLI command against the same state dir).
-import { spawn } from 'node:child_process'
+// `installPackedPlugin({ stateDir })` then `setupPlugin([], { stateDir })` is what `npm run test:plugin-install`
+// runs, and what a real-run test can run to drive the installed copy (openclaw() runs any other CLI command,
+// e.g. `agent --local`, against the same state dir).
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { ensureOpenClaw, hostNode, openclawDir, root } from '../host.mjs'
@@ -85,6 +86,22 @@ export async function installPackedPlugin({ stateDir, home, dist, spec = pkg.nam
   } finally {
     await registry.close()
   }
+}
+
+/**
+ * `openclaw-context setup [...args]` as a user runs it after the install: the installed package's own
+ * bin/openclaw-context.mjs (the repository's when nothing is installed), under Node 24, driving the pinned openclaw
+ * CLI against `stateDir`. Returns `{ status, stdout, stderr }`.
+ */
+export function setupPlugin(args = [], { stateDir, home = join(dirname(stateDir), 'home') } = {}) {
+  ensureOpenClaw({ quiet: true })
+  const node = hostNode()
+  const installed = findInstalledPackage(stateDir)
+  const bin = join(installed ?? root, 'bin', 'openclaw-context.mjs')
+  const cli = join(dirname(openclawDir), '.bin', 'openclaw')
+  const env = { ...process.env, HOME: home, OPENCLAW_STATE_DIR: stateDir, NO_COLOR: '1', PATH: [dirname(node), process.env.PATH].join(process.platform === 'win32' ? ';' : ':') }
+  const r = spawnSync(node, [bin, 'setup', '--openclaw', cli, ...args], { encoding: 'utf8', env, timeout: 180_000 })
+  return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' }
 }
 
 /** The installed package's folder under `<stateDir>/npm/projects/*`, or undefined. */
