@@ -61,6 +61,8 @@ describe('plugin', () => {
     expect(pkg.dependencies ?? {}).not.toHaveProperty('openclaw')
     expect(source).toContain(`TESTED_OPENCLAW_VERSION = '${OPENCLAW_VERSION}'`)
     expect(manifest.id).toBe('context-native')
+    // `npm run version` bumps package.json; the manifest OpenClaw reports must follow it
+    expect(manifest.version).toBe(pkg.version)
   })
 
   it('ships the compiled entry: openclaw.extensions names dist/plugin/index.js, `files` carries it and the manifest', () => {
@@ -73,8 +75,7 @@ describe('plugin', () => {
   })
 
   it('requires the platform package of every napi target at install time', () => {
-    const names = pkg.napi.targets.map((t: string) => t) as string[]
-    expect(pkg.openclaw.install.requiredPlatformPackages).toHaveLength(names.length)
+    expect(pkg.openclaw.install.requiredPlatformPackages).toHaveLength(pkg.napi.targets.length)
     const suffixes = readdirSync(join(root, 'npm')).map((d) => JSON.parse(readFileSync(join(root, 'npm', d, 'package.json'), 'utf8')).name).sort()
     expect([...pkg.openclaw.install.requiredPlatformPackages].sort()).toEqual(suffixes)
   })
