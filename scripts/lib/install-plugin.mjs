@@ -4,6 +4,10 @@
 // (scripts/lib/local-registry.mjs). OpenClaw runs its own npm install path: a managed project under
 // <stateDir>/npm/projects/, `npm install --omit=dev --omit=peer --ignore-scripts` (optional dependencies, so
 // the platform package, kept), its `requiredPlatformPackages` check, then the plugin's load.
+// Why a registry and not `openclaw plugins install npm-pack:<root.tgz>` (the same managed path): npm then fetches
+// the optional platform packages from the public registry, where an unpublished version is a 404; npm skips it
+// without a lockfile entry, so OpenClaw's check has nothing to verify and the plugin installs without its binary
+// (measured: "Installed plugin", then NativeBindingMissing at load).
 //
 // `installPackedPlugin({ stateDir })` then `setupPlugin([], { stateDir })` is what `npm run test:plugin-install`
 // runs, and what a real-run test can run to drive the installed copy (openclaw() runs any other CLI command,
