@@ -3,11 +3,13 @@
 //   replay <session.jsonl> [--window N] [--state-dir DIR] [--keep] [--session-key KEY] [--threshold BYTES] [--json]
 //   inspect <stateDir> [sessionKey] [--json]   |   inspect <session.jsonl> [--json]
 //   count [file] [--encoding E] [--json]
+//   setup [--replace] [--print] [--dry-run] [--openclaw CMD]   (bin/lib/setup.mjs)
 // Thin JS over the addon: the logic it measures lives in Rust; this file parses arguments and prints.
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { cmdSetup, SETUP_USAGE } from './lib/setup.mjs'
 
 const USAGE = `usage: openclaw-context <command> [options]
 
@@ -26,6 +28,7 @@ commands
   inspect <session.jsonl>    what a transcript holds as replay reads it: format, turns, usage, compactions,
                              unreadable lines (nothing is written)
   count [file]               tokens of a file, or of stdin, per encoding (--encoding E, --json)
+${SETUP_USAGE}
 
 Lines that do not parse are skipped, as pi's session loader skips them, and each is reported. A file in
 no known format is an error (exit 3) that lists the formats known and the first lines it could not place.`
@@ -147,6 +150,8 @@ async function main(argv) {
       return cmdInspect(rest)
     case 'count':
       return cmdCount(rest)
+    case 'setup':
+      return cmdSetup(rest)
     case undefined:
     case 'help':
     case '--help':

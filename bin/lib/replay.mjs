@@ -112,9 +112,13 @@ export function makeEstimator() {
  * @param {object} parsed
  * @param {{ file?: string, window?: number, stateDir: string, sessionKey?: string, thresholdBytes?: number,
  *           onProgress?: (p: { done: number, total: number, turn: number }) => void,
- *           onCheckpoint?: (cp: object) => void }} options
+ *           onCheckpoint?: (cp: object) => void, onCompaction?: (c: object) => void }} options
  * `onCheckpoint` is called right after each checkpoint is written (its file is on disk at `cp.path`),
  * with the record listed in `checkpoints.written` plus its post-compaction `restore` text.
+ * `onCompaction` is called at each `compaction` entry, before anything is written for it, with what the host's
+ * summarizer receives: `{ line, tokensBefore, summary, messages, firstKept }` (`messages`: the context up to the
+ * first kept entry, whole, the previous compaction's summary first when there is one; `firstKept`: the first kept
+ * message, or null).
  */
 export async function replay(parsed, options) {
   const window = options.window ?? DEFAULT_WINDOW
@@ -364,6 +368,11 @@ export async function replay(parsed, options) {
       const cut = kept >= 0 ? ctxIdx.findIndex((x) => x >= kept) : -1
       const toSummarize = cut >= 0 ? ctx.slice(0, cut) : ctx
       const tokensBefore = typeof entry.tokensBefore === 'number' ? entry.tokensBefore : (peak.tokens ?? 0)
+      if (options.onCompaction) {
+        const whole = (x) => (x < 0 ? ctx[0] : entryMessage(entries[x].entry))
+        const messages = ctxIdx.slice(0, cut >= 0 ? cut : ctxIdx.length).map(whole)
+        options.onCompaction({ line, tokensBefore, summary, messages, firstKept: kept >= 0 ? entryMessage(entries[kept].entry) : null })
+      }
       const record = {
         line,
         tokensBefore,
