@@ -1,4 +1,4 @@
-// npm run eval:restore (scripts/eval-restore.mjs) and its extraction module (bin/lib/recall.mjs): what a
+// npm run eval:restore (scripts/eval-restore.mjs) and its extraction module (scripts/lib/recall.mjs): what a
 // summary kept, how recall is counted, the naive texts' budget, and clear notes for transcripts it cannot measure.
 import { describe, expect, it } from 'vitest'
 import { createRequire } from 'node:module'
@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 // @ts-ignore plain ESM module without types
-import { recall, repeatedLines, sessionTask, summaryItems, taskPresent, basenameOf } from '../bin/lib/recall.mjs'
+import { recall, repeatedLines, sessionTask, summaryItems, taskPresent, basenameOf } from '../scripts/lib/recall.mjs'
 // @ts-ignore plain ESM module without types
 import { evaluateTranscript, lastTokens, naiveTexts, transcriptFiles } from '../scripts/eval-restore.mjs'
 

@@ -1,22 +1,17 @@
 #!/usr/bin/env node
-// npm run eval:restore: how much of what a real compaction summary kept does the restore text keep?
-// The measure is bin/lib/restore-eval.mjs (shared with `openclaw-context eval`, which runs it on a user's own
-// OpenClaw sessions); this command runs it on transcript files, by default every *.jsonl under
-// __test__/fixtures/transcripts (a transcript is added by dropping the file in).
+// npm run eval:restore: the restore-quality measure of bin/lib/eval-restore.mjs over transcripts, printed.
 //
 // Usage: node scripts/eval-restore.mjs [file-or-dir ...] [--max-tokens N] [--json | --markdown] [--missed]
 //   --missed lists the summary items each restore missed; --markdown prints the BENCHMARKS.md section.
 // Exit codes: 0 measured (whatever the figures), 1 nothing could be measured (no transcript with a
 // compaction), 2 bad arguments or a path that does not exist.
-import { dirname, join, relative, resolve } from 'node:path'
+import { relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { DEFAULT_MAX_TOKENS, evaluateTranscript, formatReport, markdownSection, summarize, transcriptFiles } from '../bin/lib/restore-eval.mjs'
+import { DEFAULT_DIR, DEFAULT_MAX_TOKENS, evaluateTranscript, formatReport, markdownSection, summarize, transcriptFiles } from '../bin/lib/eval-restore.mjs'
 
-export * from '../bin/lib/restore-eval.mjs'
-
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
-export const DEFAULT_DIR = join(root, '__test__', 'fixtures', 'transcripts')
+// The measure lives in bin/lib/eval-restore.mjs (the package's CLI imports it); exported here for old imports.
+export * from '../bin/lib/eval-restore.mjs'
 
 async function main(argv) {
   let values

@@ -1,4 +1,5 @@
-// The restore measure of `npm run eval:restore` and `openclaw-context eval`: how much of what a real compaction summary kept does the restore text keep?
+// The restore-quality measure of `npm run eval:restore` (scripts/eval-restore.mjs, the command line) and of
+// `openclaw-context eval` (bin/lib/eval.mjs, a user's own sessions; it ships in bin/lib for that): how much of what a real compaction summary kept does the restore text keep?
 //
 // For every `compaction` entry of every pi session transcript given (default: every *.jsonl under
 // __test__/fixtures/transcripts, so a transcript is added by dropping the file in), the session is replayed
@@ -16,17 +17,17 @@
 // and the means over all compactions. Targets (reported, not asserted): mean recall >= 70% at <= 800
 // tokens, >= 25 points above the better naive text on average and above it on every compaction, the task
 // in every restore, no repeated line.
-//
-//
-// It lives in bin/lib so the published CLI (`openclaw-context eval`, which measures a user's own OpenClaw
-// sessions) has it; scripts/eval-restore.mjs is the repository's command over the bundled transcripts.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, relative, resolve } from 'node:path'
+import { dirname, join, relative, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { native } from './native.mjs'
 import { replay } from './replay.mjs'
 import { firstKeptIndex, parseTranscript } from './transcript.mjs'
 import { recall, repeatedLines, sessionTask, summaryItems, taskPresent } from './recall.mjs'
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+export const DEFAULT_DIR = join(root, '__test__', 'fixtures', 'transcripts')
 export const DEFAULT_MAX_TOKENS = 800
 
 /** Problem kinds of parseTranscript that mean a line could not be read as it stands. */
@@ -133,15 +134,8 @@ function userText(m) {
 export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS } = {}) {
   const rel = relative(process.cwd(), file)
   const name = rel && !rel.startsWith('..') ? rel : file
-  return evaluateParsed(parseTranscript(readFileSync(file, 'utf8')), name, { maxTokens })
-}
-
-/**
- * Measures one parsed transcript (parseTranscript's result, or a session of OpenClaw's store read by
- * lib/openclaw-store.mjs) named `name` in the notes and rows. Same result as `evaluateTranscript`.
- */
-export async function evaluateParsed(parsed, name, { maxTokens = DEFAULT_MAX_TOKENS } = {}) {
   const notes = []
+  const parsed = parseTranscript(readFileSync(file, 'utf8'))
   for (const p of parsed.problems) {
     if (MALFORMED.has(p.kind)) notes.push(`${name}:${p.line}: malformed line (${p.kind}): ${p.detail}; the rest of the file is measured`)
   }
@@ -286,7 +280,7 @@ export function markdownSection(results, s, maxTokens = DEFAULT_MAX_TOKENS) {
     `Every real \`compaction\` entry of the bundled pi transcripts (\`__test__/fixtures/transcripts\`, MIT), replayed with ` +
       `the calls \`openclaw-context replay\` makes; the checkpoint written at the compaction rendered at ${maxTokens} tokens ` +
       `(post-compaction). Recall: the share of the items the real LLM summary kept (file basenames, \`code\` spans, ` +
-      `identifiers; \`bin/lib/recall.mjs\`) that a text contains, case-insensitively. Naive texts of the same budget: ` +
+      `identifiers; \`scripts/lib/recall.mjs\`) that a text contains, case-insensitively. Naive texts of the same budget: ` +
       `the conversation's last ${maxTokens} tokens ("last"), and the session's first user message (at most half) plus the ` +
       `last tokens ("first+last"). Reproduce with \`npm run eval:restore\` (add a transcript by dropping it in the folder).`,
     '',
