@@ -187,12 +187,12 @@ async function main(argv) {
   switch (command) {
     case 'replay':
       return cmdReplay(rest)
+    case 'eval':
+      return cmdEval(rest)
     case 'inspect':
       return cmdInspect(rest)
     case 'count':
       return cmdCount(rest)
-    case 'eval':
-      return cmdEval(rest)
     case undefined:
     case 'help':
     case '--help':
