@@ -992,8 +992,8 @@ export interface PersistEntry {
  * durably (fsync).
  *
  * @throws (rejects) `InvalidArg` for entries that are not `{ customType, data: string | string[] }`;
- * `TooLarge` (nothing written) when the merged spaces would exceed 1,048,576 characters, the most
- * `readPersistedScratchpad` reads; `Corrupt` when the stored entry is not a JSON object.
+ * `TooLarge` (nothing written) when the merged spaces would exceed 67,108,864 characters, the
+ * most `readPersistedScratchpad` reads; `Corrupt` when the stored entry is not a JSON object.
  */
 export declare function persistScratchpad(input: PersistScratchpadInput): Promise<PersistScratchpadResult>
 

@@ -4,15 +4,16 @@
 // and the package pins the OpenClaw release scripts/host.mjs tests against.
 import { describe, expect, it } from 'vitest'
 import { createRequire } from 'node:module'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const native = createRequire(import.meta.url)('../index.js') as typeof import('../index')
 const dir = join(root, 'plugin')
-const manifest = JSON.parse(readFileSync(join(dir, 'openclaw.plugin.json'), 'utf8'))
-const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
+// The package is the plugin: its manifest and its package.json `openclaw` block sit at the root.
+const manifest = JSON.parse(readFileSync(join(root, 'openclaw.plugin.json'), 'utf8'))
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 const source = readFileSync(join(dir, 'index.ts'), 'utf8')
 
 describe('plugin', () => {
@@ -49,15 +50,34 @@ describe('plugin', () => {
     for (const k of ['scratchpad', 'gauge', 'checkpoints', 'offload']) expect(manifest.configSchema.properties).toHaveProperty(k)
   })
 
-  it('pins the OpenClaw release that test:host runs it under, and peers on openclaw (not pi)', async () => {
+  it('pins the OpenClaw release that test:host runs it under; openclaw is an optional peer (OpenClaw omits peers)', async () => {
     const { OPENCLAW_VERSION } = await import('../scripts/host.mjs')
-    expect(pkg.devDependencies.openclaw).toBe(OPENCLAW_VERSION)
     expect(pkg.openclaw.build.openclawVersion).toBe(OPENCLAW_VERSION)
     expect(pkg.openclaw.compat.pluginApi).toBe(`>=${OPENCLAW_VERSION}`)
+    expect(pkg.openclaw.install.minHostVersion).toBe(`>=${OPENCLAW_VERSION}`)
     expect(pkg.peerDependencies).toEqual({ openclaw: `>=${OPENCLAW_VERSION}` })
+    // Not installed with the library: a user of the binding alone never gets OpenClaw pulled in.
+    expect(pkg.peerDependenciesMeta).toEqual({ openclaw: { optional: true } })
+    expect(pkg.dependencies ?? {}).not.toHaveProperty('openclaw')
     expect(source).toContain(`TESTED_OPENCLAW_VERSION = '${OPENCLAW_VERSION}'`)
-    expect(pkg.openclaw.extensions).toEqual(['./index.ts'])
     expect(manifest.id).toBe('context-native')
+    // `npm run version` bumps package.json; the manifest OpenClaw reports must follow it
+    expect(manifest.version).toBe(pkg.version)
+  })
+
+  it('ships the compiled entry: openclaw.extensions names dist/plugin/index.js, `files` carries it and the manifest', () => {
+    // OpenClaw refuses a TypeScript entry for npm installs ("requires compiled runtime output").
+    expect(pkg.openclaw.extensions).toEqual(['./dist/plugin/index.js'])
+    expect(pkg.files).toEqual(expect.arrayContaining(['dist/plugin/', 'openclaw.plugin.json']))
+    const build = JSON.parse(readFileSync(join(dir, 'tsconfig.build.json'), 'utf8').replace(/^\s*\/\/.*$/gm, ''))
+    expect(build.compilerOptions.outDir).toBe('../dist/plugin')
+    expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).type).toBe('module')
+  })
+
+  it('requires the platform package of every napi target at install time', () => {
+    expect(pkg.openclaw.install.requiredPlatformPackages).toHaveLength(pkg.napi.targets.length)
+    const suffixes = readdirSync(join(root, 'npm')).map((d) => JSON.parse(readFileSync(join(root, 'npm', d, 'package.json'), 'utf8')).name).sort()
+    expect([...pkg.openclaw.install.requiredPlatformPackages].sort()).toEqual(suffixes)
   })
 
   it('is a definePluginEntry plugin that never sets systemPrompt', () => {

@@ -7,7 +7,7 @@ import path from 'node:path'
 
 vi.mock('@openclaw/context-native', () => createRequire(import.meta.url)('../index.js'))
 const native = createRequire(import.meta.url)('../index.js')
-const { scheduleRetention, resolveRetentionSettings, RETENTION_DEFAULTS, deleteSessionData, persistEntries, readPersisted } = await import('../plugin/retention.ts')
+const { scheduleRetention, resolveRetentionSettings, deleteSessionData, persistEntries, readPersisted } = await import('../plugin/retention.ts')
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'plugin-retention-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -19,8 +19,9 @@ const until = async (cond: () => boolean, ms = 10_000) => {
 
 describe('plugin retention', () => {
   it('resolves the manifest defaults', () => {
-    expect(resolveRetentionSettings({})).toEqual(RETENTION_DEFAULTS)
+    expect(resolveRetentionSettings({})).toEqual({ enabled: true, idleDays: 30, intervalMinutes: 60, maxDirsPerRun: 200, firstRunDelaySeconds: 60 })
     expect(resolveRetentionSettings({ retention: { idleDays: 7 } }).idleDays).toBe(7)
+    expect(() => resolveRetentionSettings({ retention: { idleDays: 0 } })).toThrow(/retention.idleDays/)
   })
 
   it('runs gcStateDir off the turn on an unref\'d timer, once per interval however often it is registered', async () => {

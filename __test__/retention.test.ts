@@ -122,7 +122,7 @@ describe('persistScratchpad / readPersistedScratchpad', () => {
   it('refuses with TooLarge what its reader could not read, writing nothing; bad entries are InvalidArg', async () => {
     const t = where()
     await native.persistScratchpad({ ...t, entries: [{ customType: 'openclaw:scratchpad:notes', data: 'kept' }] })
-    const huge = 'n'.repeat(1_100_000)
+    const huge = '\u0001'.repeat(11_200_000) // 6 characters each once JSON-escaped: over 64 Mi
     await expect(native.persistScratchpad({ ...t, entries: [{ customType: 'openclaw:scratchpad:notes', data: huge }] })).rejects.toMatchObject({ code: 'TooLarge' })
     expect((await native.readPersistedScratchpad(t))['openclaw:scratchpad:notes']).toBe('kept')
     await expect(native.persistScratchpad({ ...t, entries: [{ customType: 'x', data: 5 }] })).rejects.toMatchObject({ code: 'InvalidArg' })

@@ -45,6 +45,7 @@ const CASES = {
   scratchpad: () => import('./cases/scratchpad.mjs'),
   checkpoint: () => import('./cases/checkpoint.mjs'),
   restore: () => import('./cases/restore.mjs'),
+  'compaction-cost': () => import('./cases/compaction-cost.mjs'),
   observation: () => import('./cases/observation.mjs'),
   memory: () => import('./cases/memory.mjs'),
   'event-loop': () => import('./cases/event-loop.mjs'),

@@ -1,20 +1,29 @@
 #!/usr/bin/env node
 // openclaw-context: see a session through @openclaw/context-native.
-//   replay <session.jsonl> [--window N] [--state-dir DIR] [--keep] [--session-key KEY] [--threshold BYTES] [--json]
-//   inspect <stateDir> [sessionKey] [--json]   |   inspect <session.jsonl> [--json]
+//   replay <session.jsonl | archive.jsonl.zst> | replay [stateDir | agent db] <session key | id> [--agent ID]
+//          [--window N] [--state-dir DIR] [--keep] [--session-key KEY] [--threshold BYTES] [--json]
+//   inspect [stateDir] [sessionKey] [--agent ID] [--json]   |   inspect <session.jsonl> [--json]
+//   eval [stateDir | session] [--agent ID] [--max-tokens N] [--json] [--missed]
 //   count [file] [--encoding E] [--json]
 //   gc [--dry-run] [--idle-days N] [--max-dirs N] [--json] [stateDir]   |   delete --session KEY [--json] [stateDir]
+//   setup [--replace] [--print] [--dry-run] [--openclaw CMD]   (bin/lib/setup.mjs)
 // Thin JS over the addon: the logic it measures lives in Rust; this file parses arguments and prints.
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { cmdSetup, SETUP_USAGE } from './lib/setup.mjs'
 
 const USAGE = `usage: openclaw-context <command> [options]
 
 commands
-  replay <session.jsonl>     replay a session (pi v1-v3, or Claude Code / Claude Agent SDK) through the
-                             gauge, checkpoints, observation store and scratchpad, and report what they did
+  replay <session>           replay a session through the gauge, checkpoints, observation store and
+                             scratchpad, and report what they did. <session> is one of:
+                               a transcript file: pi v1-v3, Claude Code / Claude Agent SDK, or an OpenClaw
+                               archive (.jsonl.zst, .jsonl.reset.<time>, .jsonl.deleted.<time>)
+                               <stateDir | openclaw-agent.sqlite> <session key | id>: OpenClaw 2026.9's store
+                               <session key | id>: in $OPENCLAW_STATE_DIR, else ~/.openclaw
+      --agent ID             the OpenClaw agent to look in (default: the key's agent, else every agent)
       --window N             context window in tokens (default 200000)
       --state-dir DIR        where checkpoints and observations go (default: a new temporary directory,
                              removed when the replay ends)
@@ -22,19 +31,26 @@ commands
       --session-key KEY      session key to write under (default agent:main:replay:<session id>)
       --threshold BYTES      offload tool results over this many bytes (default 4096)
       --json                 the report as JSON
-  inspect <stateDir> [key]   sessions in a state dir, their checkpoints and observation stores, and the
-                             restore text of the latest checkpoint (--json for data)
+  inspect [stateDir] [key]   OpenClaw's agents and sessions in a state dir (default $OPENCLAW_STATE_DIR or
+                             ~/.openclaw), newest first, and this package's checkpoints, observation stores
+                             and latest restore text per session (--agent ID, --json for data)
   inspect <session.jsonl>    what a transcript holds as replay reads it: format, turns, usage, compactions,
                              unreadable lines (nothing is written)
+  eval [stateDir | session]  per real compaction of your sessions (all of a state dir, or one session named
+                             as for replay): what the restore text keeps of OpenClaw's summary, beside two
+                             naive texts of the same budget (--max-tokens N, default 800; --missed; --json)
   count [file]               tokens of a file, or of stdin, per encoding (--encoding E, --json)
   gc [stateDir]              apply the retention policy: remove sessions idle longer than --idle-days N
                              (default 30), expired observations of the others; --dry-run reports only;
                              stateDir defaults to $OPENCLAW_STATE_DIR or ~/.openclaw (--max-dirs N, --json)
   delete --session KEY [stateDir]
                              remove everything the package holds for one session (--json)
+${SETUP_USAGE}
 
 Lines that do not parse are skipped, as pi's session loader skips them, and each is reported. A file in
-no known format is an error (exit 3) that lists the formats known and the first lines it could not place.`
+no known format is an error (exit 3) that lists the formats known and the first lines it could not place.
+OpenClaw's SQLite store and .zst archives need Node 24 (exit 7 on older Nodes). Store errors: 4 truncated or
+damaged, 5 not an OpenClaw agent database, 6 unknown agent schema version, 8 no such session.`
 
 class UsageError extends Error {}
 
@@ -78,17 +94,16 @@ async function cmdReplay(args) {
       threshold: { type: 'string' },
       keep: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
+      agent: { type: 'string' },
     },
   })
-  if (positionals.length !== 1) throw new UsageError('replay takes one session file')
-  const file = positionals[0]
+  if (positionals.length < 1 || positionals.length > 2) throw new UsageError('replay takes a session file, or an OpenClaw state dir / agent database and a session key or id, or a session key or id')
   const window = positiveInt(values.window, '--window')
   const thresholdBytes = positiveInt(values.threshold, '--threshold')
-  const { parseTranscript } = await import('./lib/transcript.mjs')
   const { replay } = await import('./lib/replay.mjs')
   const { formatReplay } = await import('./lib/report.mjs')
-  const text = readFileSync(file, 'utf8')
-  const parsed = parseTranscript(text) // throws UnknownFormat before anything is created
+  // Throws UnknownFormat / a store error before anything is created.
+  const { parsed, file, source } = await loadSessionOrUsage(positionals, values.agent)
   const temporary = values['state-dir'] === undefined
   const stateDir = temporary ? mkdtempSync(join(tmpdir(), 'openclaw-context-replay-')) : values['state-dir']
   const progress = progressLine('replaying')
@@ -109,26 +124,58 @@ async function cmdReplay(args) {
   }
   report.stateDirTemporary = temporary
   report.stateDirKept = !temporary || values.keep
+  report.source = source
   process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReplay(report)}\n`)
   return report.errors.length ? 1 : 0
 }
 
 async function cmdInspect(args) {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean', default: false } } })
-  if (positionals.length < 1 || positionals.length > 2) throw new UsageError('inspect takes a state dir and an optional session key, or one session file')
-  const target = positionals[0]
-  if (statSync(target).isFile()) {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { json: { type: 'boolean', default: false }, agent: { type: 'string' } },
+  })
+  if (positionals.length > 2) throw new UsageError('inspect takes a state dir and an optional session key, or one session file')
+  const { defaultOpenClawDir, fileKind } = await import('./lib/openclaw-store.mjs')
+  const target = positionals[0] ?? defaultOpenClawDir()
+  if (statSync(target).isFile() && fileKind(target) !== 'sqlite') {
     if (positionals.length !== 1) throw new UsageError('inspect of a session file takes no session key')
-    const { parseTranscript } = await import('./lib/transcript.mjs')
+    const { readTranscriptFile } = await import('./lib/session-source.mjs')
     const { summarizeTranscript, formatTranscriptSummary } = await import('./lib/report.mjs')
-    const summary = summarizeTranscript(parseTranscript(readFileSync(target, 'utf8')), target)
+    const summary = summarizeTranscript(readTranscriptFile(target), target)
     process.stdout.write(values.json ? `${JSON.stringify(summary, null, 2)}\n` : `${formatTranscriptSummary(summary)}\n`)
     return 0
   }
-  const { inspect, formatInspect } = await import('./lib/inspect.mjs')
-  const result = inspect(target, positionals[1])
-  process.stdout.write(values.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatInspect(result)}\n`)
-  return result.sessions.length || !positionals[1] ? 0 : 1
+  const { inspectTarget } = await import('./lib/openclaw-inspect.mjs')
+  const { result, text, code } = await inspectTarget(target, positionals[1], { agent: values.agent })
+  process.stdout.write(values.json ? `${JSON.stringify(result, null, 2)}\n` : `${text}\n`)
+  return code
+}
+
+/** The session `positionals` name (lib/session-source.mjs); its usage errors as UsageError. */
+async function loadSessionOrUsage(positionals, agent) {
+  const { loadSession } = await import('./lib/session-source.mjs')
+  try {
+    return await loadSession(positionals, { agent })
+  } catch (e) {
+    if (e?.usage) throw new UsageError(e.message)
+    throw e
+  }
+}
+
+async function cmdEval(args) {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { json: { type: 'boolean', default: false }, agent: { type: 'string' }, 'max-tokens': { type: 'string' }, missed: { type: 'boolean', default: false } },
+  })
+  if (positionals.length > 2) throw new UsageError('eval takes a session (file, or state dir / agent database and a key or id) or a state dir')
+  const maxTokens = positiveInt(values['max-tokens'], '--max-tokens')
+  const { runEval } = await import('./lib/eval.mjs')
+  const { loadSession } = await import('./lib/session-source.mjs')
+  const out = await runEval(positionals, { agent: values.agent, maxTokens, json: values.json, missed: values.missed, loadSession })
+  process.stdout.write(out.text)
+  return out.code
 }
 
 async function cmdCount(args) {
@@ -149,6 +196,8 @@ async function main(argv) {
   switch (command) {
     case 'replay':
       return cmdReplay(rest)
+    case 'eval':
+      return cmdEval(rest)
     case 'inspect':
       return cmdInspect(rest)
     case 'count':
@@ -158,6 +207,8 @@ async function main(argv) {
       const { runGc, runDelete } = await import('./lib/retention.mjs')
       return (command === 'gc' ? runGc : runDelete)(rest, UsageError)
     }
+    case 'setup':
+      return cmdSetup(rest)
     case undefined:
     case 'help':
     case '--help':
@@ -177,6 +228,10 @@ main(process.argv.slice(2)).then(
     if (err instanceof UsageError || err?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || err?.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
       process.stderr.write(`openclaw-context: ${err.message}\n\n${USAGE}\n`)
       process.exitCode = 2
+    } else if (typeof err?.exitCode === 'number') {
+      // Reading OpenClaw's store (lib/openclaw-store.mjs): each kind of failure has its own exit code.
+      process.stderr.write(`openclaw-context: ${err.code}: ${err.message}\n`)
+      process.exitCode = err.exitCode
     } else if (err?.code === 'UnknownFormat') {
       process.stderr.write(`openclaw-context: UnknownFormat: ${err.message}\n`)
       process.exitCode = EXIT_UNKNOWN_FORMAT

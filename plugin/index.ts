@@ -21,7 +21,8 @@
 // the incremental state the middleware recorded, which misses what happened since that prompt and the
 // split-turn flag.
 //
-// Settings: openclaw.plugin.json's configSchema; `resolveSettings` applies the same defaults.
+// Settings: plugin/settings.ts (the table openclaw.plugin.json's configSchema and docs/configuration.md follow);
+// resolveSettings checks them at register() and throws InvalidSettings naming the setting.
 import { definePluginEntry, type AnyAgentTool, type OpenClawPluginApi, type OpenClawPluginToolContext } from 'openclaw/plugin-sdk/plugin-entry'
 import {
   applyScratchpadAction,
@@ -45,7 +46,10 @@ import {
   type ScratchpadLimits,
   type SessionEntryLike,
 } from '@openclaw/context-native'
-import { deleteSessionData, noteActivity, persistEntries, readPersisted, scheduleRetention } from './retention.ts'
+import { deleteSessionData, noteActivity, persistEntries, scheduleRetention } from './retention.ts'
+import { resolveSettings, SCRATCHPAD_READ_MAX_CHARS } from './settings.ts'
+
+export { InvalidSettingsError, resolveSettings, type ContextNativeSettings } from './settings.ts'
 
 /** The plugin id (openclaw.plugin.json `id`, the key under `plugins.entries`). */
 export const PLUGIN_ID = 'context-native'
@@ -56,53 +60,7 @@ const MAX_SESSIONS = 256
 /** The OpenClaw release this plugin is written and tested against. */
 export const TESTED_OPENCLAW_VERSION = '2026.9.6'
 
-export interface ContextNativeSettings {
-  /** Where checkpoints, incremental state and offloaded observations live; default: OpenClaw's state dir. */
-  stateDir?: string
-  contextWindow: number
-  scratchpad: {
-    enabled: boolean
-    maxTokens: number
-    notesMaxChars: number
-    planMaxChars: number
-    refsMax: number
-    nudgeAfterTurns: number
-    nudgeOnPlanDetected: number
-    nudgeAfterCompaction: number
-    nudgeTurnsSinceLastUse: number
-  }
-  gauge: { gaugeAt: number; checkpointAt: number }
-  checkpoints: { enabled: boolean; restoreMaxTokens: number }
-  offload: { enabled: boolean; thresholdBytes: number; ttlSeconds: number }
-}
-
-type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] }
-
 const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {})
-
-/** The settings with openclaw.plugin.json's defaults filled in. */
-export function resolveSettings(raw: DeepPartial<ContextNativeSettings> | Record<string, unknown> = {}): ContextNativeSettings {
-  const r = raw as DeepPartial<ContextNativeSettings>
-  return {
-    stateDir: r.stateDir,
-    contextWindow: r.contextWindow ?? 200_000,
-    scratchpad: {
-      enabled: true,
-      maxTokens: 2000,
-      notesMaxChars: 4000,
-      planMaxChars: 2000,
-      refsMax: 50,
-      nudgeAfterTurns: 0,
-      nudgeOnPlanDetected: 0,
-      nudgeAfterCompaction: 0,
-      nudgeTurnsSinceLastUse: 0,
-      ...obj(r.scratchpad),
-    },
-    gauge: { gaugeAt: 0.7, checkpointAt: 0.8, ...obj(r.gauge) },
-    checkpoints: { enabled: true, restoreMaxTokens: 800, ...obj(r.checkpoints) },
-    offload: { enabled: true, thresholdBytes: 4096, ttlSeconds: 3600, ...obj(r.offload) },
-  }
-}
 
 /** The scratchpad's persisted spaces for one session: the latest entry of each `openclaw:scratchpad:*` key. */
 type PersistedScratchpad = Record<string, string | string[]>
@@ -180,8 +138,15 @@ export function registerContextNative(api: OpenClawPluginApi): void {
   // write (sessions.pluginPatch). So the scratchpad's entries persist beside the checkpoints, in this package's
   // own store under the state dir: one named entry per session, written durably (fsync) and never expiring,
   // and the session extension ties it to the session's lifecycle (cleared on reset and delete).
-  // A read with the cap every write respects (persistScratchpad refuses to write what this could not read).
-  const readSaved = (sessionKey: string): Promise<PersistedScratchpad> => readPersisted(stateDir, sessionKey)
+  const readSaved = async (sessionKey: string): Promise<PersistedScratchpad> => {
+    try {
+      const r = await readObservation({ stateDir, sessionKey, name: SCRATCHPAD_ENTRY, mode: 'full', maxChars: SCRATCHPAD_READ_MAX_CHARS })
+      return JSON.parse(r.content) as PersistedScratchpad
+    } catch (e) {
+      if ((e as { code?: string }).code === 'NotFound') return {}
+      throw e
+    }
+  }
   // One read-merge-write at a time per session, so two calls in one batch cannot drop each other's space.
   const writes = new Map<string, Promise<unknown>>()
   const persist = (sessionKey: string, entries: ReadonlyArray<{ customType: string; data: string | string[] }>): Promise<void> => {

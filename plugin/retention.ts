@@ -8,36 +8,17 @@
 //   persistEntries        the scratchpad's persist entries, merged under the session lock (persistScratchpad)
 //   readPersisted         the persisted spaces, read with the cap every write respects (readPersistedScratchpad)
 //
-// Settings: openclaw.plugin.json's `retention` object; `resolveRetentionSettings` applies the same defaults.
+// Settings: `retention.*` in plugin/settings.ts (the manifest's configSchema and docs/configuration.md follow it).
 import type { OpenClawPluginApi } from 'openclaw/plugin-sdk/plugin-entry'
+import { resolveSettings, type ContextNativeSettings } from './settings.ts'
 import { deleteSession, gcStateDir, persistScratchpad, readPersistedScratchpad, touchSession, type GcStateDirResult } from '@openclaw/context-native'
 
-export interface RetentionSettings {
-  /** Run gcStateDir on a schedule. false: only `openclaw-context gc` reclaims disk. */
-  enabled: boolean
-  /** Sessions with no write for longer than this many days lose their checkpoints, state and observations. */
-  idleDays: number
-  /** Minutes between two runs in one process (per state dir). */
-  intervalMinutes: number
-  /** Session directories one run visits at most (the next run continues after the last one). */
-  maxDirsPerRun: number
-  /** Delay of the first run after the plugin registers, in seconds. */
-  firstRunDelaySeconds: number
-}
+/** The `retention` settings (plugin/settings.ts defines them with the others: ranges, defaults, docs). */
+export type RetentionSettings = ContextNativeSettings['retention']
 
-export const RETENTION_DEFAULTS: RetentionSettings = {
-  enabled: true,
-  idleDays: 30,
-  intervalMinutes: 60,
-  maxDirsPerRun: 200,
-  firstRunDelaySeconds: 60,
-}
-
-/** The `retention` settings of the plugin config with openclaw.plugin.json's defaults filled in. */
+/** The `retention` settings of the plugin config, defaults filled in and checked (InvalidSettingsError). */
 export function resolveRetentionSettings(pluginConfig: unknown): RetentionSettings {
-  const cfg = pluginConfig && typeof pluginConfig === 'object' ? (pluginConfig as { retention?: unknown }).retention : undefined
-  const r = cfg && typeof cfg === 'object' && !Array.isArray(cfg) ? (cfg as Partial<RetentionSettings>) : {}
-  return { ...RETENTION_DEFAULTS, ...r }
+  return resolveSettings(pluginConfig).retention
 }
 
 type Logger = Pick<OpenClawPluginApi['logger'], 'info' | 'warn'>

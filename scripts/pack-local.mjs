@@ -8,7 +8,8 @@
 //   - one tarball of the root package whose package.json has `optionalDependencies` on all the platform
 //     packages, pinned to this version, as `napi prepublish` writes them before `npm publish`;
 //   - dist/pack.json: what was built (size, seconds, oldest glibc it needs), what was skipped and why.
-// Nothing in the repository changes: builds go to dist/build/<platform>/ (the index.js / index.d.ts
+// The root tarball carries the OpenClaw plugin compiled from plugin/ (`npm run build:plugin`, run here first,
+// into dist/plugin/). Nothing in the repository changes: builds go to dist/build/<platform>/ (the index.js / index.d.ts
 // napi generates there must equal the committed ones, or the script stops).
 //
 // usage: node scripts/pack-local.mjs [--targets <triple|platform>,...] [--host] [--no-build | --from-build]
@@ -25,6 +26,7 @@ import { spawnSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { parseArgs } from 'node:util'
+import { buildPlugin } from './build-plugin.mjs'
 import { GLIBC, MACOSX_DEPLOYMENT_TARGET, hostTarget, pkg, publishedManifest, root, targets } from './targets.mjs'
 
 const { values: opts } = parseArgs({
@@ -242,7 +244,9 @@ for (const { t, binary, seconds } of built) {
   })
 }
 
-// the root package: the files package.json `files` lists, with the manifest publishing writes
+// the root package: the files package.json `files` lists (the plugin compiled first), with the manifest
+// publishing writes
+buildPlugin({ quiet: true })
 const rootDir = join(stage, 'root')
 mkdirSync(rootDir, { recursive: true })
 writeFileSync(join(rootDir, 'package.json'), JSON.stringify(publishedManifest(), null, 2) + '\n')

@@ -29,7 +29,12 @@ if (process.env.CONTEXT_NATIVE_HOST_CHILD !== '1') {
   // The plugin as a user installs it: its folder, and @openclaw/context-native in its node_modules.
   const pluginDir = join(work, 'extensions/context-native')
   mkdirSync(pluginDir, { recursive: true })
-  for (const f of ['index.ts', 'retention.ts', 'openclaw.plugin.json', 'package.json']) cpSync(join(root, 'plugin', f), join(pluginDir, f))
+  // The TypeScript sources (OpenClaw's loader runs them through jiti for a local plugin), the source folder's
+  // package.json (`openclaw.extensions: ./index.ts`) and the package's manifest, which ships at its root.
+  for (const f of (await import('node:fs')).readdirSync(join(root, 'plugin'))) {
+    if (f.endsWith('.ts') || f === 'package.json') cpSync(join(root, 'plugin', f), join(pluginDir, f))
+  }
+  cpSync(join(root, 'openclaw.plugin.json'), join(pluginDir, 'openclaw.plugin.json'))
   const pkgDir = join(pluginDir, 'node_modules/@openclaw/context-native')
   mkdirSync(pkgDir, { recursive: true })
   for (const f of ['package.json', 'index.js', 'index.d.ts']) cpSync(join(root, f), join(pkgDir, f))
@@ -363,9 +368,7 @@ await check('every setting of the manifest has the default the plugin applies (r
   registerHooks({ resolve: (spec, context, next) => (spec === 'openclaw/plugin-sdk/plugin-entry' ? { url: entry, shortCircuit: true } : next(spec, context)) })
   const mod = await import(pathToFileURL(join(pluginDir, 'index.ts')).href)
   const manifest = JSON.parse(readFileSync(join(pluginDir, 'openclaw.plugin.json'), 'utf8'))
-  // The retention settings are resolved beside the code that uses them (plugin/retention.ts).
-  const { resolveRetentionSettings } = await import(pathToFileURL(join(pluginDir, 'retention.ts')).href)
-  const resolved = { ...mod.resolveSettings({}), retention: resolveRetentionSettings({}) }
+  const resolved = mod.resolveSettings({})
   let checked = 0
   for (const [key, prop] of Object.entries(manifest.configSchema.properties)) {
     if (prop.type !== 'object') {

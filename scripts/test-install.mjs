@@ -7,7 +7,8 @@
 //   - require() and ESM import load the binary from node_modules/<platform package> and count;
 //   - `tsc` (nodenext, strict) sees the types from an .mts import and a .cts require: correct calls
 //     compile, a wrong one fails with TS2345;
-//   - `npx openclaw-context count` counts stdin;
+//   - `npx openclaw-context count` counts stdin; `npx openclaw-context eval` measures the OpenClaw store fixture
+//     on Node 24 and names the Node it needs on Node 20 (exit 7);
 //   - installed with --omit=optional, loading fails with NativeBindingMissing naming the platform package.
 // Then, when qemu-user (qemu-aarch64 or qemu-aarch64-static) and an aarch64 glibc sysroot
 // (Debian: libc6-arm64-cross, libstdc++6-arm64-cross) are present, the linux-arm64-gnu package is installed
@@ -15,7 +16,7 @@
 // Missing pieces skip a part with the reason; the last line is `install: N passed, N failed, N skipped`.
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join, relative } from 'node:path'
 import { nodeBinary as toolsNode } from './lib/node-binary.mjs'
@@ -196,6 +197,22 @@ for (const [label, bin] of nodes) {
     const tokens = JSON.parse(r.stdout).tokens
     equal(String(tokens && tokens.o200k_base), expected, `o200k_base tokens in ${r.stdout}`)
     return `o200k_base ${tokens.o200k_base} tokens`
+  })
+  check(`${label}: npx openclaw-context eval of an OpenClaw 2026.9 store`, () => {
+    // The restore measure ships in bin/lib: the installed CLI runs it on the store fixture (a copy);
+    // before Node 24 (no node:sqlite / zstd) it says which Node it needs, exit 7.
+    const store = join(app, `openclaw-store-node${major}`)
+    cpSync(join(root, '__test__', 'fixtures', 'openclaw-store'), store, { recursive: true, filter: (src) => !/\.sqlite-(shm|wal)$/.test(src) })
+    const r = run('npx', ['--no-install', 'openclaw-context', 'eval', store, '--json'], { cwd: app, env, shell: process.platform === 'win32' })
+    if (Number(major) >= 24) {
+      if (r.status !== 0) throw new Error(`exit ${r.status}\n${r.stderr}`)
+      const s = JSON.parse(r.stdout).summary
+      equal(s.compactions, 1, 'compactions measured')
+      return `${s.compactions} compaction, recall ${(s.meanRecall * 100).toFixed(1)}%`
+    }
+    equal(r.status, 7, `exit code (stderr: ${r.stderr.trim()})`)
+    if (!/NodeTooOld: .*needs Node 24/.test(r.stderr)) throw new Error(`no NodeTooOld message: ${r.stderr}`)
+    return 'NodeTooOld, exit 7'
   })
 }
 

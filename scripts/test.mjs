@@ -10,8 +10,11 @@
 //      repo (`npm run test:install`; Node 20 and 24, require / import / tsc / npx)
 //   6. the OpenClaw plugin under the pinned, real OpenClaw (`npm run test:host`; installs it into
 //      .cache/openclaw-host/ on first use)
+//   7. the plugin installed by that OpenClaw's own `openclaw plugins install` from the tarballs of stage 5
+//      (served by a local registry on 127.0.0.1), then `openclaw-context setup`, checked with
+//      `openclaw plugins inspect --runtime` (`npm run test:plugin-install`; ~2-3 min)
 // Environment: TEST_SKIP_CARGO=1, TEST_SKIP_NODE24=1, TEST_SKIP_RELIABILITY=1, TEST_SKIP_INSTALL=1,
-// TEST_SKIP_HOST=1 skip a stage.
+// TEST_SKIP_HOST=1, TEST_SKIP_PLUGIN_INSTALL=1 skip a stage.
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -92,15 +95,23 @@ function counted(label, script, args = []) {
 // 4. reliability, short form
 if (process.env.TEST_SKIP_RELIABILITY !== '1' && existsSync(join(root, 'reliability/run.mjs'))) counted('reliability', 'reliability/run.mjs')
 
-// 5. install from tarballs
-if (process.env.TEST_SKIP_INSTALL !== '1') {
-  const packed = run('pack the host package (pack:local --host --from-build)', process.execPath, [join(root, 'scripts/pack-local.mjs'), '--host', '--from-build'])
-  if (packed.status !== 0) failures.push('pack:local')
-  else counted('install', 'scripts/test-install.mjs')
+// 5. install from tarballs (packed once for stages 5 and 7)
+let packed
+const pack = () => {
+  if (packed === undefined) {
+    const r = run('pack the host package (pack:local --host --from-build)', process.execPath, [join(root, 'scripts/pack-local.mjs'), '--host', '--from-build'])
+    packed = r.status === 0
+    if (!packed) failures.push('pack:local')
+  }
+  return packed
 }
+if (process.env.TEST_SKIP_INSTALL !== '1' && pack()) counted('install', 'scripts/test-install.mjs')
 
 // 6. the plugin under the real OpenClaw
 if (process.env.TEST_SKIP_HOST !== '1') counted('test:host', 'scripts/test-host.mjs')
+
+// 7. the plugin installed by OpenClaw's `plugins install`, then set up
+if (process.env.TEST_SKIP_PLUGIN_INSTALL !== '1' && pack()) counted('plugin-install', 'scripts/test-plugin-install.mjs')
 
 console.log(`\n${failures.length ? `failed stages: ${failures.join(', ')}` : 'all stages passed'}`)
 console.log(`total: ${totals.passed} passed, ${totals.failed} failed`)

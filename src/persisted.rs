@@ -101,8 +101,8 @@ fn do_read(input: ReadPersistedScratchpadInput) -> Result<Maybe<Json>, Error> {
 /// durably (fsync).
 ///
 /// @throws (rejects) `InvalidArg` for entries that are not `{ customType, data: string | string[] }`;
-/// `TooLarge` (nothing written) when the merged spaces would exceed 1,048,576 characters, the most
-/// `readPersistedScratchpad` reads; `Corrupt` when the stored entry is not a JSON object.
+/// `TooLarge` (nothing written) when the merged spaces would exceed 67,108,864 characters, the
+/// most `readPersistedScratchpad` reads; `Corrupt` when the stored entry is not a JSON object.
 #[napi(catch_unwind, ts_return_type = "Promise<PersistScratchpadResult>")]
 pub fn persist_scratchpad(
     #[napi(ts_arg_type = "PersistScratchpadInput")] input: serde_json::Value,

@@ -159,7 +159,8 @@ export function formatInspect(r) {
   const out = [`openclaw-context inspect ${r.stateDir}${r.sessionKey ? ` ${r.sessionKey}` : ''}`]
   if (r.note) out.push(`  ${r.note}`)
   if (r.sessions.length === 0) {
-    out.push(r.sessionKey ? `  no session ${r.sessionKey} in this state dir` : '  no sessions: nothing written under context/ yet')
+    const what = r.openclaw?.agents?.length ? 'this package has written nothing under context/ yet' : 'no sessions: nothing written under context/ yet'
+    out.push(r.sessionKey ? `  no session ${r.sessionKey} in this state dir${r.openclaw?.agents?.length ? "'s context/ (this package's data)" : ''}` : `  ${what}`)
     return out.join('\n')
   }
   out.push(`  ${r.sessions.length} session(s)`)

@@ -95,6 +95,11 @@ export function makeEstimator() {
       est.reset()
       for (const m of [summary, ...keptMessages]) est.addMessage(m, { ignoreUsage: true })
     },
+    /** After an OpenClaw reset: the context is only `keptMessages` (counted without their old usage). */
+    restart(keptMessages) {
+      est.reset()
+      for (const m of keptMessages) est.addMessage(m, { ignoreUsage: true })
+    },
     push(m) {
       est.addMessage(m)
     },
@@ -112,9 +117,13 @@ export function makeEstimator() {
  * @param {object} parsed
  * @param {{ file?: string, window?: number, stateDir: string, sessionKey?: string, thresholdBytes?: number,
  *           onProgress?: (p: { done: number, total: number, turn: number }) => void,
- *           onCheckpoint?: (cp: object) => void }} options
+ *           onCheckpoint?: (cp: object) => void, onCompaction?: (c: object) => void }} options
  * `onCheckpoint` is called right after each checkpoint is written (its file is on disk at `cp.path`),
  * with the record listed in `checkpoints.written` plus its post-compaction `restore` text.
+ * `onCompaction` is called at each `compaction` entry, before anything is written for it, with what the host's
+ * summarizer receives: `{ line, tokensBefore, summary, messages, firstKept }` (`messages`: the context up to the
+ * first kept entry, whole, the previous compaction's summary first when there is one; `firstKept`: the first kept
+ * message, or null).
  */
 export async function replay(parsed, options) {
   const window = options.window ?? DEFAULT_WINDOW
@@ -141,6 +150,7 @@ export async function replay(parsed, options) {
   const checkpoints = [] // written
   const skipped = [] // attempts the writer skipped
   const compactions = []
+  const resets = [] // OpenClaw `reset` entries: { line, reason, keptMessages }
   const offload = { thresholdBytes, offered: 0, offloaded: 0, bytes: 0, tokensBefore: 0, tokensAfter: 0, largest: null }
   const estimates = [] // { turn, line, estimate, provider, afterCompaction }
   let compactionPending = null // the compaction whose first provider figure has not come yet
@@ -234,6 +244,21 @@ export async function replay(parsed, options) {
     const from = Math.max(0, messagesRecordedUpTo - 8)
     call(line, 'recordMessagesSync', () => native.recordMessagesSync({ stateDir, sessionKey, messages: ctx.slice(from) }))
     messagesRecordedUpTo = ctx.length
+  }
+
+  // The entries from `kept` up to `end` that make messages (message, custom_message, branch_summary), as
+  // pi's buildSessionContext keeps them after a compaction (and OpenClaw after a reset), with their indexes.
+  const keptBetween = (kept, end) => {
+    const keptMessages = []
+    const keptIdx = []
+    for (let k = Math.max(kept, 0); kept >= 0 && k < end; k++) {
+      const m = entryMessage(entries[k].entry)
+      if (m) {
+        keptMessages.push(m)
+        keptIdx.push(k)
+      }
+    }
+    return { keptMessages, keptIdx }
   }
 
   let lastProgress = 0
@@ -364,6 +389,11 @@ export async function replay(parsed, options) {
       const cut = kept >= 0 ? ctxIdx.findIndex((x) => x >= kept) : -1
       const toSummarize = cut >= 0 ? ctx.slice(0, cut) : ctx
       const tokensBefore = typeof entry.tokensBefore === 'number' ? entry.tokensBefore : (peak.tokens ?? 0)
+      if (options.onCompaction) {
+        const whole = (x) => (x < 0 ? ctx[0] : entryMessage(entries[x].entry))
+        const messages = ctxIdx.slice(0, cut >= 0 ? cut : ctxIdx.length).map(whole)
+        options.onCompaction({ line, tokensBefore, summary, messages, firstKept: kept >= 0 ? entryMessage(entries[kept].entry) : null })
+      }
       const record = {
         line,
         tokensBefore,
@@ -388,23 +418,27 @@ export async function replay(parsed, options) {
       // pi's context after compaction: the summary, then the kept messages, then what follows.
       // pi's buildSessionContext: the kept entries that make messages (message, custom_message,
       // branch_summary), from the first kept one up to the compaction.
-      const keptMessages = []
-      const keptIdx = []
-      if (kept >= 0) {
-        for (let k = kept; k < i; k++) {
-          const m = entryMessage(entries[k].entry)
-          if (m) {
-            keptMessages.push(m)
-            keptIdx.push(k)
-          }
-        }
-      }
+      const { keptMessages, keptIdx } = keptBetween(kept, i)
       const summaryMessage = { role: 'compactionSummary', summary, tokensBefore, timestamp: Date.parse(entry.timestamp) || 0 }
       ctx = [summaryMessage, ...keptMessages.map(light)]
       ctxIdx = [-1, ...keptIdx]
       messagesRecordedUpTo = ctx.length
       estimator?.compact(summaryMessage, keptMessages)
       compactionPending = line
+      fileOps.read.clear()
+      fileOps.written.clear()
+      fileOps.edited.clear()
+      checkpointSaved = false
+    } else if (entry.type === 'reset') {
+      // OpenClaw's reset (/new, /reset, idle or daily): the model context starts over from the reset,
+      // keeping only the messages from `firstKeptEntryId` up to it. No summary, no checkpoint.
+      const kept = typeof entry.firstKeptEntryId === 'string' ? entries.findIndex((e) => e.entry.id === entry.firstKeptEntryId) : -1
+      const { keptMessages, keptIdx } = keptBetween(kept, i)
+      resets.push({ line, reason: typeof entry.reason === 'string' ? entry.reason : null, keptMessages: keptMessages.length })
+      ctx = keptMessages.map(light)
+      ctxIdx = keptIdx
+      messagesRecordedUpTo = ctx.length
+      estimator?.restart(keptMessages)
       fileOps.read.clear()
       fileOps.written.clear()
       fileOps.edited.clear()
@@ -482,6 +516,7 @@ export async function replay(parsed, options) {
       ? { available: true, written: checkpoints, skipped }
       : { available: false, reason: notAvailable('checkpoints', missing('writeCheckpointSync', 'renderCheckpoint')), written: [], skipped: [] },
     compactions,
+    resets,
     offload: canOffload
       ? { available: true, ...offload, tokensMoved: offload.tokensBefore - offload.tokensAfter }
       : { available: false, reason: notAvailable('observation store', missing('offloadObservationSync')) },

@@ -14,6 +14,7 @@ function section(title, lines) {
 export function formatName(format, version) {
   if (format === 'v3') return `pi v${version ?? 3} (id / parentId tree)`
   if (format === 'v1') return 'pi v1 (no ids)'
+  if (format === 'openclaw-sqlite') return `OpenClaw SQLite session (pi v${version ?? '?'} entries; a "line" is the event's seq + 1)`
   if (format === 'claude-code') return `Claude Code / Claude Agent SDK transcript${version ? ` (written by Claude Code ${version})` : ''}`
   return String(format)
 }

@@ -30,6 +30,9 @@ export const KNOWN_ENTRY_TYPES = new Set([
   'thinking_level_change',
   'model_change',
   'compaction',
+  // OpenClaw 2026.9's fresh history window (/new, /reset, idle and daily resets), optionally keeping
+  // messages from `firstKeptEntryId` (docs/reference/session-management-compaction/schema.md).
+  'reset',
   'branch_summary',
   'custom',
   'custom_message',

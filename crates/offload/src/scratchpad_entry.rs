@@ -15,10 +15,11 @@ use std::path::Path;
 
 /// The name of the session's persisted scratchpad entry (no TTL, never evicted).
 pub const SCRATCHPAD_ENTRY: &str = "context-native-scratchpad";
-/// Most characters the persisted entry may hold: [`persist`] refuses (`TooLarge`) to write more,
-/// [`read_persisted`] reads up to it. Far above what the scratchpad's limits let its spaces hold,
-/// even with every character JSON-escaped.
-pub const MAX_PERSISTED_CHARS: u64 = 1 << 20;
+/// Most characters the persisted entry may hold (64 Mi): [`persist`] refuses (`TooLarge`) to write
+/// more, [`read_persisted`] reads up to it. Above what the plugin's largest settings let the spaces
+/// hold (refs are bounded by count and by the block's token budget, up to 50,000 tokens: a ref of
+/// spaces is ~100 characters per token, ~5 M characters), even with every character JSON-escaped.
+pub const MAX_PERSISTED_CHARS: u64 = 64 << 20;
 /// The persisted key whose items name protected observation entries.
 pub const REFS_KEY: &str = "openclaw:scratchpad:refs";
 
