@@ -366,6 +366,39 @@ export declare function deleteObservationSessionSync(input: ObservationSessionIn
 export declare function deleteObservationSync(input: DeleteObservationInput): ObservationEntry
 
 /**
+ * Removes everything the package holds for a session key, off the main thread: its checkpoints,
+ * incremental state, observation entries (the persisted scratchpad entry included), its session
+ * record and its in-memory scratchpad (`clearScratchpad(sessionKey)`). Each store is removed
+ * under its lock: a write waiting for it lands in a fresh, empty store.
+ *
+ * @throws (rejects) `InvalidArg` for a bad key; `UnsafePath` when a session directory is a symlink.
+ */
+export declare function deleteSession(input: DeleteSessionInput): Promise<DeleteSessionResult>
+
+/** Input of `deleteSession`. */
+export interface DeleteSessionInput {
+  /** OpenClaw's state directory. */
+  stateDir: string
+  /** The session key whose data goes. */
+  sessionKey: string
+}
+
+/** What `deleteSession` removed. */
+export interface DeleteSessionResult {
+  /** The session directory name. */
+  dir: string
+  /** Whether the package held anything for the session. */
+  existed: boolean
+  /** Bytes removed. */
+  removedBytes: number
+  /** Files removed. */
+  removedFiles: number
+}
+
+/** Synchronous twin of `deleteSession`. */
+export declare function deleteSessionSync(input: DeleteSessionInput): DeleteSessionResult
+
+/**
  * Seed 004's `scratchpad_edit`: a full overwrite (`content`) or a targeted replacement
  * (`oldString` -> `newString`, which must occur once unless `replaceAll`). Same id, name, turn, TTL.
  *
@@ -597,6 +630,85 @@ export interface GcObservationsResult {
 
 /** Synchronous twin of `gcObservations`. */
 export declare function gcObservationsSync(input: GcObservationsInput): GcObservationsResult
+
+/**
+ * Applies the retention policy to a state dir, off the main thread: sessions with no write for
+ * longer than `idleDays` (default 30) lose everything the package holds for them; the observation
+ * stores of active sessions lose expired entries and what is over their quota (never an entry
+ * the latest checkpoint or the persisted scratchpad's refs name). The latest checkpoint of an
+ * active session is never removed. Visits at most `maxDirs` session directories per call,
+ * continuing where the previous call stopped (`more` says whether any are left). A time from the
+ * future (a clock that ran ahead) counts as now.
+ *
+ * @throws (rejects) `InvalidArg` for a bad input; `UnsafePath` when a folder under the state dir
+ * is a symlink. Per-session failures are listed in `errors`, not thrown.
+ */
+export declare function gcStateDir(input: GcStateDirInput): Promise<GcStateDirResult>
+
+/** Input of `gcStateDir`. */
+export interface GcStateDirInput {
+  /** OpenClaw's state directory (the one given to every other call). */
+  stateDir: string
+  /**
+   * Sessions with no write for longer than this many days lose everything the package holds
+   * for them (checkpoints, state files, observation entries, the persisted scratchpad).
+   * @default 30
+   */
+  idleDays?: number
+  /**
+   * Report what would be removed; remove nothing.
+   * @default false
+   */
+  dryRun?: boolean
+  /**
+   * Most session directories visited by this call; the next call continues after the last one
+   * (so each call's work is bounded and repeated calls cover every session).
+   * @default 500
+   */
+  maxDirs?: number
+  /**
+   * Per-session byte quota applied to the observation stores of active sessions.
+   * @default 536870912 (512 MiB)
+   */
+  quotaBytes?: number
+  /**
+   * Observation ids or names never evicted (on top of those the latest checkpoint or the
+   * persisted scratchpad's refs name, and the scratchpad entry itself).
+   */
+  protect?: Array<string>
+}
+
+/** What `gcStateDir` did (or, with `dryRun`, would do). */
+export interface GcStateDirResult {
+  /** Nothing was removed: the report says what would be. */
+  dryRun: boolean
+  /** Idle sessions removed (or to be removed). */
+  removedSessions: Array<RetainedSession>
+  /** Bytes of the idle sessions removed. */
+  removedBytes: number
+  /** Active sessions kept. */
+  keptSessions: number
+  /** Bytes left in the sessions kept (after their observation GC). */
+  keptBytes: number
+  /** Observation entries of active sessions removed (expired, or over the quota). */
+  removedEntries: number
+  /** Their bytes. */
+  removedEntryBytes: number
+  /** Session directories visited by this call. */
+  visited: number
+  /** Session directories in the state dir. */
+  totalDirs: number
+  /** Not every directory was visited: call again to continue. */
+  more: boolean
+  /** Sessions that could not be handled (`<dir>: [Code] message`); the others were. */
+  errors: Array<string>
+}
+
+/**
+ * Synchronous twin of `gcStateDir` (it walks the session directories it visits: seconds for
+ * thousands of sessions; prefer the Promise form in a server).
+ */
+export declare function gcStateDirSync(input: GcStateDirInput): GcStateDirResult
 
 /**
  * The block to prepend to the next user message, or `undefined` when all spaces are empty or
@@ -832,7 +944,9 @@ export interface OffloadInput {
  * `thresholdBytes` (4096) it parks the content under `<stateDir>/context/observations/<session
  * dir>/` and returns the synthetic observation to put in the history (`scratchpad_id`,
  * `size_bytes`, `kind`, `summary`, `metadata`, `_note`). Under it nothing is stored (unless `name`
- * is given) and the observation comes back whole. Runs on the libuv pool.
+ * is given) and the observation comes back whole. Runs on the libuv pool; a string of 4 Mi UTF-16
+ * units or more is copied off the input 4 MB per event-loop turn first (the main thread is never
+ * blocked for the whole of a 100 MB string). The sync twin converts the string at once.
  *
  * @throws (rejects) `InvalidArg` for a bad input or name, `TooLarge` when the content exceeds the
  * session quota, `UnsafePath` for a symlinked session directory, `UnsafeFile` when the store's
@@ -861,6 +975,55 @@ export interface OffloadResult {
   /** Ids of entries evicted to make room (expired, then least recently used). */
   evicted: Array<string>
 }
+
+/** One persisted scratchpad entry, as `applyScratchpadAction(...).persist` lists them. */
+export interface PersistEntry {
+  /** `openclaw:scratchpad:notes`, `openclaw:scratchpad:plan`, `openclaw:scratchpad:refs`, ... */
+  customType: string
+  /** The space's new value. */
+  data: string | string[]
+}
+
+/**
+ * Persists scratchpad entries (the `persist` list `applyScratchpadAction` returns) for a session,
+ * off the main thread: a read-modify-write of the session's persisted scratchpad entry
+ * (`context-native-scratchpad` in its observation store; no TTL, never evicted) under the
+ * store's session lock, so two processes persisting the same session lose no update. Written
+ * durably (fsync).
+ *
+ * @throws (rejects) `InvalidArg` for entries that are not `{ customType, data: string | string[] }`;
+ * `TooLarge` (nothing written) when the merged spaces would exceed 67,108,864 characters, the
+ * most `readPersistedScratchpad` reads; `Corrupt` when the stored entry is not a JSON object.
+ */
+export declare function persistScratchpad(input: PersistScratchpadInput): Promise<PersistScratchpadResult>
+
+/** Input of `persistScratchpad`. */
+export interface PersistScratchpadInput {
+  /** OpenClaw's state directory. */
+  stateDir: string
+  /** The session key. */
+  sessionKey: string
+  /** The entries to merge, in order (a later one of the same `customType` wins). */
+  entries: Array<PersistEntry>
+  /**
+   * Per-session byte quota of the observation store the entry lives in.
+   * @default 536870912 (512 MiB)
+   */
+  quotaBytes?: number
+}
+
+/** The answer of `persistScratchpad`. */
+export interface PersistScratchpadResult {
+  /** Every persisted space after the merge (`customType` -> data). */
+  spaces: Record<string, string | string[]>
+  /** The entry's id in the session's observation store. */
+  id: string
+  /** Characters written. */
+  chars: number
+}
+
+/** Synchronous twin of `persistScratchpad`. */
+export declare function persistScratchpadSync(input: PersistScratchpadInput): PersistScratchpadResult
 
 /**
  * Reads a checkpoint: the session's newest valid one (following `_latest.json`, falling back
@@ -994,6 +1157,26 @@ export interface ReadObservationResult {
 export declare function readObservationSync(input: ReadObservationInput): ReadObservationResult
 
 /**
+ * The session's persisted scratchpad spaces (`customType` -> data, as `persistScratchpad` wrote
+ * them), or `undefined` when it has none. Turn them into entries for `restoreScratchpad` with
+ * `Object.entries(spaces).map(([customType, data]) => ({ type: 'custom', customType, data }))`.
+ *
+ * @throws (rejects) `Corrupt` when the stored entry is not a JSON object.
+ */
+export declare function readPersistedScratchpad(input: ReadPersistedScratchpadInput): Promise<Record<string, string | string[]> | undefined>
+
+/** Input of `readPersistedScratchpad`. */
+export interface ReadPersistedScratchpadInput {
+  /** OpenClaw's state directory. */
+  stateDir: string
+  /** The session key. */
+  sessionKey: string
+}
+
+/** Synchronous twin of `readPersistedScratchpad`. */
+export declare function readPersistedScratchpadSync(input: ReadPersistedScratchpadInput): Record<string, string | string[]> | undefined
+
+/**
  * Records a decision in `decisions.json` (cap 50, oldest dropped). The same `what` again returns
  * the existing decision.
  * @throws (rejects) `InvalidArg` for an empty `what` or a `when` that is not RFC 3339.
@@ -1016,6 +1199,7 @@ export declare function recordLearningSync(input: StateItemInput): number
  * reply under 50 chars to an agent response over 500 chars that ends with a question) go to
  * `decisions.json` as `"<proposal> (asked: <question>; user: <reply>)"`, each once per session
  * however often the same messages are passed. Structure only: language-agnostic, no LLM.
+ * `messages` of 2,048 items or more are serialised 1,024 per event-loop turn and parsed on the pool.
  */
 export declare function recordMessages(input: StateMessagesInput): Promise<MessagesRecord>
 
@@ -1106,6 +1290,23 @@ export interface ResourcesInput {
  * entry; `NotFound` when `leafId` is not the id of any entry.
  */
 export declare function restoreScratchpad(sessionId: string, entries: SessionEntryLike[], leafId?: string | undefined | null, limits?: ScratchpadLimits): ScratchpadRestoreResult
+
+/** One session directory in a `gcStateDir` report. */
+export interface RetainedSession {
+  /** The session directory name (`sessionDirName(sessionKey)`). */
+  dir: string
+  /**
+   * The session key, when its session record says (directories written before version 0.1's
+   * records have none).
+   */
+  sessionKey?: string
+  /** RFC 3339 time of its last write; absent when nothing says. */
+  lastActivityAt?: string
+  /** Bytes of its files (checkpoints, state, observations, record). */
+  bytes: number
+  /** Its files. */
+  files: number
+}
 
 /**
  * One `session_scratchpad` tool call: the arguments the model sent, passed through as they are.
@@ -1452,6 +1653,28 @@ export interface ToolResultRecord {
 }
 
 /**
+ * Records that a session was active now, for retention: a session that only reads (a chat
+ * without tool calls writes nothing between checkpoints) is not idle while it is used. Every
+ * write of the package records activity by itself. Costs one small read; the session record
+ * (`context/sessions/<session dir>.json`) is rewritten at most once a minute. Resolves to whether
+ * it was rewritten.
+ *
+ * @throws (rejects) `InvalidArg` for a bad input.
+ */
+export declare function touchSession(input: TouchSessionInput): Promise<boolean>
+
+/** Input of `touchSession`. */
+export interface TouchSessionInput {
+  /** OpenClaw's state directory. */
+  stateDir: string
+  /** The session key that was active. */
+  sessionKey: string
+}
+
+/** Synchronous twin of `touchSession`. */
+export declare function touchSessionSync(input: TouchSessionInput): boolean
+
+/**
  * Builds the BPE tables of `encoding` on a worker thread, so the first `countTokens` on the
  * main thread is fast. Idempotent: the tables are built at most once per process.
  *
@@ -1505,7 +1728,9 @@ export interface WorkingInput {
  * come from `messages` and the incremental state files, which are then reset. Skips the write
  * (`written: false, reason: 'dedup'`) when input tokens moved less than 5% since the last
  * checkpoint, unless this is a `compaction` checkpoint whose compaction count changed. Keeps the
- * newest 5 checkpoints.
+ * newest 5 checkpoints. `messages` of 2,048 items or more are serialised 1,024 per event-loop turn
+ * (`JSON.stringify`) and parsed on the pool: 50,000 messages never block the main thread at once;
+ * the sync twin converts them at once (seconds for 50,000).
  *
  * @throws (rejects) `InvalidArg` for a malformed input, `UnsafePath` for a symlinked directory,
  * `NoSpace` / `PermissionDenied` / `Io` when the disk refuses.

@@ -48,6 +48,7 @@ const CASES = {
   'compaction-cost': () => import('./cases/compaction-cost.mjs'),
   observation: () => import('./cases/observation.mjs'),
   memory: () => import('./cases/memory.mjs'),
+  'event-loop': () => import('./cases/event-loop.mjs'),
 }
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'))

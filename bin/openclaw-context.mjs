@@ -5,6 +5,7 @@
 //   inspect [stateDir] [sessionKey] [--agent ID] [--json]   |   inspect <session.jsonl> [--json]
 //   eval [stateDir | session] [--agent ID] [--max-tokens N] [--json] [--missed]
 //   count [file] [--encoding E] [--json]
+//   gc [--dry-run] [--idle-days N] [--max-dirs N] [--json] [stateDir]   |   delete --session KEY [--json] [stateDir]
 //   setup [--replace] [--print] [--dry-run] [--openclaw CMD]   (bin/lib/setup.mjs)
 // Thin JS over the addon: the logic it measures lives in Rust; this file parses arguments and prints.
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
@@ -39,6 +40,11 @@ commands
                              as for replay): what the restore text keeps of OpenClaw's summary, beside two
                              naive texts of the same budget (--max-tokens N, default 800; --missed; --json)
   count [file]               tokens of a file, or of stdin, per encoding (--encoding E, --json)
+  gc [stateDir]              apply the retention policy: remove sessions idle longer than --idle-days N
+                             (default 30), expired observations of the others; --dry-run reports only;
+                             stateDir defaults to $OPENCLAW_STATE_DIR or ~/.openclaw (--max-dirs N, --json)
+  delete --session KEY [stateDir]
+                             remove everything the package holds for one session (--json)
 ${SETUP_USAGE}
 
 Lines that do not parse are skipped, as pi's session loader skips them, and each is reported. A file in
@@ -196,6 +202,11 @@ async function main(argv) {
       return cmdInspect(rest)
     case 'count':
       return cmdCount(rest)
+    case 'gc':
+    case 'delete': {
+      const { runGc, runDelete } = await import('./lib/retention.mjs')
+      return (command === 'gc' ? runGc : runDelete)(rest, UsageError)
+    }
     case 'setup':
       return cmdSetup(rest)
     case undefined:

@@ -28,7 +28,6 @@ import {
   applyScratchpadAction,
   clearScratchpad,
   ContextEstimator,
-  deleteObservation,
   evaluateContextUsage,
   evaluateScratchpadNudge,
   getScratchpadContent,
@@ -42,12 +41,12 @@ import {
   renderCheckpoint,
   restoreScratchpad,
   writeCheckpoint,
-  writeObservation,
   type ReadObservationInput,
   type ScratchpadAction,
   type ScratchpadLimits,
   type SessionEntryLike,
 } from '@openclaw/context-native'
+import { deleteSessionData, noteActivity, persistEntries, scheduleRetention } from './retention.ts'
 import { resolveSettings, SCRATCHPAD_READ_MAX_CHARS } from './settings.ts'
 
 export { InvalidSettingsError, resolveSettings, type ContextNativeSettings } from './settings.ts'
@@ -153,11 +152,9 @@ export function registerContextNative(api: OpenClawPluginApi): void {
   const persist = (sessionKey: string, entries: ReadonlyArray<{ customType: string; data: string | string[] }>): Promise<void> => {
     const next = (writes.get(sessionKey) ?? Promise.resolve())
       .catch(() => undefined)
-      .then(async () => {
-        const saved = await readSaved(sessionKey)
-        for (const entry of entries) saved[entry.customType] = entry.data
-        await writeObservation({ stateDir, sessionKey, name: SCRATCHPAD_ENTRY, content: JSON.stringify(saved), protect: [SCRATCHPAD_ENTRY] })
-      })
+      // The read-merge-write runs under the session's lock in the package: another process (a second gateway, the
+      // CLI) persisting the same session loses nothing either.
+      .then(() => persistEntries(stateDir, sessionKey, entries))
     writes.set(sessionKey, next)
     void next.finally(() => writes.get(sessionKey) === next && writes.delete(sessionKey)).catch(() => undefined)
     return next
@@ -182,10 +179,11 @@ export function registerContextNative(api: OpenClawPluginApi): void {
     if (!sessionKey) return
     states.delete(sessionKey)
     clearScratchpad(sessionKey)
-    await deleteObservation({ stateDir, sessionKey, name: SCRATCHPAD_ENTRY }).catch((e: { code?: string }) => {
-      if (e.code !== 'NotFound') throw e
-    })
+    // Everything the package holds for the session: checkpoints, state, observations, the persisted scratchpad.
+    await deleteSessionData(stateDir, sessionKey)
   }
+  // Retention off the turn's path: idle sessions' data and expired observations reclaimed on an unref'd timer.
+  scheduleRetention(api, stateDir)
 
   // Session state the host owns the lifecycle of: on /reset, delete or disable, OpenClaw calls cleanup.
   api.session.state.registerSessionExtension({
@@ -260,6 +258,7 @@ export function registerContextNative(api: OpenClawPluginApi): void {
     const state = stateOf(sessionKey)
     state.messages = event.messages
     state.turn++
+    noteActivity(stateDir, sessionKey) // retention: a session in use is never idle, even one that writes nothing
 
     if (settings.scratchpad.enabled) {
       await ensureRestored(sessionKey)

@@ -43,6 +43,7 @@ export interface ContextNativeSettings {
   gauge: { gaugeAt: number; checkpointAt: number }
   checkpoints: { enabled: boolean; restoreMaxTokens: number }
   offload: { enabled: boolean; thresholdBytes: number; ttlSeconds: number }
+  retention: { enabled: boolean; idleDays: number; intervalMinutes: number; maxDirsPerRun: number; firstRunDelaySeconds: number }
 }
 
 /** One setting: its dot path under SETTINGS_PATH, its type, default and range, and what it does. */
@@ -67,6 +68,8 @@ export const SETTING_GROUPS: Record<string, string> = {
   gauge: 'The context gauge line and the 80% checkpoint (seed 001, section 6).',
   checkpoints: 'YAML checkpoints before compaction and their restore after it (seed 001).',
   offload: 'Large tool results parked in the observation store (seed 003).',
+  retention:
+    "Disk reclaimed while the gateway runs (plugin/retention.ts): sessions idle longer than idleDays lose their checkpoints, state files, observations and persisted scratchpad; active sessions lose expired observations (never their latest checkpoint, nor what it or the scratchpad's refs name). Runs off the turn's path; `openclaw-context gc` runs it on demand.",
 }
 
 export const SETTINGS: readonly SettingSpec[] = [
@@ -194,6 +197,26 @@ export const SETTINGS: readonly SettingSpec[] = [
     maximum: 31_536_000,
     description: 'How long a parked result lives, in seconds (at most a year).',
   },
+  { path: 'retention.enabled', type: 'boolean', default: true, description: 'Run the retention policy on a schedule in the gateway process.' },
+  {
+    path: 'retention.idleDays',
+    type: 'number',
+    default: 30,
+    minimum: 1,
+    maximum: 3650,
+    description: 'A session with no activity (no write, no prompt build) for longer than this many days is removed.',
+    label: 'Remove sessions idle for (days)',
+  },
+  { path: 'retention.intervalMinutes', type: 'integer', default: 60, minimum: 1, maximum: 10_080, description: 'Minutes between two runs in one process.' },
+  {
+    path: 'retention.maxDirsPerRun',
+    type: 'integer',
+    default: 200,
+    minimum: 1,
+    maximum: 100_000,
+    description: 'Session directories one run visits at most; the next run continues after the last one.',
+  },
+  { path: 'retention.firstRunDelaySeconds', type: 'integer', default: 60, minimum: 0, maximum: 86_400, description: 'Delay of the first run after the gateway starts.' },
 ]
 
 /** The `InvalidSettings` error: `setting` is the full path in openclaw.json. */

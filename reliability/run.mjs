@@ -12,6 +12,7 @@ import faults from './cases/faults.mjs'
 import badInput from './cases/bad-input.mjs'
 import injection from './cases/injection.mjs'
 import hostile from './cases/hostile.mjs'
+import retention from './cases/retention.mjs'
 
 const argv = process.argv.slice(2)
 const heavy = argv.includes('--heavy')
@@ -19,7 +20,7 @@ const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : undefi
 const json = argv.includes('--json') ? argv[argv.indexOf('--json') + 1] : undefined
 const opts = { heavy }
 
-const groups = { crash, concurrency, faults, 'bad-input': badInput, injection, hostile }
+const groups = { crash, concurrency, faults, 'bad-input': badInput, injection, hostile, retention }
 const results = []
 let failed = 0
 const t0 = Date.now()

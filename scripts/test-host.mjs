@@ -347,8 +347,12 @@ await check('the gauge: llm_output gives the run\'s budget; over 80% the line sa
   assert.equal(native.readCheckpoint({ stateDir, sessionKey })?.meta?.trigger ?? native.readCheckpoint({ stateDir, sessionKey })?.trigger, 'auto-80pct')
 })
 
-await check('/reset clears the session\'s scratchpad (before_reset) and its persisted entry', async () => {
+await check('/reset clears the session\'s scratchpad (before_reset), its persisted entry, checkpoints and observations', async () => {
+  assert.ok(native.readCheckpoint({ stateDir, sessionKey }), 'a checkpoint before the reset')
   await hookRunner.runBeforeReset({ reason: 'reset' }, { agentId, sessionKey, sessionId })
+  // Everything the package held for the session went with it (deleteSession, issue 23).
+  assert.equal(native.readCheckpoint({ stateDir, sessionKey }), undefined, 'the checkpoint still reads after the reset')
+  assert.deepEqual(await native.listObservations({ stateDir, sessionKey, includeExpired: true }), [], 'observations left')
   const p = await buildPrompt('run-10', 'hello again', [userMessage('hello again')])
   assert.ok(!(p.prependContext ?? '').includes('Fix token refresh'), 'no scratchpad after the reset')
   const again = oc.loadOpenClawPlugins({ config, workspaceDir, logger, cache: false })

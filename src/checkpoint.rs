@@ -1,12 +1,13 @@
 //! JS surface of checkpoints (seed 001, sections 5, 8.2, 11): `writeCheckpoint` and its sync
 //! twin, `readCheckpoint`, `renderCheckpoint`, `checkpointToYaml`, `sessionDirName`.
 
-use crate::error::{from_js, run, spawn, Job};
+use crate::error::{from_js, run};
 use crate::js::Maybe;
+use crate::offthread::{messages_job, Gather};
 use crate::tokens::parse_encoding;
 use context_checkpoint as core;
 use context_fsio::Error;
-use napi::bindgen_prelude::AsyncTask;
+use napi::bindgen_prelude::{AsyncTask, Unknown};
 use napi::Env;
 use napi_derive::napi;
 use serde::Deserialize;
@@ -604,15 +605,19 @@ pub struct RenderCheckpointOptions {
 /// come from `messages` and the incremental state files, which are then reset. Skips the write
 /// (`written: false, reason: 'dedup'`) when input tokens moved less than 5% since the last
 /// checkpoint, unless this is a `compaction` checkpoint whose compaction count changed. Keeps the
-/// newest 5 checkpoints.
+/// newest 5 checkpoints. `messages` of 2,048 items or more are serialised 1,024 per event-loop turn
+/// (`JSON.stringify`) and parsed on the pool: 50,000 messages never block the main thread at once;
+/// the sync twin converts them at once (seconds for 50,000).
 ///
 /// @throws (rejects) `InvalidArg` for a malformed input, `UnsafePath` for a symlinked directory,
 /// `NoSpace` / `PermissionDenied` / `Io` when the disk refuses.
 #[napi(catch_unwind, ts_return_type = "Promise<CheckpointWriteResult>")]
 pub fn write_checkpoint(
-    #[napi(ts_arg_type = "CheckpointInput")] input: serde_json::Value,
-) -> AsyncTask<Job<CheckpointWriteResult>> {
-    spawn(move || write_impl(input))
+    env: Env,
+    #[napi(ts_arg_type = "CheckpointInput")] input: Unknown,
+) -> AsyncTask<Gather<CheckpointWriteResult>> {
+    // 50,000 messages are serialised a slice per event-loop turn (see `offthread`).
+    messages_job(&env, input, "messages", write_impl)
 }
 
 fn write_impl(input: serde_json::Value) -> Result<CheckpointWriteResult, Error> {

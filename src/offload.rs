@@ -4,11 +4,13 @@
 //! lives in `context-offload`.
 //!
 //! Content (`string` or `Uint8Array` / `Buffer`) never goes through `serde_json::Value`: it is taken
-//! out of the input object on its own, a string copied once into Rust, a `Uint8Array` borrowed
+//! out of the input object on its own, a string copied once into Rust (a big one, in the Promise
+//! forms, a slice per event-loop turn: see `offthread`), a `Uint8Array` borrowed
 //! (not copied) and written to disk from the worker thread.
 
 use crate::error::{from_js, run, spawn, Job};
 use crate::js::Json;
+use crate::offthread::{rest_json, Gather, Gathered};
 use context_fsio::{rfc3339, Error};
 use context_offload as core;
 use napi::bindgen_prelude::{
@@ -567,22 +569,69 @@ fn split_content(env: &Env, input: Unknown) -> Result<(ContentArg, serde_json::V
             ))
         }
     };
-    let mut rest = serde_json::Map::new();
-    for key in Object::keys(&obj).map_err(bad)? {
-        if key == "content" {
-            continue;
-        }
-        if let Some(v) = obj
-            .get::<serde_json::Value>(&key)
-            .map_err(|e| Error::invalid_arg(format!("input.{key}: {}", e.reason)))?
-        {
-            rest.insert(key, v);
-        }
-    }
-    Ok((content, serde_json::Value::Object(rest)))
+    Ok((content, rest_json(&obj, "content")?))
 }
 
-fn quota(q: Option<f64>) -> Result<Option<u64>, Error> {
+/// The Promise form of a call taking `content`: a string of at least
+/// [`crate::offthread::STRING_MIN_UNITS`] UTF-16 units is copied off the input a slice per
+/// event-loop turn and converted on the pool ([`crate::offthread`]); anything else is taken as
+/// `split_content` takes it. Argument errors reject.
+fn content_job<I, T>(
+    env: &Env,
+    input: Unknown,
+    work: fn(ContentArg, I) -> Result<T, Error>,
+) -> AsyncTask<Gather<T>>
+where
+    I: serde::de::DeserializeOwned + Send + 'static,
+    T: Send + ToNapiValue + 'static,
+{
+    let big = (|| -> Result<Option<(Unknown, usize, serde_json::Value)>, Error> {
+        if input.get_type().ok() != Some(ValueType::Object) {
+            return Ok(None);
+        }
+        // SAFETY: checked to be an object just above.
+        let obj: Object = unsafe { input.cast() }
+            .map_err(|e| Error::invalid_arg(format!("input: {}", e.reason)))?;
+        let Ok(Some(content)) = obj.get::<Unknown>("content") else {
+            return Ok(None);
+        };
+        if content.get_type().ok() != Some(ValueType::String) {
+            return Ok(None);
+        }
+        let len = utf16_len(env, &content)
+            .map_err(|e| Error::invalid_arg(format!("input.content: {}", e.reason)))?;
+        if len < crate::offthread::STRING_MIN_UNITS {
+            return Ok(None);
+        }
+        Ok(Some((content, len, rest_json(&obj, "content")?)))
+    })();
+    let task = match big {
+        Err(e) => Gather::failed(e),
+        Ok(Some((content, len, rest))) => match from_js::<I>(rest, "input") {
+            Err(e) => Gather::failed(e),
+            Ok(parsed) => {
+                let mut g = Gather::new(move |mut got: Vec<Gathered>| match got.pop() {
+                    Some(Gathered::Text(text)) => work(ContentArg::Text(text), parsed),
+                    _ => Err(Error::invalid_arg("input.content was not gathered")),
+                });
+                match g.add_text(env, &content, len) {
+                    Ok(()) => g,
+                    Err(e) => Gather::failed(e),
+                }
+            }
+        },
+        Ok(None) => match split_content(env, input)
+            .and_then(|(c, rest)| Ok((c, from_js::<I>(rest, "input")?)))
+        {
+            Ok((content, parsed)) => Gather::new(move |_| work(content, parsed)),
+            Err(e) => Gather::failed(e),
+        },
+    };
+    AsyncTask::new(task)
+}
+
+/// A `quotaBytes` option: a non-negative integer (`InvalidArg` otherwise).
+pub(crate) fn quota(q: Option<f64>) -> Result<Option<u64>, Error> {
     match q {
         None => Ok(None),
         Some(q) if q.is_finite() && q >= 0.0 && q.fract() == 0.0 => Ok(Some(q as u64)),
@@ -799,7 +848,9 @@ fn do_expand(input: ExpandObservationRefsInput) -> Result<Json, Error> {
 /// `thresholdBytes` (4096) it parks the content under `<stateDir>/context/observations/<session
 /// dir>/` and returns the synthetic observation to put in the history (`scratchpad_id`,
 /// `size_bytes`, `kind`, `summary`, `metadata`, `_note`). Under it nothing is stored (unless `name`
-/// is given) and the observation comes back whole. Runs on the libuv pool.
+/// is given) and the observation comes back whole. Runs on the libuv pool; a string of 4 Mi UTF-16
+/// units or more is copied off the input 4 MB per event-loop turn first (the main thread is never
+/// blocked for the whole of a 100 MB string). The sync twin converts the string at once.
 ///
 /// @throws (rejects) `InvalidArg` for a bad input or name, `TooLarge` when the content exceeds the
 /// session quota, `UnsafePath` for a symlinked session directory, `UnsafeFile` when the store's
@@ -809,13 +860,8 @@ fn do_expand(input: ExpandObservationRefsInput) -> Result<Json, Error> {
 pub fn offload_observation(
     env: Env,
     #[napi(ts_arg_type = "OffloadInput")] input: Unknown,
-) -> AsyncTask<Job<OffloadResult>> {
-    let parsed = split_content(&env, input)
-        .and_then(|(c, rest)| Ok((c, from_js::<OffloadInput>(rest, "input")?)));
-    spawn(move || {
-        let (content, input) = parsed?;
-        do_offload(content, input)
-    })
+) -> AsyncTask<Gather<OffloadResult>> {
+    content_job(&env, input, do_offload)
 }
 
 /// Synchronous twin of `offloadObservation` (blocks the event loop for the write).
@@ -866,13 +912,8 @@ pub fn read_observation_sync(
 pub fn write_observation(
     env: Env,
     #[napi(ts_arg_type = "WriteObservationInput")] input: Unknown,
-) -> AsyncTask<Job<WriteObservationResult>> {
-    let parsed = split_content(&env, input)
-        .and_then(|(c, rest)| Ok((c, from_js::<WriteObservationInput>(rest, "input")?)));
-    spawn(move || {
-        let (content, input) = parsed?;
-        do_write(content, input)
-    })
+) -> AsyncTask<Gather<WriteObservationResult>> {
+    content_job(&env, input, do_write)
 }
 
 /// Synchronous twin of `writeObservation`.

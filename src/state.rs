@@ -2,9 +2,10 @@
 //! `tool_result` and `context` handlers, each with a Promise form and a `Sync` twin.
 
 use crate::error::{from_js, run, spawn, Job};
+use crate::offthread::{messages_job, Gather};
 use context_fsio::Error;
 use context_state as core;
-use napi::bindgen_prelude::AsyncTask;
+use napi::bindgen_prelude::{AsyncTask, Unknown};
 use napi::Env;
 use napi_derive::napi;
 use serde::Deserialize;
@@ -368,11 +369,14 @@ pub fn record_learning_sync(
 /// reply under 50 chars to an agent response over 500 chars that ends with a question) go to
 /// `decisions.json` as `"<proposal> (asked: <question>; user: <reply>)"`, each once per session
 /// however often the same messages are passed. Structure only: language-agnostic, no LLM.
+/// `messages` of 2,048 items or more are serialised 1,024 per event-loop turn and parsed on the pool.
 #[napi(catch_unwind, ts_return_type = "Promise<MessagesRecord>")]
 pub fn record_messages(
-    #[napi(ts_arg_type = "StateMessagesInput")] input: Value,
-) -> AsyncTask<Job<MessagesRecord>> {
-    spawn(move || messages(input))
+    env: Env,
+    #[napi(ts_arg_type = "StateMessagesInput")] input: Unknown,
+) -> AsyncTask<Gather<MessagesRecord>> {
+    // A long conversation is serialised a slice per event-loop turn (see `offthread`).
+    messages_job(&env, input, "messages", messages)
 }
 
 /// Sync twin of `recordMessages`.

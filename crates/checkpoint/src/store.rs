@@ -174,10 +174,15 @@ pub fn write_checkpoint(input: &CheckpointInput) -> Result<WriteResult> {
             });
         }
     }
-    let latest_ms = latest
-        .as_ref()
-        .and_then(|(_, cp)| parse_rfc3339(&cp.meta.created_at));
-    let state = context_state::read_bundle(&input.state_dir, &input.session_key, latest_ms)?;
+    // Which state the previous checkpoint already bundled is decided by checkpoint numbers, not
+    // by its time: one written while the clock ran ahead must not discard later records.
+    let mark = files.last().map(|(n, _)| context_state::CheckpointMark {
+        seq: *n,
+        created_ms: latest
+            .as_ref()
+            .and_then(|(_, cp)| parse_rfc3339(&cp.meta.created_at)),
+    });
+    let state = context_state::read_bundle(&input.state_dir, &input.session_key, mark)?;
 
     let n = files.last().map_or(1, |(n, _)| n + 1);
     let id = checkpoint_id(n);
@@ -229,6 +234,8 @@ pub fn write_checkpoint(input: &CheckpointInput) -> Result<WriteResult> {
         }
     }
     context_state::reset(&input.state_dir, &input.session_key)?;
+    // Retention's view of the session (best effort: the record is only a hint of activity).
+    let _ = context_fsio::record_activity(&input.state_dir, &input.session_key, now_ms());
     Ok(WriteResult {
         written: true,
         checkpoint_id: id,

@@ -66,6 +66,17 @@ pub fn session_dir(state_dir: &Path, parts: &[&str], session_key: &str) -> Resul
     Ok(dir)
 }
 
+/// Creates (0700) and returns `<state_dir>/<parts...>`, refusing symlinks and non-directories
+/// below the state dir (`UnsafePath`), as [`session_dir`] does.
+pub fn state_subdir(state_dir: &Path, parts: &[&str]) -> Result<PathBuf> {
+    let mut dir = state_root(state_dir)?;
+    for part in parts {
+        dir.push(part);
+        ensure_real_dir(&dir)?;
+    }
+    Ok(dir)
+}
+
 /// The path of a session directory without creating anything (for reads). `None` when the state
 /// dir or the session dir does not exist; `UnsafePath` when a component is a symlink.
 pub fn existing_session_dir(

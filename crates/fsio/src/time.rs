@@ -2,12 +2,46 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// Milliseconds since the Unix epoch, now.
+/// Environment variable shifting this package's clock by a signed number of milliseconds, for
+/// tests of clock changes (a clock set a day ahead, then fixed): read on every [`now_ms`] call, so
+/// a test process can move its clock back and forth (`process.env[...] = '86400000'`). Never set
+/// it in production.
+pub const CLOCK_OFFSET_ENV: &str = "OPENCLAW_CONTEXT_CLOCK_OFFSET_MS";
+
+/// How far in the future a recorded time may lie before it is treated as now: times written while
+/// the clock ran ahead (then fixed) must not make an entry outlive its TTL, nor a session look
+/// active, for as long as the clock was wrong.
+pub const FUTURE_TOLERANCE_MS: u64 = 5 * 60 * 1000;
+
+/// Milliseconds since the Unix epoch, now (shifted by [`CLOCK_OFFSET_ENV`] when set).
 pub fn now_ms() -> u64 {
-    SystemTime::now()
+    let real = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or(Duration::ZERO)
-        .as_millis() as u64
+        .as_millis() as u64;
+    match std::env::var(CLOCK_OFFSET_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<i64>().ok())
+    {
+        Some(off) => real.saturating_add_signed(off),
+        None => real,
+    }
+}
+
+/// A recorded time as this package uses it at `now`: one later than `now` plus
+/// [`FUTURE_TOLERANCE_MS`] (written while the clock ran ahead) counts as `now`, never as later
+/// than everything.
+pub fn clamp_future(t: u64, now: u64) -> u64 {
+    if t > now.saturating_add(FUTURE_TOLERANCE_MS) {
+        now
+    } else {
+        t
+    }
+}
+
+/// Whether `t` lies further in the future than [`FUTURE_TOLERANCE_MS`] at `now`.
+pub fn is_future(t: u64, now: u64) -> bool {
+    t > now.saturating_add(FUTURE_TOLERANCE_MS)
 }
 
 /// Formats milliseconds since the epoch as RFC 3339 UTC with millisecond precision.
@@ -95,6 +129,19 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn future_times_count_as_now() {
+        let now = 1_000_000_000;
+        assert_eq!(
+            clamp_future(now + FUTURE_TOLERANCE_MS, now),
+            now + FUTURE_TOLERANCE_MS
+        );
+        assert_eq!(clamp_future(now + FUTURE_TOLERANCE_MS + 1, now), now);
+        assert_eq!(clamp_future(u64::MAX, now), now);
+        assert_eq!(clamp_future(5, now), 5);
+        assert!(is_future(now + 365 * 86_400_000, now) && !is_future(now, now));
+    }
 
     #[test]
     fn formats_and_parses() {

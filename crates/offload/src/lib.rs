@@ -14,12 +14,19 @@ pub mod index;
 pub mod observation;
 pub mod read;
 pub mod refs;
+pub mod scratchpad_entry;
 pub mod store;
 pub mod tools;
 
-use context_fsio::{check_entry_name, now_ms, Durability, Error, Result, OBSERVATIONS_DIR};
+use context_fsio::{
+    check_entry_name, now_ms, record_activity, Durability, Error, Result, OBSERVATIONS_DIR,
+};
 pub use observation::{Content, Kind, SyntheticObservation, WholeObservation};
 pub use read::{Mode, ReadOutcome, ReadRequest, DEFAULT_MAX_CHARS, DEFAULT_N, MAX_GREP_MATCHES};
+pub use scratchpad_entry::{
+    persist as persist_scratchpad, read_persisted as read_persisted_scratchpad, PersistOutcome,
+    MAX_PERSISTED_CHARS, SCRATCHPAD_ENTRY,
+};
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
@@ -59,7 +66,8 @@ impl Default for StoreOptions {
 }
 
 impl StoreOptions {
-    fn quota(&self) -> u64 {
+    /// The quota in bytes ([`DEFAULT_QUOTA_BYTES`] when unset).
+    pub fn quota(&self) -> u64 {
         self.quota_bytes.unwrap_or(DEFAULT_QUOTA_BYTES)
     }
     fn durability(&self) -> Durability {
@@ -189,6 +197,7 @@ pub fn offload(state_dir: &Path, session_key: &str, req: OffloadRequest) -> Resu
         Some(DEFAULT_TTL_SECONDS)
     };
     let mut s = Session::open(state_dir, session_key)?;
+    let now = now_ms();
     let (entry, evicted) = s.store(
         kind,
         bytes,
@@ -199,9 +208,11 @@ pub fn offload(state_dir: &Path, session_key: &str, req: OffloadRequest) -> Resu
         req.store.quota(),
         &req.store.protect,
         req.store.durability(),
-        now_ms(),
+        now,
     )?;
     drop(s);
+    // Retention's view of the session (best effort: the record is only a hint of activity).
+    let _ = record_activity(state_dir, session_key, now);
     let observation = if offloaded {
         let summary = match kind {
             Kind::Text => observation::text_summary(std::str::from_utf8(bytes).unwrap_or("")),
@@ -248,7 +259,8 @@ pub fn write(
     check_entry_name(name)?;
     let (kind, bytes) = content.classify();
     let mut s = Session::open(state_dir, session_key)?;
-    s.store(
+    let now = now_ms();
+    let out = s.store(
         kind,
         bytes,
         Some(name),
@@ -258,8 +270,11 @@ pub fn write(
         opts.quota(),
         &opts.protect,
         opts.durability(),
-        now_ms(),
-    )
+        now,
+    )?;
+    drop(s);
+    let _ = record_activity(state_dir, session_key, now);
+    Ok(out)
 }
 
 fn no_store(session_key: &str) -> Error {
@@ -285,6 +300,8 @@ pub fn read(state_dir: &Path, session_key: &str, req: &ReadRequest) -> Result<Re
     if touch(s.entry_mut(i), now) {
         // Best effort: on a full or read-only disk the read still answers; only the LRU time is lost.
         let _ = s.save(Durability::Fast);
+        drop(s);
+        let _ = record_activity(state_dir, session_key, now);
     }
     Ok(out)
 }
@@ -380,6 +397,8 @@ pub fn edit(
     let i = s.find(Some(&e.id), None, None, now)?;
     let entry = s.rewrite(i, &text, opts.durability(), now)?;
     s.remove_files(&evicted);
+    drop(s);
+    let _ = record_activity(state_dir, session_key, now);
     Ok((entry, count))
 }
 
@@ -444,8 +463,10 @@ pub struct GcReport {
 }
 
 /// Seed 003's `gc()`, run at the start of a turn: removes expired entries, applies the quota
-/// (least recently used first), never touching protected entries, and removes files no entry
-/// owns. One session, or every session store under `state_dir` when `session_key` is `None`.
+/// (least recently used first), never touching protected entries (those `opts.protect` names, the
+/// latest checkpoint names, the persisted scratchpad and what its refs name), and removes files no
+/// entry owns. Times written while the clock ran ahead count as now (see
+/// [`store::Session::rebase_future`]). One session, or every session store under `state_dir` when `session_key` is `None`.
 pub fn gc(state_dir: &Path, session_key: Option<&str>, opts: &StoreOptions) -> Result<GcReport> {
     let now = now_ms();
     let mut report = GcReport::default();

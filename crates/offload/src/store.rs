@@ -9,9 +9,9 @@
 use crate::index::TextIndex;
 use crate::observation::{sha256_hex, Kind};
 use context_fsio::{
-    atomic_write, atomic_write_with, check_entry_name, existing_session_dir, overwrite_in_place,
-    read_bounded, session_dir, session_dir_name, sweep_temp_files, DirLock, Durability, Error,
-    ErrorCode, Result, CHECKPOINTS_DIR, OBSERVATIONS_DIR,
+    atomic_write, atomic_write_with, check_entry_name, existing_session_dir, is_future,
+    overwrite_in_place, read_bounded, session_dir, session_dir_name, sweep_temp_files, DirLock,
+    Durability, Error, ErrorCode, Result, CHECKPOINTS_DIR, OBSERVATIONS_DIR,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
@@ -455,12 +455,40 @@ impl Session {
             .unwrap_or_default()
     }
 
-    /// The protection for this session: `explicit` plus the latest checkpoint's text.
+    /// The protection for this session: `explicit`, the latest checkpoint's text, the persisted
+    /// scratchpad entry ([`crate::scratchpad_entry::SCRATCHPAD_ENTRY`]) and the entries its refs
+    /// name.
     pub fn protection(&self, explicit: &[String]) -> Protection {
-        Protection::new(
-            explicit,
-            latest_checkpoint_text(&self.state_dir, &self.dir_name()),
-        )
+        let mut names = explicit.to_vec();
+        names.push(crate::scratchpad_entry::SCRATCHPAD_ENTRY.to_string());
+        let mut text = latest_checkpoint_text(&self.state_dir, &self.dir_name());
+        if let Some(refs) = crate::scratchpad_entry::refs_text(self) {
+            let t = text.get_or_insert_with(String::new);
+            t.push('\n');
+            t.push_str(&refs);
+        }
+        Protection::new(&names, text)
+    }
+
+    /// Brings times written while the clock ran ahead (later than now plus
+    /// [`context_fsio::FUTURE_TOLERANCE_MS`]) back to `now`, keeping each entry's TTL: an entry
+    /// written a year ahead expires its TTL after now, not a year later. Whether any changed.
+    pub fn rebase_future(&mut self, now: u64) -> bool {
+        let mut changed = false;
+        for e in &mut self.catalog.entries {
+            if is_future(e.created_at, now) || is_future(e.updated_at, now) {
+                let ttl = e.expires_at.map(|x| x.saturating_sub(e.updated_at));
+                e.created_at = e.created_at.min(now);
+                e.updated_at = now;
+                e.expires_at = ttl.map(|t| now.saturating_add(t));
+                changed = true;
+            }
+            if e.last_read_at.is_some_and(|t| is_future(t, now)) {
+                e.last_read_at = Some(now);
+                changed = true;
+            }
+        }
+        changed
     }
 
     /// Removes entries from the catalog (not yet from disk); returns them.
@@ -562,6 +590,7 @@ impl Session {
         now: u64,
         best_effort: bool,
     ) -> Result<Vec<Entry>> {
+        self.rebase_future(now);
         let nothing = |_: &Entry| false;
         let plan = self.plan_eviction(incoming, keep, quota, &nothing, now, true)?;
         if plan.is_empty() {
@@ -726,9 +755,12 @@ impl Session {
     /// entries may leave the store above it), files no entry owns and temp files left by crashed
     /// writes.
     pub fn collect(&mut self, quota: u64, protect: &[String], now: u64) -> Result<Vec<Entry>> {
+        let rebased = self.rebase_future(now);
         let removed = self.evict(0, None, quota, protect, now, true)?;
         if !removed.is_empty() {
             self.save_removal(&removed, Durability::Durable)?;
+        } else if rebased {
+            self.save(Durability::Durable)?;
         }
         sweep_temp_files(&self.dir);
         // Content files no entry's current revision owns: left by crashed writes or rewrites.
@@ -755,6 +787,17 @@ impl Session {
     }
 }
 
+/// A fresh tombstone name beside `dir`: `.deleted-<name>-<random>` (gc removes any left behind).
+pub fn tombstone_path(dir: &Path) -> Result<PathBuf> {
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let suffix =
+        context_fsio::random_hex().map_err(|e| Error::io("choosing a tombstone name", e))?;
+    Ok(dir.with_file_name(format!("{TOMBSTONE_PREFIX}{name}-{suffix}")))
+}
+
 /// Deletes the store of `session_key` (`false` when it has none), serialised with its users: under
 /// the store's lock the directory is renamed to a tombstone (`.deleted-<name>-<random>`) and
 /// removed, so a call waiting for the lock finds it no longer current and starts over (a write
@@ -764,13 +807,7 @@ pub fn delete_session_dir(state_dir: &Path, session_key: &str) -> Result<bool> {
     let Some((dir, lock)) = lock_live(state_dir, session_key, false)? else {
         return Ok(false);
     };
-    let name = dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let suffix =
-        context_fsio::random_hex().map_err(|e| Error::io("choosing a tombstone name", e))?;
-    let tomb = dir.with_file_name(format!("{TOMBSTONE_PREFIX}{name}-{suffix}"));
+    let tomb = tombstone_path(&dir)?;
     match fs::rename(&dir, &tomb) {
         Ok(()) => {
             // Nobody else enters a tombstone. A removal that still fails (seen once in ~40

@@ -4,8 +4,8 @@
 
 use crate::{Decision, Exchange};
 use context_fsio::{
-    atomic_write, now_ms, parse_rfc3339, read_bounded, rfc3339, Durability, Error, ErrorCode,
-    Result,
+    atomic_write, is_future, now_ms, parse_rfc3339, read_bounded, rfc3339, Durability, Error,
+    ErrorCode, Result,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -62,6 +62,11 @@ pub struct StateFile<T> {
     /// RFC 3339 time of the last write.
     #[serde(default)]
     pub updated_at: String,
+    /// The number of the session's newest checkpoint when the file was written (`cp_007` -> 7,
+    /// 0 before the first): what decides whether a later checkpoint already bundled this content,
+    /// whatever the clocks said. Absent in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint_seq: Option<u64>,
     #[serde(flatten)]
     pub data: T,
 }
@@ -73,6 +78,7 @@ impl<T: Default> Default for StateFile<T> {
             version: 1,
             instance: String::new(),
             updated_at: String::new(),
+            checkpoint_seq: None,
             data: T::default(),
         }
     }
@@ -84,14 +90,35 @@ impl<T> StateFile<T> {
         parse_rfc3339(&self.updated_at).unwrap_or(0)
     }
 
-    /// Seed 001 section 12: state written by an earlier process and older than the session's
-    /// latest checkpoint was already bundled (or belongs to a superseded run) and is discarded.
-    pub fn is_stale(&self, latest_checkpoint_ms: Option<u64>) -> bool {
-        match latest_checkpoint_ms {
-            Some(cp) => self.instance != instance_id() && self.updated_ms() < cp,
-            None => false,
+    /// Seed 001 section 12: state written by an earlier process before the session's latest
+    /// checkpoint was already bundled (or belongs to a superseded run) and is discarded.
+    ///
+    /// "Before" is decided by checkpoint numbers, not clocks: a file stamped with an older
+    /// checkpoint number than `latest.seq` is stale. Only a file written before the stamp existed
+    /// falls back to times, and is kept when the checkpoint's time lies in the future (a
+    /// checkpoint written while the clock ran ahead must not discard what was recorded after the
+    /// clock was fixed).
+    pub fn is_stale(&self, latest: Option<&CheckpointMark>) -> bool {
+        let Some(cp) = latest else { return false };
+        if self.instance == instance_id() {
+            return false;
+        }
+        match (self.checkpoint_seq, cp.created_ms) {
+            (Some(seq), _) => seq < cp.seq,
+            // A checkpoint time from the future says nothing about what came before it: keep.
+            (None, Some(ms)) => !is_future(ms, now_ms()) && self.updated_ms() < ms,
+            (None, None) => false,
         }
     }
+}
+
+/// The session's newest checkpoint as the state files compare against it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CheckpointMark {
+    /// Its number (`cp_007` -> 7).
+    pub seq: u64,
+    /// Its creation time, for state files written before they carried a checkpoint number.
+    pub created_ms: Option<u64>,
 }
 
 /// A state file's payload.
@@ -224,17 +251,20 @@ fn move_aside(dir: &Path, name: &str) -> Result<()> {
     }
 }
 
-/// Stamps `file` with this process and the current time and writes it atomically (0600).
+/// Stamps `file` with this process, the current time and the session's newest checkpoint number
+/// `seq`, and writes it atomically (0600).
 pub fn store<T: Serialize>(
     dir: &Path,
     name: &str,
     file: &mut StateFile<T>,
+    seq: u64,
     durability: Durability,
 ) -> Result<()> {
     file.schema = SCHEMA.into();
     file.version = 1;
     file.instance = instance_id().to_string();
     file.updated_at = rfc3339(now_ms());
+    file.checkpoint_seq = Some(seq);
     let mut bytes = serde_json::to_vec_pretty(file)
         .map_err(|e| Error::new(context_fsio::ErrorCode::Io, format!("encoding {name}: {e}")))?;
     bytes.push(b'\n');

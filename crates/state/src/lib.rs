@@ -27,8 +27,8 @@ pub use capture::{
     classify_tool, extract_paths, gist, message_text, squash, Access, PATHS_KEYS, PATH_KEYS,
 };
 pub use files::{
-    instance_id, ALL_FILES, DECISIONS_FILE, LEARNINGS_FILE, MAX_STATE_FILE_BYTES, OPEN_ITEMS_FILE,
-    RESOURCES_FILE, SCHEMA, THREAD_FILE,
+    instance_id, CheckpointMark, ALL_FILES, DECISIONS_FILE, LEARNINGS_FILE, MAX_STATE_FILE_BYTES,
+    OPEN_ITEMS_FILE, RESOURCES_FILE, SCHEMA, THREAD_FILE,
 };
 
 use context_fsio::{
@@ -122,22 +122,17 @@ fn state_dir_for(state_dir: &Path, session_key: &str) -> Result<PathBuf> {
 
 /// Reads every state file of the session into one bundle. The caller holds `lock_session`.
 ///
-/// `latest_checkpoint_ms` is the creation time of the session's newest checkpoint: a file written
-/// by another process instance before it is discarded (its content was bundled already, or
-/// belongs to a run the checkpoint superseded). Files of this process, and files written after
-/// the checkpoint (e.g. by a process that crashed since), are bundled. Corrupt files are moved
+/// `latest` is the session's newest checkpoint: a file written by another process instance before
+/// it (by checkpoint number, see [`files::StateFile::is_stale`]) is discarded (its content was
+/// bundled already, or belongs to a run the checkpoint superseded). Files of this process, and
+/// files written after the checkpoint (e.g. by a process that crashed since), are bundled. Corrupt files are moved
 /// aside and read as empty. A session without state gives an empty bundle.
 pub fn read_bundle(
     state_dir: &Path,
     session_key: &str,
-    latest_checkpoint_ms: Option<u64>,
+    latest: Option<CheckpointMark>,
 ) -> Result<StateBundle> {
-    bundle(
-        state_dir,
-        session_key,
-        latest_checkpoint_ms,
-        OnDamage::MoveAside,
-    )
+    bundle(state_dir, session_key, latest, OnDamage::MoveAside)
 }
 
 /// Like [`read_bundle`] for a read that never writes: corrupt files read as empty and stay in
@@ -146,20 +141,15 @@ pub fn read_bundle(
 pub fn peek_bundle(
     state_dir: &Path,
     session_key: &str,
-    latest_checkpoint_ms: Option<u64>,
+    latest: Option<CheckpointMark>,
 ) -> Result<StateBundle> {
-    bundle(
-        state_dir,
-        session_key,
-        latest_checkpoint_ms,
-        OnDamage::Leave,
-    )
+    bundle(state_dir, session_key, latest, OnDamage::Leave)
 }
 
 fn bundle(
     state_dir: &Path,
     session_key: &str,
-    latest_checkpoint_ms: Option<u64>,
+    latest: Option<CheckpointMark>,
     on_damage: OnDamage,
 ) -> Result<StateBundle> {
     let Some(dir) = existing_session_dir(state_dir, &STATE_DIR, session_key)? else {
@@ -168,11 +158,11 @@ fn bundle(
     let mut b = StateBundle::default();
 
     let d: StateFile<DecisionsData> = load(&dir, DECISIONS_FILE, on_damage)?;
-    if !d.is_stale(latest_checkpoint_ms) {
+    if !d.is_stale(latest.as_ref()) {
         b.decisions = d.data.decisions;
     }
     let t: StateFile<ThreadData> = load(&dir, THREAD_FILE, on_damage)?;
-    if !t.is_stale(latest_checkpoint_ms) {
+    if !t.is_stale(latest.as_ref()) {
         b.topic = t.data.topic;
         b.exchanges = t.data.exchanges;
         let counts = t.data.error_counts;
@@ -187,17 +177,17 @@ fn bundle(
             .collect();
     }
     let r: StateFile<ResourcesData> = load(&dir, RESOURCES_FILE, on_damage)?;
-    if !r.is_stale(latest_checkpoint_ms) {
+    if !r.is_stale(latest.as_ref()) {
         b.files_read = r.data.files_read;
         b.files_modified = r.data.files_modified;
         b.tools_used = r.data.tools_used;
     }
     let o: StateFile<OpenItemsData> = load(&dir, OPEN_ITEMS_FILE, on_damage)?;
-    if !o.is_stale(latest_checkpoint_ms) {
+    if !o.is_stale(latest.as_ref()) {
         b.open_items = o.data.open_items;
     }
     let l: StateFile<LearningsData> = load(&dir, LEARNINGS_FILE, on_damage)?;
-    if !l.is_stale(latest_checkpoint_ms) {
+    if !l.is_stale(latest.as_ref()) {
         b.learnings = l.data.learnings;
     }
     Ok(b)
@@ -211,6 +201,7 @@ pub fn reset(state_dir: &Path, session_key: &str) -> Result<()> {
     let Some(dir) = existing_session_dir(state_dir, &STATE_DIR, session_key)? else {
         return Ok(());
     };
+    let seq = checkpoint_mark(state_dir, session_key).map_or(0, |m| m.seq);
     let d: StateFile<DecisionsData> = load(&dir, DECISIONS_FILE, OnDamage::MoveAside)?;
     let mut d2 = StateFile {
         data: d.data.cleared(),
@@ -219,45 +210,69 @@ pub fn reset(state_dir: &Path, session_key: &str) -> Result<()> {
     // No fsync: if a power cut undoes this reset, the old state is older than the checkpoint
     // that bundled it and was written by an earlier process, so section 12 discards it anyway.
     let fast = Durability::Fast;
-    store(&dir, DECISIONS_FILE, &mut d2, fast)?;
+    store(&dir, DECISIONS_FILE, &mut d2, seq, fast)?;
     store(
         &dir,
         THREAD_FILE,
         &mut StateFile::<ThreadData>::default(),
+        seq,
         fast,
     )?;
     store(
         &dir,
         RESOURCES_FILE,
         &mut StateFile::<ResourcesData>::default(),
+        seq,
         fast,
     )?;
     store(
         &dir,
         OPEN_ITEMS_FILE,
         &mut StateFile::<OpenItemsData>::default(),
+        seq,
         fast,
     )?;
     store(
         &dir,
         LEARNINGS_FILE,
         &mut StateFile::<LearningsData>::default(),
+        seq,
         fast,
     )?;
     Ok(())
 }
 
-/// Milliseconds of the session's latest checkpoint as record calls see it: the modification time
-/// of `_latest.json` (rewritten atomically by every checkpoint). `None` without checkpoints.
-fn latest_checkpoint_ms(state_dir: &Path, session_key: &str) -> Option<u64> {
+/// The session's newest checkpoint as record calls see it: the highest `cp_NNN.yaml` number in its
+/// checkpoint directory, and the modification time of `_latest.json` (rewritten atomically by
+/// every checkpoint; only for state files written before they carried a checkpoint number).
+/// `None` without checkpoints (neither a checkpoint file nor `_latest.json`).
+pub fn checkpoint_mark(state_dir: &Path, session_key: &str) -> Option<CheckpointMark> {
     let dir = existing_session_dir(state_dir, &CHECKPOINTS_DIR, session_key).ok()??;
-    // Not followed: a link planted there says nothing about this session's checkpoints.
-    let modified = std::fs::symlink_metadata(dir.join("_latest.json"))
+    let seq = std::fs::read_dir(&dir)
         .ok()?
-        .modified()
-        .ok()?;
-    let d = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
-    Some(d.as_millis() as u64)
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name();
+            let digits = name.to_str()?.strip_prefix("cp_")?.strip_suffix(".yaml")?;
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            digits.parse::<u64>().ok()
+        })
+        .max();
+    // Not followed: a link planted there says nothing about this session's checkpoints.
+    let created_ms = std::fs::symlink_metadata(dir.join("_latest.json"))
+        .ok()
+        .and_then(|m| m.modified().ok())
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_millis() as u64);
+    if seq.is_none() && created_ms.is_none() {
+        return None;
+    }
+    Some(CheckpointMark {
+        seq: seq.unwrap_or(0),
+        created_ms,
+    })
 }
 
 /// Locks the session, loads one state file (dropping stale content: a record call must not claim
@@ -277,15 +292,19 @@ where
     // Temp files of writes that crashed (under this lock, so none is a live write's).
     sweep_temp_files(&dir);
     let mut file: StateFile<T> = load(&dir, name, OnDamage::MoveAside)?;
-    if file.is_stale(latest_checkpoint_ms(state_dir, session_key)) {
+    let mark = checkpoint_mark(state_dir, session_key);
+    if file.is_stale(mark.as_ref()) {
         file.data = std::mem::take(&mut file.data).cleared();
     }
     let (changed, out) = f(&mut file.data);
-    if changed || file.instance != instance_id() {
+    let seq = mark.map_or(0, |m| m.seq);
+    if changed || file.instance != instance_id() || file.checkpoint_seq != Some(seq) {
         // The record's data is fsynced; a power cut may lose the rename (the previous, whole file
         // remains): incremental capture is best effort by design (seed 001, 7.3).
-        store(&dir, name, &mut file, Durability::FileOnly)?;
+        store(&dir, name, &mut file, seq, Durability::FileOnly)?;
     }
+    // Retention's view of the session (best effort: the record is only a hint of activity).
+    let _ = context_fsio::record_activity(state_dir, session_key, now_ms());
     Ok(out)
 }
 
@@ -691,7 +710,7 @@ pub fn read_state(state_dir: &Path, session_key: &str) -> Result<StateBundle> {
     peek_bundle(
         state_dir,
         session_key,
-        latest_checkpoint_ms(state_dir, session_key),
+        checkpoint_mark(state_dir, session_key),
     )
 }
 

@@ -173,8 +173,14 @@ fn stale_state_of_an_earlier_process_is_discarded() {
     let old = json!({"schema": SCHEMA, "version": 1, "instance": "1-dead",
         "updated_at": "2026-01-01T00:00:00.000Z", "learnings": ["crashed"]});
     fs::write(dir.join(LEARNINGS_FILE), old.to_string()).unwrap();
-    let cp_after = context_fsio::parse_rfc3339("2026-01-02T00:00:00Z");
-    let cp_before = context_fsio::parse_rfc3339("2025-12-31T00:00:00Z");
+    let mark = |t: &str| {
+        Some(CheckpointMark {
+            seq: 1,
+            created_ms: context_fsio::parse_rfc3339(t),
+        })
+    };
+    let cp_after = mark("2026-01-02T00:00:00Z");
+    let cp_before = mark("2025-12-31T00:00:00Z");
     let _l = lock_session(&root, k).unwrap();
     // Crashed process, no checkpoint since: bundled.
     assert_eq!(
@@ -398,5 +404,48 @@ fn empty_session_reads_empty_and_files_are_private() {
             .mode();
         assert_eq!(mode & 0o777, 0o600);
     }
+    fs::remove_dir_all(&root).unwrap();
+}
+
+/// Issue 23: a checkpoint written while the clock ran a day ahead must not make the next one drop
+/// what another process recorded after the clock was fixed: staleness goes by checkpoint number.
+#[test]
+fn a_checkpoint_from_the_future_does_not_discard_later_records() {
+    let root = tmp("future-cp");
+    let k = "k";
+    let dir = session_dir(&root, &STATE_DIR, k).unwrap();
+    // Recorded by another process after checkpoint 2 (stamped 2), at a time before it.
+    let other = json!({"schema": SCHEMA, "version": 1, "instance": "1-other",
+        "updated_at": "2026-01-01T00:00:00.000Z", "checkpoint_seq": 2,
+        "decisions": [{"id": "d1", "what": "after the clock was fixed"}], "next_id": 1});
+    fs::write(dir.join(DECISIONS_FILE), other.to_string()).unwrap();
+    let ahead = CheckpointMark {
+        seq: 2,
+        created_ms: context_fsio::parse_rfc3339("2026-01-02T00:00:00Z"),
+    };
+    let _l = lock_session(&root, k).unwrap();
+    assert_eq!(
+        read_bundle(&root, k, Some(ahead)).unwrap().decisions.len(),
+        1
+    );
+    // A later checkpoint (3) did bundle it: now it is stale.
+    let next = CheckpointMark { seq: 3, ..ahead };
+    assert!(read_bundle(&root, k, Some(next))
+        .unwrap()
+        .decisions
+        .is_empty());
+    // A legacy file (no number) compares times, a future checkpoint time counting as now.
+    let legacy = json!({"schema": SCHEMA, "version": 1, "instance": "1-other",
+        "updated_at": context_fsio::rfc3339(context_fsio::now_ms() - 1000), "learnings": ["kept"]});
+    fs::write(dir.join(LEARNINGS_FILE), legacy.to_string()).unwrap();
+    let far = CheckpointMark {
+        seq: 3,
+        created_ms: Some(context_fsio::now_ms() + 86_400_000),
+    };
+    assert_eq!(
+        read_bundle(&root, k, Some(far)).unwrap().learnings,
+        vec!["kept"]
+    );
+    drop(_l);
     fs::remove_dir_all(&root).unwrap();
 }

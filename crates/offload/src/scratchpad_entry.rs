@@ -1,0 +1,147 @@
+//! The persisted scratchpad: one named entry per session in the observation store
+//! ([`SCRATCHPAD_ENTRY`]), a JSON object mapping each persisted key (`openclaw:scratchpad:notes`,
+//! `openclaw:scratchpad:plan`, `openclaw:scratchpad:refs`, ...) to its latest value, as the
+//! scratchpad's `persist` entries give them. [`persist`] is its read-modify-write under the store's
+//! session lock, so two processes (two gateways, a gateway and a CLI) persisting the same session
+//! never drop each other's spaces; [`read_persisted`] reads it back with a cap every write
+//! respects, so what is written can always be read.
+
+use crate::read::read_all;
+use crate::store::{Entry, Session};
+use crate::{check_target, StoreOptions};
+use context_fsio::{now_ms, record_activity, Error, ErrorCode, Result};
+use serde_json::{Map, Value};
+use std::path::Path;
+
+/// The name of the session's persisted scratchpad entry (no TTL, never evicted).
+pub const SCRATCHPAD_ENTRY: &str = "context-native-scratchpad";
+/// Most characters the persisted entry may hold (64 Mi): [`persist`] refuses (`TooLarge`) to write
+/// more, [`read_persisted`] reads up to it. Above what the plugin's largest settings let the spaces
+/// hold (refs are bounded by count and by the block's token budget, up to 50,000 tokens: a ref of
+/// spaces is ~100 characters per token, ~5 M characters), even with every character JSON-escaped.
+pub const MAX_PERSISTED_CHARS: u64 = 64 << 20;
+/// The persisted key whose items name protected observation entries.
+pub const REFS_KEY: &str = "openclaw:scratchpad:refs";
+
+/// What [`persist`] wrote.
+#[derive(Debug, Clone)]
+pub struct PersistOutcome {
+    /// The merged spaces now on disk.
+    pub spaces: Map<String, Value>,
+    /// The entry written.
+    pub entry: Entry,
+}
+
+fn check_value(key: &str, v: &Value) -> Result<()> {
+    let ok = match v {
+        Value::String(_) => true,
+        Value::Array(items) => items.iter().all(Value::is_string),
+        _ => false,
+    };
+    if key.is_empty() || !ok {
+        return Err(Error::invalid_arg(format!(
+            "entries: each needs a non-empty customType and data that is a string or an array of strings (got {key:?})"
+        )));
+    }
+    Ok(())
+}
+
+/// The spaces stored in `e` (an empty map when absent); `Corrupt` when it is not a JSON object.
+fn load(s: &Session, e: Option<&Entry>) -> Result<Map<String, Value>> {
+    let Some(e) = e else { return Ok(Map::new()) };
+    if e.chars > MAX_PERSISTED_CHARS {
+        return Err(too_large(e.chars));
+    }
+    let bytes = read_all(s, e)?;
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(Value::Object(m)) => Ok(m),
+        _ => Err(Error::corrupt(format!(
+            "the persisted scratchpad entry {SCRATCHPAD_ENTRY:?} is not a JSON object; delete it (deleteObservation) to start over"
+        ))),
+    }
+}
+
+fn too_large(chars: u64) -> Error {
+    Error::new(
+        ErrorCode::TooLarge,
+        format!(
+            "the persisted scratchpad would be {chars} characters, over the {MAX_PERSISTED_CHARS}-character limit its reader accepts; \
+             nothing was written: lower the scratchpad limits (notesMaxChars, planMaxChars, refsMax) or shorten the spaces"
+        ),
+    )
+}
+
+/// Merges `entries` (`(customType, data)` in order, the later winning) into the session's
+/// persisted scratchpad under the store's session lock, and writes it durably. `TooLarge`
+/// (nothing written) when the result would exceed [`MAX_PERSISTED_CHARS`]; `Corrupt` when the
+/// stored entry is not a JSON object.
+pub fn persist(
+    state_dir: &Path,
+    session_key: &str,
+    entries: &[(String, Value)],
+    opts: &StoreOptions,
+) -> Result<PersistOutcome> {
+    check_target(state_dir, session_key)?;
+    for (k, v) in entries {
+        check_value(k, v)?;
+    }
+    let now = now_ms();
+    let mut s = Session::open(state_dir, session_key)?;
+    let current = s
+        .entries()
+        .iter()
+        .find(|e| e.name == SCRATCHPAD_ENTRY)
+        .cloned();
+    let mut spaces = load(&s, current.as_ref())?;
+    for (k, v) in entries {
+        spaces.insert(k.clone(), v.clone());
+    }
+    let text = Value::Object(spaces.clone()).to_string();
+    let chars = crate::index::count_chars(text.as_bytes());
+    if chars > MAX_PERSISTED_CHARS {
+        return Err(too_large(chars));
+    }
+    let mut protect = opts.protect.clone();
+    protect.push(SCRATCHPAD_ENTRY.to_string());
+    let (entry, _evicted) = s.store(
+        crate::Kind::Text,
+        text.as_bytes(),
+        Some(SCRATCHPAD_ENTRY),
+        None,
+        None,
+        None,
+        opts.quota(),
+        &protect,
+        context_fsio::Durability::Durable,
+        now,
+    )?;
+    drop(s);
+    let _ = record_activity(state_dir, session_key, now);
+    Ok(PersistOutcome { spaces, entry })
+}
+
+/// The session's persisted scratchpad spaces; `None` when it has none.
+pub fn read_persisted(state_dir: &Path, session_key: &str) -> Result<Option<Map<String, Value>>> {
+    check_target(state_dir, session_key)?;
+    let Some(s) = Session::open_existing(state_dir, session_key)? else {
+        return Ok(None);
+    };
+    let Some(e) = s.entries().iter().find(|e| e.name == SCRATCHPAD_ENTRY) else {
+        return Ok(None);
+    };
+    load(&s, Some(e)).map(Some)
+}
+
+/// The text of the refs the session's persisted scratchpad holds (one per line), for the store's
+/// protection; `None` when there is no readable entry.
+pub fn refs_text(s: &Session) -> Option<String> {
+    let e = s.entries().iter().find(|e| e.name == SCRATCHPAD_ENTRY)?;
+    let spaces = load(s, Some(e)).ok()?;
+    let refs = spaces.get(REFS_KEY)?.as_array()?;
+    Some(
+        refs.iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+}
