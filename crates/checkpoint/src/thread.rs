@@ -526,15 +526,15 @@ fn turns(lines: &[Line]) -> Vec<Turn> {
     let mut turns: Vec<Turn> = Vec::new();
     for line in lines {
         match line {
-            Line::User { text, said, .. } => {
-                if *said == Said::Request {
-                    turns.push(Turn {
-                        user: Some(squash(text)),
-                        agent_chars: 0,
-                        agent_last: None,
-                    });
-                }
-            }
+            Line::User {
+                text,
+                said: Said::Request,
+                ..
+            } => turns.push(Turn {
+                user: Some(squash(text)),
+                agent_chars: 0,
+                agent_last: None,
+            }),
             Line::Agent { text, .. } if !text.trim().is_empty() => {
                 if turns.is_empty() {
                     turns.push(Turn {

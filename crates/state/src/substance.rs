@@ -301,9 +301,9 @@ pub fn without_heredocs(cmd: &str) -> String {
         let mut rest = line;
         while let Some(i) = rest.find("<<") {
             let after = rest[i + 2..].trim_start_matches(['-', '~']);
-            if after.starts_with('<') {
+            if let Some(string) = after.strip_prefix('<') {
                 // a here-string (<<<): no body
-                rest = &after[1..];
+                rest = string;
                 continue;
             }
             let after = after.trim_start();
