@@ -281,6 +281,30 @@ fn push_inline(out: &mut String, label: &str, items: &[String]) {
     }
 }
 
+/// Files of one directory said once: `lib/web/{a.ex, b.ex}` for `lib/web/a.ex, lib/web/b.ex`,
+/// groups in the order of their first file, files in their order. Saves the budget the repeated
+/// directories would spend.
+fn group_dirs(paths: Vec<String>) -> Vec<String> {
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for p in paths {
+        let (dir, base) = match p.trim_end_matches('/').rfind('/') {
+            Some(i) if i > 0 => (p[..=i].to_string(), p[i + 1..].to_string()),
+            _ => (String::new(), p.clone()),
+        };
+        match groups.iter_mut().find(|(d, _)| !d.is_empty() && *d == dir) {
+            Some((_, files)) => files.push(base),
+            None => groups.push((dir, vec![base])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(dir, files)| match files.as_slice() {
+            [one] => format!("{dir}{one}"),
+            _ => format!("{dir}{{{}}}", files.join(", ")),
+        })
+        .collect()
+}
+
 /// Folded entries, each once (the first), in order.
 fn distinct(items: Vec<String>) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
@@ -515,7 +539,7 @@ fn compose(
             .map(|f| clean(relative(&f.0, root.as_deref()), 200))
             .collect()
     };
-    let (modified, read) = (show(true), show(false));
+    let (modified, read) = (group_dirs(show(true)), group_dirs(show(false)));
     let background = files.len() - named.len();
     // the items of a list whose pieces the trim kept, cleaned to `max` characters
     let kept = |items: &[String], piece: fn(usize) -> Piece, max: usize| -> Vec<String> {
@@ -882,6 +906,32 @@ mod tests {
         assert_eq!(common_root(&files).as_deref(), Some("/p/q"));
         assert_eq!(relative("/tmp/out.html", Some("/p/q")), "/tmp/out.html");
         assert_eq!(relative("/p/q/r/b.rs", Some("/p/q")), "r/b.rs");
+    }
+
+    #[test]
+    fn files_of_one_directory_are_grouped() {
+        let g = group_dirs(
+            [
+                "lib/web/a.ex",
+                "b.rs",
+                "lib/web/c.ex",
+                "/x/y/z.md",
+                "lib/d.ex",
+                "src/",
+            ]
+            .map(String::from)
+            .to_vec(),
+        );
+        assert_eq!(
+            g,
+            [
+                "lib/web/{a.ex, c.ex}",
+                "b.rs",
+                "/x/y/z.md",
+                "lib/d.ex",
+                "src/"
+            ]
+        );
     }
 
     #[test]

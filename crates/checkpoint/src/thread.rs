@@ -397,12 +397,13 @@ fn edit_texts(args: &Value) -> Vec<(&str, &str)> {
 }
 
 /// Names written the way code names things, in any programming language: a lower-to-upper case
-/// change (`setModel`, `AgentSession`), an inner underscore (`first_kept`, `MAX_FILES`), or a
-/// name called (`dispose(`). Each once, in order.
-pub fn code_names(text: &str) -> Vec<&str> {
-    let mut out: Vec<&str> = Vec::new();
+/// change (`setModel`, `AgentSession`), an inner underscore (`first_kept`, `MAX_FILES`), a
+/// qualified name (`MapSet.new`, `session.compact`), or a name called (`dispose(`). Each once, in
+/// order, with whether it is only a plain word called (`get(`, `map(`: common, weighing less).
+pub fn code_names(text: &str) -> Vec<(&str, bool)> {
+    let mut out: Vec<(&str, bool)> = Vec::new();
     let bytes = text.as_bytes();
-    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    let is_word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.');
     let mut start = None;
     for (i, c) in text
         .char_indices()
@@ -413,11 +414,13 @@ pub fn code_names(text: &str) -> Vec<&str> {
             continue;
         }
         let Some(s) = start.take() else { continue };
-        let w = &text[s..i];
-        let w = w.trim_matches('_');
+        let raw = &text[s..i];
+        let w = raw.trim_matches(['_', '.']);
+        let w_start = s + raw.len() - raw.trim_start_matches(['_', '.']).len();
         if w.len() < 3
             || w.len() > IDENTIFIER_CHARS
             || !w.starts_with(|c: char| c.is_ascii_alphabetic())
+            || w.contains("..")
         {
             continue;
         }
@@ -428,9 +431,13 @@ pub fn code_names(text: &str) -> Vec<&str> {
         let snake = b
             .windows(3)
             .any(|p| p[0].is_ascii_alphanumeric() && p[1] == b'_' && p[2].is_ascii_alphanumeric());
-        let call = bytes.get(i) == Some(&b'(') && b.iter().any(u8::is_ascii_lowercase);
-        if (hump || snake || call) && !out.contains(&w) {
-            out.push(w);
+        let called = bytes.get(w_start + w.len()) == Some(&b'(');
+        let call = called && b.iter().any(u8::is_ascii_lowercase);
+        let dotted = w.contains('.');
+        // a qualified name needs a code-like part or a call: `e.g` and `i.e` are prose
+        let strong = hump || snake || (dotted && call);
+        if (strong || call) && !out.iter().any(|(x, _)| *x == w) {
+            out.push((w, !strong));
         }
     }
     out
@@ -507,12 +514,19 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
         let mut seen: Vec<&str> = Vec::new();
         for (new, old) in edit_texts(args) {
             let kept = code_names(old);
-            for w in code_names(new) {
+            for (w, plain) in code_names(new) {
                 if seen.contains(&w) {
                     continue;
                 }
                 seen.push(w);
-                let weight = if kept.contains(&w) { 0.2 } else { 0.5 };
+                let mut weight = if kept.iter().any(|(k, _)| *k == w) {
+                    0.2
+                } else {
+                    0.5
+                };
+                if plain {
+                    weight /= 4.0;
+                }
                 idents.add(w, weight, at, n);
             }
         }
