@@ -1,4 +1,4 @@
-// npm run eval:restore (scripts/eval-restore.mjs) and its extraction module (scripts/lib/recall.mjs): what a
+// npm run eval:restore (bin/lib/eval-restore.mjs) and its extraction module (bin/lib/recall.mjs): what a
 // summary kept, how recall is counted, the naive texts' budget, and clear notes for transcripts it cannot measure.
 import { describe, expect, it } from 'vitest'
 import { createRequire } from 'node:module'
@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 // @ts-ignore plain ESM module without types
-import { recall, repeatedLines, sessionTask, summaryItems, taskPresent, basenameOf } from '../scripts/lib/recall.mjs'
+import { recall, repeatedLines, sessionTask, summaryItems, taskPresent, basenameOf } from '../bin/lib/recall.mjs'
 // @ts-ignore plain ESM module without types
-import { evaluateTranscript, lastTokens, naiveTexts, transcriptFiles } from '../scripts/eval-restore.mjs'
+import { evaluateTranscript, lastTokens, naiveTexts, summarize, transcriptFiles } from '../bin/lib/eval-restore.mjs'
 
 const native = createRequire(import.meta.url)('../index.js')
 
@@ -115,9 +115,35 @@ describe('evaluateTranscript on bad input', () => {
     expect(c.task).toBe(true)
   })
 
+  it('reports a compaction without a real summary and does not count it', async () => {
+    const f = join(dir, 'empty-summary.jsonl')
+    writeFileSync(
+      f,
+      [
+        line({ type: 'session', id: 's3', timestamp: 't' }),
+        user('please fix the bug in `parseConfig` of src/config.ts'),
+        agent('I changed `parseConfig` in src/config.ts'),
+        line({ type: 'compaction', timestamp: '2025-01-01T00:00:02Z', summary: '', firstKeptEntryIndex: 3, tokensBefore: 1000 }),
+        user('now the tests of src/config.ts please'),
+        agent('Added `parseConfigTest`.'),
+        line({ type: 'compaction', timestamp: '2025-01-01T00:00:03Z', summary: 'Added `parseConfigTest` for config.ts.', firstKeptEntryIndex: 6, tokensBefore: 1000 }),
+      ].join('\n') + '\n',
+    )
+    const r = await evaluateTranscript(f)
+    expect(r.notes.join('\n')).toMatch(/empty-summary\.jsonl:4: compaction 1: no real summary .*reported, not counted/)
+    expect(r.compactions.map((c: any) => c.compaction)).toEqual([2])
+    // measured at the replace budget too, and per format
+    expect(r.compactions[0].replace.maxTokens).toBe(2000)
+    expect(r.compactions[0].replace.restoreTokens).toBeLessThanOrEqual(2000)
+    expect(r.compactions[0].format).toBe('pi')
+    const s = summarize(r.compactions)
+    expect(s.byFormat.pi.compactions).toBe(1)
+    expect(s.replace.meanRecall).toBeGreaterThanOrEqual(0)
+  })
+
   it('finds transcripts by dropping them in a folder', () => {
     const files = transcriptFiles([dir])
-    expect(files.map((f: string) => f.replace(/^.*[\\/]/, '')).sort()).toEqual(['broken.jsonl', 'none.jsonl'])
+    expect(files.map((f: string) => f.replace(/^.*[\\/]/, '')).sort()).toEqual(['broken.jsonl', 'empty-summary.jsonl', 'none.jsonl'])
     rmSync(dir, { recursive: true, force: true })
   })
 })

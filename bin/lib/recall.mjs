@@ -1,0 +1,163 @@
+// What a compaction summary kept, as items a restore text can be checked against (issue 11).
+//
+// The real compaction summary an LLM wrote is the reference: whatever concrete handle it chose to keep
+// (a file, a command, a function name) is something the agent needed after the compaction. The items are
+// taken mechanically, so any restore text (or a naive text of the same budget) is scored the same way:
+//
+//   file      a file or path named anywhere in the summary (prose, `code` spans, fenced blocks), kept by
+//             its basename: `/Users/x/pi-mono/src/core/agent-session.ts` -> `agent-session.ts`,
+//             `src/modes/` -> `modes`. URLs are not files.
+//   code      an inline `code` span that is not a path, whole (`npm run check`, `tokensBefore`).
+//   ident     an identifier outside inline code spans (prose and fenced blocks): a word with a lower-to-upper
+//             case change (`AgentSession`, `setModel`), an inner underscore (`first_kept`), or a call
+//             (`dispose(`).
+//
+// Items are compared case-insensitively, deduplicated by their lower-cased text (the first kind wins, in the
+// order file, code, ident), and at least 3 characters long (shorter ones match anywhere by chance).
+// An item is recalled by a text when the text contains it, case-insensitively.
+
+/** Shortest item kept. */
+export const MIN_ITEM_CHARS = 3
+
+const FENCE = /```[^\n]*\n([\s\S]*?)```/g
+const INLINE = /`([^`\n]+)`/g
+// A path-like token: optional directories, then a name; either with a slash or with an extension.
+const PATHISH = /(?:~|\.{1,2})?\/?(?:[\w@.+-]+\/)+[\w@.+-]*|[\w@+-][\w@.+-]*\.[A-Za-z][A-Za-z0-9]{0,7}\b/g
+const WORD = /[A-Za-z_$][A-Za-z0-9_$]*(\()?/g
+
+/** The basename of a path-like token, or null when it is not a file (a URL, a version, a lone dot). */
+export function basenameOf(token) {
+  const t = token.trim().replace(/[),.:;'"]+$/, '')
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(t) || /^www\./i.test(t)) return null
+  const parts = t.split('/').filter((p) => p !== '' && p !== '.' && p !== '..' && p !== '~')
+  if (parts.length === 0) return null
+  const base = parts[parts.length - 1]
+  if (!/[A-Za-z]/.test(base)) return null
+  const ext = /^[^.].*\.[A-Za-z][A-Za-z0-9]*$/.test(base)
+  // A name must carry an extension that starts with a letter (`main.ts`, not `v0.25`), or the path must look
+  // like one: rooted (`/x`, `~/x`, `./x`), a directory (`src/modes/`) or nested (`a/b/c`); `print/json` in
+  // prose is a pair of words, not a path.
+  if (!ext) {
+    if (!t.includes('/')) return null
+    const rooted = /^(~|\.{1,2})?\//.test(t)
+    if (!rooted && !t.endsWith('/') && parts.length < 3) return null
+  }
+  return base
+}
+
+/** True when a whole `code` span is one path or file name. */
+function isPathSpan(span) {
+  const s = span.trim()
+  if (/\s/.test(s)) return false
+  return basenameOf(s) !== null && (s.includes('/') || /\.[A-Za-z][A-Za-z0-9]{0,7}$/.test(s))
+}
+
+function isIdentifier(word, call) {
+  const w = word.replace(/\($/, '')
+  if (w.length < MIN_ITEM_CHARS) return false
+  return /[a-z][A-Z]/.test(w) || /[A-Za-z0-9]_[A-Za-z0-9]/.test(w) || (call && /[a-z]/.test(w))
+}
+
+/**
+ * The items a summary kept: `[{ kind: 'file' | 'code' | 'ident', text }]`, `text` lower-cased, deduplicated.
+ * @param {string} summary
+ */
+export function summaryItems(summary) {
+  const items = new Map()
+  const add = (kind, text) => {
+    const t = text.trim().toLowerCase()
+    if (t.length < MIN_ITEM_CHARS || items.has(t)) return
+    items.set(t, kind)
+  }
+  const fenced = []
+  const prose = summary.replace(FENCE, (_, body) => {
+    fenced.push(body)
+    return '\n'
+  })
+  const spans = []
+  const outside = prose.replace(INLINE, (_, span) => {
+    spans.push(span)
+    return ' '
+  })
+  const files = (text) => {
+    for (const m of text.matchAll(PATHISH)) {
+      const base = basenameOf(m[0])
+      if (base) add('file', base)
+    }
+  }
+  const idents = (text) => {
+    // Paths are files, not identifiers: blank them before looking for words.
+    const rest = text.replace(PATHISH, ' ')
+    for (const m of rest.matchAll(WORD)) if (isIdentifier(m[0], m[1] === '(')) add('ident', m[0].replace(/\($/, ''))
+  }
+  // Files first (their kind wins), then code spans, then identifiers.
+  files(outside)
+  for (const body of fenced) files(body)
+  for (const span of spans) if (isPathSpan(span)) add('file', basenameOf(span))
+  for (const span of spans) if (!isPathSpan(span)) add('code', span)
+  idents(outside)
+  for (const body of fenced) idents(body)
+  return [...items].map(([text, kind]) => ({ kind, text }))
+}
+
+/**
+ * Recall of `items` by `text`: the share of items the text contains (case-insensitive), overall and per kind.
+ * @param {{ kind: string, text: string }[]} items
+ * @param {string} text
+ */
+export function recall(items, text) {
+  const hay = text.toLowerCase()
+  const byKind = {}
+  let found = 0
+  const missed = []
+  for (const it of items) {
+    const k = (byKind[it.kind] ??= { found: 0, total: 0 })
+    k.total++
+    if (hay.includes(it.text)) {
+      k.found++
+      found++
+    } else missed.push(it.text)
+  }
+  return { recall: items.length ? found / items.length : null, found, total: items.length, byKind, missed }
+}
+
+/** Lines (trimmed, non-empty) that occur more than once in `text`, with their counts. */
+export function repeatedLines(text) {
+  const counts = new Map()
+  for (const raw of text.split('\n')) {
+    const l = raw.trim()
+    if (l) counts.set(l, (counts.get(l) ?? 0) + 1)
+  }
+  return [...counts].filter(([, n]) => n > 1).map(([line, n]) => ({ line, n }))
+}
+
+/** Whitespace runs collapsed, trimmed, lower-cased: how task texts are compared. */
+export function squashLower(text) {
+  return text.split(/\s+/).filter(Boolean).join(' ').toLowerCase()
+}
+
+/**
+ * The session's task as the evaluation defines it, independently of the renderer: the first user message
+ * with content of its own, i.e. not a slash command (`/mode`) and of at least 3 words or 12 characters (the
+ * character rule serves scripts written without spaces).
+ * @param {string[]} userTexts the user messages' texts in order
+ */
+export function sessionTask(userTexts) {
+  for (const t of userTexts) {
+    const s = squashLower(t)
+    if (!s || /^\/\S*$/.test(s) || /^\/\S+\s*$/.test(s)) continue
+    if (s.startsWith('/') && s.split(' ').length < 3) continue
+    if (s.split(' ').length >= 3 || [...s].length >= 12) return t
+  }
+  return null
+}
+
+/** Characters of the task's start a restore must contain for the task to count as present. */
+export const TASK_PREFIX_CHARS = 40
+
+/** Whether `restore` states `task`: it contains the task's first 40 characters (squashed, case-insensitive). */
+export function taskPresent(task, restore) {
+  if (!task) return null
+  const prefix = [...squashLower(task)].slice(0, TASK_PREFIX_CHARS).join('')
+  return squashLower(restore).includes(prefix)
+}
