@@ -5,8 +5,9 @@
 //! - the first user message of its own (not a slash command) is a request, however short
 //!   (`Fix the bug`, `バグを直して`): it is the task;
 //! - a message with content of its own ([`substance`]) is a request;
-//! - a short message right after the agent asked something is an answer (an acknowledgement or a
-//!   decision), never the topic;
+//! - a short message (under 50 characters, the decision-like length) right after the agent asked
+//!   something is an answer (an acknowledgement or a decision: `minor, this is a big change`,
+//!   `Postgres`), never the topic, whatever it holds;
 //! - a short message elsewhere (after finished work) is a request when the agent went to work on
 //!   it (called tools before the next user message) and it has more than one word; otherwise an
 //!   acknowledgement (`thanks`, `continue`).
@@ -122,6 +123,13 @@ pub fn read_dialogue(messages: &[Value]) -> Vec<Line> {
                 *said = match kind {
                     Substance::Noise => Said::Noise,
                     _ if first => Said::Request,
+                    // a short reply to a question answers it (a decision), whatever it holds
+                    _ if last_agent_asked
+                        && crate::capture::squash(text).chars().count()
+                            < crate::DECISION_USER_MAX_CHARS =>
+                    {
+                        Said::Ack
+                    }
                     Substance::Content => Said::Request,
                     Substance::Ack if last_agent_asked => Said::Ack,
                     Substance::Ack => {
@@ -192,11 +200,16 @@ mod tests {
             work(),
             agent("Bumped."),
             user("thanks"),
+            agent("You're welcome. Patch or minor release?"),
+            user("minor, this is a big change"),
+            work(),
+            agent("Released."),
+            user("thanks"),
             agent("You're welcome."),
             user("continue"),
             work(),
         ];
-        assert_eq!(saids(&msgs), [Request, Ack, Request, Ack, Ack]);
+        assert_eq!(saids(&msgs), [Request, Ack, Request, Ack, Ack, Ack, Ack]);
         // the package's own injection is nothing of the user's
         let restore =
             "[Post-compaction checkpoint restore]\n<checkpoint-data>\nTask: x\n</checkpoint-data>";
