@@ -263,9 +263,13 @@ pub fn command_parts(cmd: &str) -> Vec<String> {
                     && !w.starts_with("&>")
             })
             .collect();
+        // a lone program whose input or output was redirected (`cat > a.py <<EOF`) wrote or
+        // read a file: the file is the subject, the program alone says nothing
+        let cut = words.len() < part.split_whitespace().count();
         if words.is_empty()
             || matches!(words[0], "cd" | "pushd" | "popd")
             || !command_like(words[0])
+            || (cut && words.len() == 1)
         {
             continue;
         }
@@ -520,7 +524,7 @@ mod tests {
             command_parts(
                 "cat > /tmp/a.py <<'EOF'\nimport os\nprint(os.getcwd())\nEOF\npython3 /tmp/a.py"
             ),
-            ["cat", "python3 /tmp/a.py"]
+            ["python3 /tmp/a.py"]
         );
         assert_eq!(
             command_parts("python3 - <<EOF\nfor x in y:\n    run(x)\nEOF"),
