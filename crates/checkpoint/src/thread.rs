@@ -28,7 +28,7 @@ pub const NEXT_ACTION_CHARS: usize = 400;
 /// Characters of one item of that plan.
 pub const PLAN_ITEM_CHARS: usize = 110;
 /// Most identifiers kept (the agent's most used code spans).
-pub const MAX_IDENTIFIERS: usize = 100;
+pub const MAX_IDENTIFIERS: usize = 400;
 /// Longest code span taken as an identifier.
 pub const IDENTIFIER_CHARS: usize = 60;
 /// Most commands kept.
