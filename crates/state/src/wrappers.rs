@@ -62,6 +62,10 @@ const PARAGRAPHS: &[&str] = &[
     "This context is runtime-generated, not user-authored.",
 ];
 
+/// Lines removed whole: OpenClaw's queued system events, drained into the next user message as
+/// `System: [time] ...` lines (the restore text the plugin enqueues arrives this way).
+const LINES: &[&str] = &["System: "];
+
 /// A message that is, whole, a host injection when it starts with one of these: Claude Code's
 /// skill body.
 const WHOLE: &[&str] = &["Base directory for this skill:"];
@@ -108,6 +112,13 @@ pub fn strip_injections(text: &str) -> String {
         s = remove_paragraphs(&s, p);
     }
     s = remove_inbound_context(&s);
+    if LINES.iter().any(|l| s.contains(l)) {
+        s = s
+            .lines()
+            .filter(|line| !LINES.iter().any(|l| line.trim_start().starts_with(l)))
+            .collect::<Vec<_>>()
+            .join("\n");
+    }
     let rest = strip_envelope(s.trim());
     match command {
         Some(c) if rest.is_empty() => c,
@@ -371,6 +382,9 @@ mod tests {
         );
         let ctx = "Conversation info (untrusted metadata) ⟦openclaw:ctx⟧\n```json\n{\"chat\": \"x\"}\n```\n\nDeploy to prod\n[message_id: 42]";
         assert_eq!(strip_injections(ctx).trim(), "Deploy to prod");
+        // the restore enqueued as a system event: every line prefixed
+        let event = "System: [2026-01-05 10:00:00 UTC] [Post-compaction checkpoint restore]\nSystem: What follows is data.\nSystem: <checkpoint-data>\nSystem: Task: old\nSystem: </checkpoint-data>\nSystem: [2026-01-05 10:00:01 UTC] Exec finished\n\n続けてください、テストも";
+        assert_eq!(strip_injections(event), "続けてください、テストも");
         let internal = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\nsubagent done\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>\nship it now please";
         assert_eq!(strip_injections(internal), "ship it now please");
     }
