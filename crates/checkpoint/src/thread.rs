@@ -853,7 +853,7 @@ mod tests {
     fn identifiers_from_the_code_the_agent_wrote() {
         let e = extract(&[
             user("add retry to the client"),
-            call_with("ExitPlanMode", json!({"plan": "1. Wrap `fetchPage` in `withRetry`\n2. Test it"})),
+            call_with("ExitPlanMode", json!({"plan": "1. Add a `RetryPolicy`\n2. Test it"})),
             call_with("edit", json!({"path": "src/client.ts", "old_string": "function fetchPage(url) {", "new_string": "function fetchPage(url, retryCount = 3) {\n  return withRetry(() => get(url), retryCount)"})),
             call_with("write", json!({"path": "src/retry.py", "content": "MAX_RETRIES = 3\ndef with_retry(fn):\n    return fn()"})),
             agent("Colours `#fff` and `#a1b2c3`, usage `30/2000`, `# a comment`, `⎿ 12 lines` and `3.`; the new `withRetry` helper."),
