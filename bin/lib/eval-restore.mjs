@@ -325,7 +325,7 @@ export function markdownSection(results, s, maxTokens = DEFAULT_MAX_TOKENS) {
     `Every real \`compaction\` entry of the bundled pi and Claude Code transcripts (\`__test__/fixtures/transcripts\`, MIT), replayed with ` +
       `the calls \`openclaw-context replay\` makes; the checkpoint written at the compaction rendered at ${maxTokens} tokens ` +
       `(post-compaction). Recall: the share of the items the real LLM summary kept (file basenames, \`code\` spans, ` +
-      `identifiers; \`scripts/lib/recall.mjs\`) that a text contains, case-insensitively. Naive texts of the same budget: ` +
+      `identifiers; \`bin/lib/recall.mjs\`) that a text contains, case-insensitively. Naive texts of the same budget: ` +
       `the conversation's last ${maxTokens} tokens ("last"), and the session's first user message (at most half) plus the ` +
       `last tokens ("first+last"). The last column renders the same checkpoint at ${s.replace?.maxTokens ?? REPLACE_MAX_TOKENS} tokens, the budget of ` +
       `\`compaction.mode: 'replace'\` (the restore becomes the compaction summary). Reproduce with \`npm run eval:restore\` ` +
