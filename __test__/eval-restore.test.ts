@@ -149,9 +149,41 @@ describe('evaluateTranscript on bad input', () => {
     expect(s.replace.meanRecall).toBeGreaterThanOrEqual(0)
   })
 
+  it('an OpenClaw v3 compaction: its details name files, zero-usage gateway replies and custom entries are no readings', async () => {
+    const f = join(dir, 'openclaw-v3.jsonl')
+    let prev: string | null = null
+    let n = 0
+    const entry = (o: object) => {
+      const id = `e${++n}`
+      const e = { ...o, id, parentId: prev, timestamp: `2026-01-05T10:00:${String(n).padStart(2, '0')}Z` }
+      prev = id
+      return line(e)
+    }
+    const zero = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 }
+    writeFileSync(
+      f,
+      [
+        line({ type: 'session', version: 3, id: 'oc1', timestamp: '2026-01-05T10:00:00Z', cwd: '/w' }),
+        entry({ type: 'custom', customType: 'openclaw:state', data: { x: 1 } }),
+        entry({ type: 'message', message: { role: 'user', content: '[Telegram Ann 2026-01-05 10:00 UTC] Deploy to prod', timestamp: 1 } }),
+        entry({ type: 'message', message: { role: 'assistant', content: [{ type: 'toolCall', id: 'c1', name: 'exec', arguments: { command: 'make deploy' } }], stopReason: 'toolUse', usage: { input: 900, output: 10, cacheRead: 0, cacheWrite: 0 }, provider: 'anthropic' } }),
+        entry({ type: 'message', message: { role: 'toolResult', toolCallId: 'c1', toolName: 'exec', content: [{ type: 'text', text: 'deployed' }], timestamp: 2 } }),
+        entry({ type: 'message', message: { role: 'assistant', content: [{ type: 'text', text: 'Deployed with `make deploy`.' }], stopReason: 'stop', usage: zero, provider: 'openclaw', model: 'gateway-injected' } }),
+        entry({ type: 'compaction', summary: 'Deployed to prod with `make deploy`; see `deploy.yaml`.', firstKeptEntryId: 'e5', tokensBefore: 1000, fromHook: true, details: { readFiles: ['/w/ops/deploy.yaml'], modifiedFiles: [] } }),
+      ].join('\n') + '\n',
+    )
+    const r = await evaluateTranscript(f)
+    expect(r.notes.filter((x: string) => /threw/.test(x))).toEqual([])
+    expect(r.compactions).toHaveLength(1)
+    const c = r.compactions[0]
+    expect(c.restore).toContain('Task: Deploy to prod')
+    expect(c.restore).toContain('deploy.yaml')
+    expect(c.byKind.file).toEqual({ found: 1, total: 1 })
+  })
+
   it('finds transcripts by dropping them in a folder', () => {
     const files = transcriptFiles([dir])
-    expect(files.map((f: string) => f.replace(/^.*[\\/]/, '')).sort()).toEqual(['broken.jsonl', 'empty-summary.jsonl', 'none.jsonl'])
+    expect(files.map((f: string) => f.replace(/^.*[\\/]/, '')).sort()).toEqual(['broken.jsonl', 'empty-summary.jsonl', 'none.jsonl', 'openclaw-v3.jsonl'])
     rmSync(dir, { recursive: true, force: true })
   })
 })
