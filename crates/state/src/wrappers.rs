@@ -148,7 +148,9 @@ fn wrapped_command(text: &str) -> Option<String> {
     })
 }
 
-fn remove_blocks(text: &str, open: &str, close: &str) -> String {
+/// Removes every stretch that starts with `open`; `end(after)` gives, in the text after `open`,
+/// the offset where the stretch ends (`None`: at the end of the text).
+fn remove_each(text: &str, open: &str, end: impl Fn(&str) -> Option<usize>) -> String {
     if !text.contains(open) {
         return text.to_string();
     }
@@ -156,66 +158,48 @@ fn remove_blocks(text: &str, open: &str, close: &str) -> String {
     let mut rest = text;
     while let Some(i) = rest.find(open) {
         out.push_str(&rest[..i]);
-        let after = &rest[i + open.len()..];
-        match after.find(close) {
-            Some(j) => rest = &after[j + close.len()..],
-            None => {
-                rest = "";
-                break;
-            }
-        }
         out.push('\n');
+        let after = &rest[i + open.len()..];
+        rest = end(after).map_or("", |j| &after[j..]);
     }
     out.push_str(rest);
     out
 }
 
+/// Removes `open ... close` blocks (an unclosed one runs to the end).
+fn remove_blocks(text: &str, open: &str, close: &str) -> String {
+    remove_each(text, open, |after| {
+        after.find(close).map(|j| j + close.len())
+    })
+}
+
 /// Removes `[open ... ]`, the closing bracket found by nesting depth (a nudge may quote `[x]`).
 fn remove_bracketed(text: &str, open: &str) -> String {
-    if !text.contains(open) {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find(open) {
-        out.push_str(&rest[..i]);
-        let mut depth = 0usize;
-        let mut end = rest.len();
-        for (k, c) in rest[i..].char_indices() {
+    remove_each(text, open, |after| {
+        // the brackets `open` itself leaves open (a whole note such as `[Queued ...]` leaves none)
+        let mut depth = open.matches('[').count() - open.matches(']').count();
+        if depth == 0 {
+            return Some(0);
+        }
+        for (k, c) in after.char_indices() {
             match c {
                 '[' => depth += 1,
                 ']' => {
                     depth -= 1;
                     if depth == 0 {
-                        end = i + k + 1;
-                        break;
+                        return Some(k + 1);
                     }
                 }
                 _ => {}
             }
         }
-        rest = &rest[end..];
-    }
-    out.push_str(rest);
-    out
+        None
+    })
 }
 
+/// Removes paragraphs starting with `start`, up to the blank line that ends them.
 fn remove_paragraphs(text: &str, start: &str) -> String {
-    if !text.contains(start) {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find(start) {
-        out.push_str(&rest[..i]);
-        let after = &rest[i..];
-        rest = match after.find("\n\n") {
-            Some(j) => &after[j..],
-            None => "",
-        };
-    }
-    out.push_str(rest);
-    out
+    remove_each(text, start, |after| after.find("\n\n"))
 }
 
 /// Removes OpenClaw's inbound context headers: a line ending with the provenance marker and the
@@ -358,6 +342,10 @@ mod tests {
         assert_eq!(
             strip_injections("[Request interrupted by user for tool use]"),
             ""
+        );
+        assert_eq!(
+            strip_injections("[Queued messages while agent was busy]\n\nship it [now]"),
+            "ship it [now]"
         );
         assert_eq!(
             strip_injections("Base directory for this skill: /x/skills/y\n\n# Skill\nSearch docs"),
