@@ -346,17 +346,21 @@ fn next_action(messages: &[Value], lines: &[Line]) -> Option<String> {
             if let Some(items) = todo_items(args) {
                 next = Some(plan_text(&items));
             }
-            // the scratchpad's plan (session_scratchpad / session.scratchpad `set_plan`)
-            if args.get("action").and_then(Value::as_str) == Some("set_plan") {
-                if let Some(plan) = args.get("content").and_then(Value::as_str) {
-                    let items = last_list(plan);
-                    next = Some(if items.is_empty() {
-                        gist(plan, NEXT_ACTION_CHARS)
-                    } else {
-                        plan_text(&items)
-                    })
-                    .filter(|s| !s.is_empty());
-                }
+            // the scratchpad's plan (session_scratchpad / session.scratchpad `set_plan`), or a
+            // plan the agent presents with a tool (a `plan` argument: Claude Code's ExitPlanMode)
+            let plan = if args.get("action").and_then(Value::as_str) == Some("set_plan") {
+                args.get("content").and_then(Value::as_str)
+            } else {
+                args.get("plan").and_then(Value::as_str)
+            };
+            if let Some(plan) = plan {
+                let items = last_list(plan);
+                next = Some(if items.is_empty() {
+                    gist(plan, NEXT_ACTION_CHARS)
+                } else {
+                    plan_text(&items)
+                })
+                .filter(|s| !s.is_empty());
             }
         }
     }
@@ -929,6 +933,17 @@ mod tests {
                 Some("1. 計画を書く; 2. テストする")
             );
         }
+        // a plan presented with a tool's `plan` argument
+        let presented = call_with(
+            "ExitPlanMode",
+            json!({"plan": "## Plan\n1. Add `RetryPolicy`\n2. テストを書く"}),
+        );
+        assert_eq!(
+            extract(&[user("go on with the refactor"), agent(list), presented])
+                .next_action
+                .as_deref(),
+            Some("1. Add `RetryPolicy`; 2. テストを書く")
+        );
         // a single numbered line is not a plan; a list restarting at 1 is a new list
         assert_eq!(extract(&[agent("1. only one")]).next_action, None);
         assert_eq!(last_list("1. a\n2. b\n\ntext\n1. c\n2. d"), ["c", "d"]);
