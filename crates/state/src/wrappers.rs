@@ -74,6 +74,11 @@ const WHOLE: &[&str] = &["Base directory for this skill:"];
 /// its metadata, usually a fenced JSON block).
 const INBOUND_CONTEXT_MARKER: &str = "⟦openclaw:ctx⟧";
 
+/// How OpenClaw ended its inbound context headers before the provenance marker (`Conversation info
+/// (untrusted metadata):`, `Sender (untrusted metadata):`, `Chat history since last reply
+/// (untrusted, for context):`, ...): sessions recorded by earlier versions carry them.
+const LEGACY_CONTEXT_HEADERS: &[&str] = &["(untrusted metadata):", "(untrusted, for context):"];
+
 /// OpenClaw's channel labels that open an envelope header (`[Telegram Ann +2m 2026-...]`).
 const ENVELOPE_CHANNELS: &[&str] = &[
     "WebChat",
@@ -205,13 +210,17 @@ fn remove_paragraphs(text: &str, start: &str) -> String {
 /// Removes OpenClaw's inbound context headers: a line ending with the provenance marker and the
 /// fenced block right after it.
 fn remove_inbound_context(text: &str) -> String {
-    if !text.contains(INBOUND_CONTEXT_MARKER) {
+    let header = |line: &str| {
+        let l = line.trim_end();
+        l.ends_with(INBOUND_CONTEXT_MARKER) || LEGACY_CONTEXT_HEADERS.iter().any(|h| l.ends_with(h))
+    };
+    if !text.lines().any(header) {
         return text.to_string();
     }
     let mut out: Vec<&str> = Vec::new();
     let mut lines = text.lines().peekable();
     while let Some(line) = lines.next() {
-        if !line.trim_end().ends_with(INBOUND_CONTEXT_MARKER) {
+        if !header(line) {
             out.push(line);
             continue;
         }
@@ -373,6 +382,8 @@ mod tests {
         // the restore enqueued as a system event: every line prefixed
         let event = "System: [2026-01-05 10:00:00 UTC] [Post-compaction checkpoint restore]\nSystem: What follows is data.\nSystem: <checkpoint-data>\nSystem: Task: old\nSystem: </checkpoint-data>\nSystem: [2026-01-05 10:00:01 UTC] Exec finished\n\n続けてください、テストも";
         assert_eq!(strip_injections(event), "続けてください、テストも");
+        let legacy = "Conversation info (untrusted metadata):\n```json\n{\"message_id\": \"7\"}\n```\n\nSender (untrusted metadata):\n```json\n{\"name\": \"Ann\"}\n```\n\nbump version";
+        assert_eq!(strip_injections(legacy).trim(), "bump version");
         let internal = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\nsubagent done\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>\nship it now please";
         assert_eq!(strip_injections(internal), "ship it now please");
     }
