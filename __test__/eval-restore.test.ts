@@ -67,6 +67,11 @@ describe('summaryItems', () => {
       ]),
     ).toBe('バグを直して')
     expect(sessionTask(['/x', '<system-reminder>r</system-reminder>'])).toBeNull()
+    expect(
+      sessionTask([
+        'Conversation info (untrusted metadata):\n```json\n{"id": 1}\n```\n\n[Telegram Ann 2026-01-05 10:00 UTC] Deploy to prod\n[message_id: 9]',
+      ]),
+    ).toBe('Deploy to prod')
     expect(taskPresent('Fix  the login\nbug please', 'Task: fix the login bug please')).toBe(true)
     expect(taskPresent('Fix the login bug please', 'Task: fix the logout bug')).toBe(false)
   })
