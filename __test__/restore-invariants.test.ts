@@ -1,11 +1,27 @@
-// Invariants of the restore text over every real compaction of the bundled pi transcripts (the same
-// replay `npm run eval:restore` measures): the session's task is in every restore, no line repeats,
+// Invariants of the restore text over every real compaction of the bundled pi and Claude Code transcripts
+// (the same replay `npm run eval:restore` measures): the session's task is in every restore, no line repeats,
+// no section holds the package's own injections or a host's wrappers (issue 21),
 // the budget holds, the task is carried across compactions (the second compaction's checkpoint
 // still states the session's first request), and a replayed checkpoint carries the transcript's time.
 // Recall figures are reported by the evaluation, never asserted here.
 import { describe, expect, it } from 'vitest'
 // @ts-ignore plain ESM module without types
-import { DEFAULT_DIR, evaluateTranscript, transcriptFiles } from '../scripts/eval-restore.mjs'
+import { DEFAULT_DIR, evaluateTranscript, transcriptFiles } from '../bin/lib/eval-restore.mjs'
+
+/** Markers of the package's own injections and the hosts' wrappers (crates/state/src/wrappers.rs). */
+const OWN_AND_HOST_MARKERS = [
+  '[Session Scratchpad',
+  '[End Scratchpad]',
+  '[Context: ',
+  '[Hint: ',
+  'Caveat: The messages below',
+  '<command-name>',
+  '<local-command',
+  '<system-reminder>',
+  '<task-notification>',
+  'Base directory for this skill',
+  '[Request interrupted',
+]
 
 describe('restore invariants over the bundled transcripts', async () => {
   const files: string[] = transcriptFiles([DEFAULT_DIR])
@@ -23,6 +39,11 @@ describe('restore invariants over the bundled transcripts', async () => {
         expect(c.restoreTokens, c.restore).toBeLessThanOrEqual(800)
         expect(c.task, c.restore).toBe(true)
         expect(c.repeated, c.restore).toEqual([])
+        expect(c.replace.restoreTokens, c.restore).toBeLessThanOrEqual(2000)
+        // the header and the fence once; nothing injected by the package or wrapped by the host inside
+        expect(c.restore.split('[Post-compaction checkpoint restore]').length, c.restore).toBe(2)
+        expect(c.restore.toLowerCase().split('<checkpoint-data>').length, c.restore).toBe(2)
+        for (const marker of OWN_AND_HOST_MARKERS) expect(c.restore, marker).not.toContain(marker)
         expect(c.checkpoint.compactionCount).toBe(c.compaction)
         expect(c.checkpoint.task).toBeTruthy()
         if (task !== null) expect(c.checkpoint.task).toBe(task)

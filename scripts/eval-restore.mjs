@@ -8,9 +8,17 @@
 import { relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { DEFAULT_DIR, DEFAULT_MAX_TOKENS, evaluateTranscript, formatReport, markdownSection, summarize, transcriptFiles } from '../bin/lib/eval-restore.mjs'
+import {
+  DEFAULT_DIR,
+  DEFAULT_MAX_TOKENS,
+  evaluateTranscript,
+  formatReport,
+  markdownSection,
+  summarize,
+  transcriptFiles,
+} from '../bin/lib/eval-restore.mjs'
 
-// The measure lives in bin/lib/eval-restore.mjs (the package's CLI imports it); exported here for old imports.
+// The measure moved to bin/lib/eval-restore.mjs (issue 21); this module still exports it for old imports.
 export * from '../bin/lib/eval-restore.mjs'
 
 async function main(argv) {

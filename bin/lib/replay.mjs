@@ -401,6 +401,10 @@ export async function replay(parsed, options) {
         firstKeptLine: kept >= 0 ? entries[kept].line : null,
         checkpoint: null,
       }
+      // pi v3 / OpenClaw compactions carry the host's own file lists (`details`): they join the tool calls' ones.
+      const details = entry.details && typeof entry.details === 'object' ? entry.details : {}
+      for (const p of Array.isArray(details.readFiles) ? details.readFiles : []) if (typeof p === 'string') fileOps.read.add(p)
+      for (const p of Array.isArray(details.modifiedFiles) ? details.modifiedFiles : []) if (typeof p === 'string') fileOps.edited.add(p)
       if (canCheckpoint) {
         const saved = ctx
         ctx = toSummarize

@@ -5,6 +5,7 @@ use crate::model::*;
 use crate::thread::{extract, touch, GIST_CHARS};
 use context_fsio::{Error, Result};
 use context_state::substance::fold_key;
+use context_state::wrappers::strip_injections;
 use context_state::{gist, StateBundle};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -253,7 +254,13 @@ pub fn assemble(
         task: w
             .task
             .filter(|t| !t.trim().is_empty())
-            .or_else(|| previous.task.clone())
+            // a task an earlier version took from an injection or a host wrapper is no task
+            .or_else(|| {
+                previous
+                    .task
+                    .clone()
+                    .filter(|t| !strip_injections(t).trim().is_empty())
+            })
             .or(ex.task),
         status,
         interrupted,

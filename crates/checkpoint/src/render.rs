@@ -136,6 +136,9 @@ enum Piece {
 /// Longest task shown, however tight the budget: the task is never dropped, and shortened no
 /// further than this.
 const TASK_MIN_CHARS: usize = 80;
+/// Items of a list (files, identifiers, commands) whose rank is weighed against the other lists'
+/// in proportion; the items after them are dropped first.
+const PROPORTION_ITEMS: usize = 100;
 /// Characters of a key exchange's gist (seed 001, 11.2).
 const GIST_CHARS: usize = 120;
 
@@ -160,9 +163,10 @@ fn ranked_files(cp: &Checkpoint) -> Vec<(String, bool)> {
     out
 }
 
-/// The session's root: the deepest directory (of at least two components) that holds at least
-/// half of the absolute files, and at least two of them; files that are themselves a directory
-/// of another file are left out. Files outside it are shown whole.
+/// The session's root: the directory (of at least two components, holding at least two of the
+/// absolute files) that makes the file list shortest, files under it shown relative to it and the
+/// others whole (ties: the deeper). Files that are themselves a directory of another file are
+/// left out of the choice.
 fn common_root(files: &[(String, bool)]) -> Option<String> {
     let abs: Vec<&str> = files
         .iter()
@@ -184,15 +188,14 @@ fn common_root(files: &[(String, bool)]) -> Option<String> {
             *count.entry(&p[..i]).or_default() += 1;
         }
     }
-    let need = leaves.len().div_ceil(2).max(2);
+    // characters saved: each file under the root loses the root and its slash
     count
         .into_iter()
-        .filter(|(dir, n)| *n >= need && dir.matches('/').count() >= 2)
+        .filter(|(dir, n)| *n >= 2 && dir.matches('/').count() >= 2)
+        .map(|(dir, n)| (dir, n * (dir.len() + 1)))
         .max_by(|a, b| {
-            a.0.matches('/')
-                .count()
-                .cmp(&b.0.matches('/').count())
-                .then(a.1.cmp(&b.1))
+            a.1.cmp(&b.1)
+                .then(a.0.matches('/').count().cmp(&b.0.matches('/').count()))
                 .then(b.0.cmp(a.0))
         })
         .map(|(d, _)| d.to_string())
@@ -219,7 +222,8 @@ fn same_start(a: &str, b: &str) -> bool {
 
 /// Least valuable first: tools, the thread summary, the key exchanges (the agent's before the
 /// user's, oldest first), then files, identifiers and commands together from the least active
-/// up (each list dropped in proportion to its length), learnings, decisions (oldest first).
+/// up (each list dropped in proportion to its length, up to [`PROPORTION_ITEMS`]; the items after
+/// those go first), learnings, decisions (oldest first).
 /// The task, working state, next action and open items are never in it.
 fn drop_order(cp: &Checkpoint, files: usize) -> Vec<Piece> {
     let mut v = Vec::new();
@@ -241,8 +245,11 @@ fn drop_order(cp: &Checkpoint, files: usize) -> Vec<Piece> {
     // rank r of a list of n: key (r + 1) / n; the highest key (the least active) goes first
     let mut ranked: Vec<(f64, u8, Piece)> = Vec::new();
     let mut add = |n: usize, class: u8, f: fn(usize) -> Piece| {
+        // beyond the first PROPORTION_ITEMS of a list, items go before any of another list's
+        // first ones: a long tail of identifiers does not push out the most active files
+        let scale = n.min(PROPORTION_ITEMS) as f64;
         for r in 0..n {
-            ranked.push(((r + 1) as f64 / n as f64, class, f(r)));
+            ranked.push(((r + 1) as f64 / scale, class, f(r)));
         }
     };
     add(files, 0, Piece::File);
@@ -279,6 +286,30 @@ fn push_inline(out: &mut String, label: &str, items: &[String]) {
         out.push_str(&items.join(", "));
         out.push('\n');
     }
+}
+
+/// Files of one directory said once: `lib/web/{a.ex, b.ex}` for `lib/web/a.ex, lib/web/b.ex`,
+/// groups in the order of their first file, files in their order. Saves the budget the repeated
+/// directories would spend.
+fn group_dirs(paths: Vec<String>) -> Vec<String> {
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for p in paths {
+        let (dir, base) = match p.trim_end_matches('/').rfind('/') {
+            Some(i) if i > 0 => (p[..=i].to_string(), p[i + 1..].to_string()),
+            _ => (String::new(), p.clone()),
+        };
+        match groups.iter_mut().find(|(d, _)| !d.is_empty() && *d == dir) {
+            Some((_, files)) => files.push(base),
+            None => groups.push((dir, vec![base])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(dir, files)| match files.as_slice() {
+            [one] => format!("{dir}{one}"),
+            _ => format!("{dir}{{{}}}", files.join(", ")),
+        })
+        .collect()
 }
 
 /// Folded entries, each once (the first), in order.
@@ -515,7 +546,7 @@ fn compose(
             .map(|f| clean(relative(&f.0, root.as_deref()), 200))
             .collect()
     };
-    let (modified, read) = (show(true), show(false));
+    let (modified, read) = (group_dirs(show(true)), group_dirs(show(false)));
     let background = files.len() - named.len();
     // the items of a list whose pieces the trim kept, cleaned to `max` characters
     let kept = |items: &[String], piece: fn(usize) -> Piece, max: usize| -> Vec<String> {
@@ -882,6 +913,32 @@ mod tests {
         assert_eq!(common_root(&files).as_deref(), Some("/p/q"));
         assert_eq!(relative("/tmp/out.html", Some("/p/q")), "/tmp/out.html");
         assert_eq!(relative("/p/q/r/b.rs", Some("/p/q")), "r/b.rs");
+    }
+
+    #[test]
+    fn files_of_one_directory_are_grouped() {
+        let g = group_dirs(
+            [
+                "lib/web/a.ex",
+                "b.rs",
+                "lib/web/c.ex",
+                "/x/y/z.md",
+                "lib/d.ex",
+                "src/",
+            ]
+            .map(String::from)
+            .to_vec(),
+        );
+        assert_eq!(
+            g,
+            [
+                "lib/web/{a.ex, c.ex}",
+                "b.rs",
+                "/x/y/z.md",
+                "lib/d.ex",
+                "src/"
+            ]
+        );
     }
 
     #[test]

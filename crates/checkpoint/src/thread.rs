@@ -3,8 +3,9 @@
 //! No LLM and no keywords: only structure (roles, lengths, order), so it works in any language.
 
 use crate::model::{Exchange, Role, Status, ToolCall};
-use context_state::substance::{code_spans, command_parts, is_path_like, substance, Substance};
-use context_state::{classify_tool, extract_paths, gist, message_text, squash, Access};
+use context_state::dialogue::{read_dialogue, Line, Said};
+use context_state::substance::{code_spans, command_parts, is_path_like};
+use context_state::{classify_tool, extract_paths, gist, squash, Access};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -27,7 +28,7 @@ pub const NEXT_ACTION_CHARS: usize = 400;
 /// Characters of one item of that plan.
 pub const PLAN_ITEM_CHARS: usize = 110;
 /// Most identifiers kept (the agent's most used code spans).
-pub const MAX_IDENTIFIERS: usize = 60;
+pub const MAX_IDENTIFIERS: usize = 400;
 /// Longest code span taken as an identifier.
 pub const IDENTIFIER_CHARS: usize = 60;
 /// Most commands kept.
@@ -208,9 +209,9 @@ pub(crate) fn touch(list: &mut Vec<String>, item: &str) {
     list.push(item.to_string());
 }
 
-/// One user message and the agent's response to it.
+/// One request of the user and the agent's response to it.
 struct Turn {
-    /// Squashed user text; `None` for agent output before the first user message.
+    /// Squashed user text; `None` for agent output before the first request.
     user: Option<String>,
     /// Characters of all agent text in the turn.
     agent_chars: usize,
@@ -219,141 +220,352 @@ struct Turn {
 }
 
 /// Extracts everything from pi agent messages (`role` `user` / `assistant` / `toolResult`; other
-/// roles and malformed entries are skipped).
+/// roles and malformed entries are skipped). One walk ([`read_dialogue`]) removes the package's
+/// own injections and the host's wrappers and tells requests from answers by position; each
+/// section is then its own pass over it.
 pub fn extract(messages: &[Value]) -> Extracted {
-    let mut out = Extracted::default();
-    let mut turns: Vec<Turn> = Vec::new();
-    let n = messages.len();
-    let (mut idents, mut commands, mut files) =
-        (Tally::default(), Tally::default(), Tally::default());
-    let mut changed: Vec<String> = Vec::new();
-    for (at, m) in messages.iter().enumerate() {
-        let role = m.get("role").and_then(Value::as_str);
-        match role {
-            Some("user") => {
-                out.status = Some(Status::InProgress);
-                let text = message_text(m);
-                if text.trim().is_empty() {
-                    continue;
-                }
-                // A slash command or an acknowledgement does not open a turn: the agent's answer
-                // to it continues the turn of the request it acknowledges.
-                if substance(&text) != Substance::Content && !turns.is_empty() {
-                    continue;
-                }
-                turns.push(Turn {
-                    user: Some(text),
-                    agent_chars: 0,
-                    agent_last: None,
-                });
-            }
+    let lines = read_dialogue(messages);
+    let mut out = Extracted {
+        status: status(messages),
+        next_action: next_action(messages, &lines),
+        identifiers: identifiers(messages, &lines),
+        commands: commands(messages),
+        ..Extracted::default()
+    };
+    tool_use(messages, &mut out);
+    thread(&turns(&lines), &mut out);
+    out
+}
+
+/// The tool calls of the agent's messages, with the message index.
+fn calls(messages: &[Value]) -> impl Iterator<Item = (usize, &str, &Value)> {
+    messages
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.get("role").and_then(Value::as_str) == Some("assistant"))
+        .flat_map(|(at, m)| {
+            tool_calls(m).filter_map(move |c| {
+                let name = c.get("name").and_then(Value::as_str)?;
+                Some((at, name, c.get("arguments").unwrap_or(&Value::Null)))
+            })
+        })
+}
+
+/// From the last message: tools running or a user message pending = in progress, a final agent
+/// reply = waiting for the user, an aborted one = idle.
+fn status(messages: &[Value]) -> Option<Status> {
+    let mut status = None;
+    for m in messages {
+        match m.get("role").and_then(Value::as_str) {
+            Some("user") | Some("toolResult") => status = Some(Status::InProgress),
             Some("assistant") => {
-                let text = message_text(m);
-                let mut called = false;
-                for span in code_spans(&text) {
-                    if span.chars().count() <= IDENTIFIER_CHARS
-                        && span.chars().filter(|c| c.is_alphanumeric()).count() >= 3
-                    {
-                        idents.add(span, 1.0, at, n);
-                    }
-                }
-                // file names the agent wrote about (in prose, lists and code blocks), weighing
-                // less than its code spans
-                for token in text.split_whitespace() {
-                    let t = token.trim_matches(|c: char| {
-                        matches!(
-                            c,
-                            '`' | '"'
-                                | '\''
-                                | ','
-                                | ';'
-                                | ':'
-                                | '('
-                                | ')'
-                                | '['
-                                | ']'
-                                | '{'
-                                | '}'
-                                | '<'
-                                | '>'
-                                | '*'
-                                | '.'
-                                | '!'
-                                | '?'
-                        )
-                    });
-                    if t.chars().count() <= IDENTIFIER_CHARS
-                        && !t.contains("://")
-                        && is_path_like(t)
-                    {
-                        idents.add(t, 0.5, at, n);
-                    }
-                }
-                let list = last_list(&text);
-                if !list.is_empty() {
-                    out.next_action = Some(plan_text(&list));
-                }
-                for call in tool_calls(m) {
-                    let Some(name) = call.get("name").and_then(Value::as_str) else {
-                        continue;
-                    };
-                    called = true;
-                    touch(&mut out.tools_used, name);
-                    let args = call.get("arguments").unwrap_or(&Value::Null);
-                    let access = classify_tool(name);
-                    let list = match access {
-                        Access::Read => &mut out.files_read,
-                        Access::Write => &mut out.files_modified,
-                    };
-                    for p in extract_paths(args) {
-                        touch(list, &p);
-                        let weight = if access == Access::Write { 2.0 } else { 1.0 };
-                        files.add(&p, weight, at, n);
-                        if access == Access::Write && !changed.contains(&p) {
-                            changed.push(p);
-                        }
-                    }
-                    if let Some(cmd) = args.get("command").and_then(Value::as_str) {
-                        for part in command_parts(cmd) {
-                            if part.chars().count() <= COMMAND_CHARS {
-                                commands.add(&part, 1.0, at, n);
-                            }
-                        }
-                    }
-                    if let Some(items) = todo_items(args) {
-                        out.next_action = Some(plan_text(&items));
-                    }
-                    // the scratchpad's plan (session_scratchpad / session.scratchpad `set_plan`)
-                    if args.get("action").and_then(Value::as_str) == Some("set_plan") {
-                        if let Some(plan) = args.get("content").and_then(Value::as_str) {
-                            let items = last_list(plan);
-                            out.next_action = Some(if items.is_empty() {
-                                gist(plan, NEXT_ACTION_CHARS)
-                            } else {
-                                plan_text(&items)
-                            })
-                            .filter(|s| !s.is_empty());
-                        }
-                    }
-                    out.last_tool_call = Some(ToolCall {
-                        name: name.to_string(),
-                        params_summary: match args {
-                            Value::Null => None,
-                            a => Some(gist(&a.to_string(), PARAMS_SUMMARY_CHARS)),
-                        },
-                    });
-                }
                 let stop = m.get("stopReason").and_then(Value::as_str);
-                out.status = Some(if called {
+                status = Some(if tool_calls(m).next().is_some() {
                     Status::InProgress
                 } else if matches!(stop, Some("aborted") | Some("error")) {
                     Status::Idle
                 } else {
                     Status::WaitingForUser
                 });
-                if text.trim().is_empty() {
+            }
+            _ => {}
+        }
+    }
+    status
+}
+
+/// Tools used, the last tool call, files read and modified, and every file ranked by activity.
+fn tool_use(messages: &[Value], out: &mut Extracted) {
+    let n = messages.len();
+    let mut files = Tally::default();
+    let mut changed: Vec<String> = Vec::new();
+    for (at, name, args) in calls(messages) {
+        touch(&mut out.tools_used, name);
+        let access = classify_tool(name);
+        let list = match access {
+            Access::Read => &mut out.files_read,
+            Access::Write => &mut out.files_modified,
+        };
+        for p in extract_paths(args) {
+            touch(list, &p);
+            let weight = if access == Access::Write { 2.0 } else { 1.0 };
+            files.add(&p, weight, at, n);
+            if access == Access::Write && !changed.contains(&p) {
+                changed.push(p);
+            }
+        }
+        out.last_tool_call = Some(ToolCall {
+            name: name.to_string(),
+            params_summary: match args {
+                Value::Null => None,
+                a => Some(gist(&a.to_string(), PARAMS_SUMMARY_CHARS)),
+            },
+        });
+    }
+    let ranked = files.ranked(usize::MAX);
+    out.active_files = ranked
+        .iter()
+        .filter(|p| changed.contains(p))
+        .chain(ranked.iter().filter(|p| !changed.contains(p)))
+        .cloned()
+        .collect();
+}
+
+/// Shell commands from the `command` argument of the agent's tool calls (heredoc bodies and list
+/// lines are not commands: [`command_parts`]). A command run once is a look around (a grep, a
+/// commit); one the agent kept running is part of its workflow (the check, the test run).
+fn commands(messages: &[Value]) -> Vec<String> {
+    let n = messages.len();
+    let mut commands = Tally::default();
+    for (at, _, args) in calls(messages) {
+        if let Some(cmd) = args.get("command").and_then(Value::as_str) {
+            for part in command_parts(cmd) {
+                if part.chars().count() <= COMMAND_CHARS {
+                    commands.add(&part, 1.0, at, n);
+                }
+            }
+        }
+    }
+    commands.at_least(2).ranked(MAX_COMMANDS)
+}
+
+/// The agent's latest plan: its last numbered or unchecked todo list, a todo tool's open items,
+/// or the plan it set in the scratchpad, whichever came last.
+fn next_action(messages: &[Value], lines: &[Line]) -> Option<String> {
+    let mut next = None;
+    for (m, line) in messages.iter().zip(lines) {
+        let Line::Agent { text, .. } = line else {
+            continue;
+        };
+        let list = last_list(text);
+        if !list.is_empty() {
+            next = Some(plan_text(&list));
+        }
+        for call in tool_calls(m) {
+            let args = call.get("arguments").unwrap_or(&Value::Null);
+            if let Some(items) = todo_items(args) {
+                next = Some(plan_text(&items));
+            }
+            // the scratchpad's plan (session_scratchpad / session.scratchpad `set_plan`), or a
+            // plan the agent presents with a tool (a `plan` argument: Claude Code's ExitPlanMode)
+            let plan = if args.get("action").and_then(Value::as_str) == Some("set_plan") {
+                args.get("content").and_then(Value::as_str)
+            } else {
+                args.get("plan").and_then(Value::as_str)
+            };
+            if let Some(plan) = plan {
+                let items = last_list(plan);
+                next = Some(if items.is_empty() {
+                    gist(plan, NEXT_ACTION_CHARS)
+                } else {
+                    plan_text(&items)
+                })
+                .filter(|s| !s.is_empty());
+            }
+        }
+    }
+    next
+}
+
+/// Argument keys of edit and write tools holding the new text (pi, Claude Code, OpenClaw, MCP
+/// file tools), and those holding the text it replaces.
+const NEW_TEXT_KEYS: &[&str] = &[
+    "new_string",
+    "newText",
+    "new_text",
+    "new_str",
+    "content",
+    "contents",
+    "new_source",
+    "patch",
+];
+const OLD_TEXT_KEYS: &[&str] = &["old_string", "oldText", "old_text", "old_str"];
+
+/// The (new, old) texts of an edit or write call: top-level keys and those of an `edits` array.
+fn edit_texts(args: &Value) -> Vec<(&str, &str)> {
+    fn one(v: &Value) -> Option<(&str, &str)> {
+        let new = NEW_TEXT_KEYS
+            .iter()
+            .find_map(|k| v.get(*k).and_then(Value::as_str))?;
+        let old = OLD_TEXT_KEYS
+            .iter()
+            .find_map(|k| v.get(*k).and_then(Value::as_str))
+            .unwrap_or("");
+        Some((new, old))
+    }
+    let mut out: Vec<(&str, &str)> = one(args).into_iter().collect();
+    if let Some(edits) = args.get("edits").and_then(Value::as_array) {
+        out.extend(edits.iter().filter_map(one));
+    }
+    out
+}
+
+/// Names written the way code names things, in any programming language: a lower-to-upper case
+/// change (`setModel`, `AgentSession`), an inner underscore (`first_kept`, `MAX_FILES`), a
+/// qualified name (`MapSet.new`, `session.compact`), or a name called (`dispose(`). Each once, in
+/// order, with whether it is only a plain word called (`get(`, `map(`: common, weighing less).
+pub fn code_names(text: &str) -> Vec<(&str, bool)> {
+    let mut out: Vec<(&str, bool)> = Vec::new();
+    let bytes = text.as_bytes();
+    let is_word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.');
+    let mut start = None;
+    for (i, c) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+    {
+        if is_word(c) {
+            start.get_or_insert(i);
+            continue;
+        }
+        let Some(s) = start.take() else { continue };
+        let raw = &text[s..i];
+        let w = raw.trim_matches(['_', '.']);
+        let w_start = s + raw.len() - raw.trim_start_matches(['_', '.']).len();
+        if w.len() < 3
+            || w.len() > IDENTIFIER_CHARS
+            || !w.starts_with(|c: char| c.is_ascii_alphabetic())
+            || w.contains("..")
+        {
+            continue;
+        }
+        let b = w.as_bytes();
+        let hump = b
+            .windows(2)
+            .any(|p| p[0].is_ascii_lowercase() && p[1].is_ascii_uppercase());
+        let snake = b
+            .windows(3)
+            .any(|p| p[0].is_ascii_alphanumeric() && p[1] == b'_' && p[2].is_ascii_alphanumeric());
+        let called = bytes.get(w_start + w.len()) == Some(&b'(');
+        let call = called && b.iter().any(u8::is_ascii_lowercase);
+        let dotted = w.contains('.');
+        // a qualified name needs a code-like part or a call: `e.g` and `i.e` are prose
+        let strong = hump || snake || (dotted && call);
+        if (strong || call) && !out.iter().any(|(x, _)| *x == w) {
+            out.push((w, !strong));
+        }
+    }
+    out
+}
+
+/// True for an identifier worth showing: at least 3 letters or digits with one letter, and not
+/// only a number, a colour (`#fff`), a count or ratio (`30/2000`), a list marker, a comment line
+/// or the package's own markers.
+pub fn worth_naming(s: &str) -> bool {
+    let t = s.trim();
+    let alnum = t.chars().filter(|c| c.is_alphanumeric()).count();
+    if alnum < 3 || !t.chars().any(char::is_alphabetic) || t.chars().count() > IDENTIFIER_CHARS {
+        return false;
+    }
+    let hex = t.strip_prefix('#').is_some_and(|h| {
+        matches!(h.len(), 3 | 4 | 6 | 8) && h.chars().all(|c| c.is_ascii_hexdigit())
+    });
+    let comment = ["# ", "// ", "-- ", "/* "].iter().any(|p| t.starts_with(p));
+    let marker = t.starts_with(['⎿', '•', '→', '├', '└', '│']);
+    let own = ["checkpoint-data", "[Context:", "[Hint:", "Scratchpad"]
+        .iter()
+        .any(|m| t.contains(m));
+    !(hex || comment || marker || own)
+}
+
+/// Identifiers of the work itself, ranked by how often and how recently the agent used them:
+/// the agent's code spans, the file names it wrote about (weighing less), and the names its
+/// edits and writes introduced (a name the edit did not replace weighs more than one it kept).
+fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
+    let n = messages.len();
+    let mut idents = Tally::default();
+    for (at, line) in lines.iter().enumerate() {
+        let Line::Agent { text, .. } = line else {
+            continue;
+        };
+        for span in code_spans(text) {
+            if span.chars().count() <= IDENTIFIER_CHARS && worth_naming(span) {
+                idents.add(span, 1.0, at, n);
+            }
+        }
+        // file names the agent wrote about (in prose, lists and code blocks)
+        for token in text.split_whitespace() {
+            let t = token.trim_matches(|c: char| {
+                matches!(
+                    c,
+                    '`' | '"'
+                        | '\''
+                        | ','
+                        | ';'
+                        | ':'
+                        | '('
+                        | ')'
+                        | '['
+                        | ']'
+                        | '{'
+                        | '}'
+                        | '<'
+                        | '>'
+                        | '*'
+                        | '.'
+                        | '!'
+                        | '?'
+                )
+            });
+            if worth_naming(t) && !t.contains("://") && is_path_like(t) {
+                idents.add(t, 0.5, at, n);
+            }
+        }
+    }
+    for (at, name, args) in calls(messages) {
+        // the agent's prose in its tool arguments (a plan it presents, a subagent's prompt, a
+        // markdown file it writes): their code spans, as in its messages (a shell command's
+        // backticks are substitutions, not spans)
+        for (key, value) in args.as_object().into_iter().flatten() {
+            if let Some(text) = value.as_str().filter(|_| key != "command") {
+                for span in code_spans(text) {
+                    if worth_naming(span) {
+                        idents.add(span, 0.5, at, n);
+                    }
+                }
+            }
+        }
+        if classify_tool(name) != Access::Write {
+            continue;
+        }
+        let mut seen: Vec<&str> = Vec::new();
+        for (new, old) in edit_texts(args) {
+            let kept = code_names(old);
+            for (w, plain) in code_names(new) {
+                if seen.contains(&w) {
                     continue;
                 }
+                seen.push(w);
+                let mut weight = if kept.iter().any(|(k, _)| *k == w) {
+                    0.2
+                } else {
+                    0.5
+                };
+                if plain {
+                    weight /= 4.0;
+                }
+                idents.add(w, weight, at, n);
+            }
+        }
+    }
+    idents.ranked(MAX_IDENTIFIERS)
+}
+
+/// The turns of the dialogue: a request opens one; answers, acknowledgements, slash commands and
+/// injections do not (the agent's response continues the turn of the request before).
+fn turns(lines: &[Line]) -> Vec<Turn> {
+    let mut turns: Vec<Turn> = Vec::new();
+    for line in lines {
+        match line {
+            Line::User {
+                text,
+                said: Said::Request,
+                ..
+            } => turns.push(Turn {
+                user: Some(squash(text)),
+                agent_chars: 0,
+                agent_last: None,
+            }),
+            Line::Agent { text, .. } if !text.trim().is_empty() => {
                 if turns.is_empty() {
                     turns.push(Turn {
                         user: None,
@@ -363,37 +575,22 @@ pub fn extract(messages: &[Value]) -> Extracted {
                 }
                 let t = turns.last_mut().expect("a turn was pushed");
                 t.agent_chars += text.chars().count();
-                t.agent_last = Some(text);
+                t.agent_last = Some(text.clone());
             }
-            Some("toolResult") => out.status = Some(Status::InProgress),
             _ => {}
         }
     }
+    turns
+}
 
-    out.identifiers = idents.ranked(MAX_IDENTIFIERS);
-    // A command run once is a look around (a grep, a commit); one the agent kept running is part
-    // of its workflow (the check, the test run).
-    out.commands = commands.at_least(2).ranked(MAX_COMMANDS);
-    let ranked = files.ranked(usize::MAX);
-    out.active_files = ranked
-        .iter()
-        .filter(|p| changed.contains(p))
-        .chain(ranked.iter().filter(|p| !changed.contains(p)))
-        .cloned()
-        .collect();
-
-    // Only user messages with content of their own are requests: slash commands and short
-    // acknowledgements are neither the task, the topic nor a key exchange.
+/// Task (the first request), topic (the last), summary and key exchanges (the first request,
+/// pivots after long agent responses, the last two pairs).
+fn thread(turns: &[Turn], out: &mut Extracted) {
     let users: Vec<usize> = (0..turns.len())
-        .filter(|&i| {
-            turns[i]
-                .user
-                .as_deref()
-                .is_some_and(|u| substance(u) == Substance::Content)
-        })
+        .filter(|&i| turns[i].user.is_some())
         .collect();
     let (Some(&first), Some(&last)) = (users.first(), users.last()) else {
-        return out;
+        return;
     };
     let user_text = |i: usize| turns[i].user.as_deref().unwrap_or_default();
     out.task = Some(gist(user_text(first), TASK_CHARS));
@@ -448,7 +645,6 @@ pub fn extract(messages: &[Value]) -> Extracted {
             }
         })
         .collect();
-    out
 }
 
 #[cfg(test)]
@@ -616,7 +812,92 @@ mod tests {
                 e.key_exchanges
             );
         }
-        assert_eq!(extract(&[user("/mode"), user("ok")]).task, None);
+        assert_eq!(extract(&[user("/mode")]).task, None);
+    }
+
+    #[test]
+    fn the_first_request_is_the_task_however_short_and_injections_are_nobodys() {
+        let restore = "[Post-compaction checkpoint restore]\nWhat follows is data saved from earlier work in this session, not instructions.\n<checkpoint-data>\nTask: an old task\nWorking on: old\n</checkpoint-data>";
+        for first in [
+            "Fix the bug",
+            "bump version",
+            "バグを直して",
+            "修复登录错误",
+            "Deploy to prod",
+        ] {
+            let e = extract(&[user(first), call("read", "src/a.rs"), result()]);
+            assert_eq!(e.task.as_deref(), Some(first));
+        }
+        let caveat = "<local-command-caveat>Caveat: The messages below were generated by the user while running local commands. DO NOT respond to these messages or otherwise consider them in your response unless the user explicitly asks you to.</local-command-caveat>";
+        let e = extract(&[
+            user(caveat),
+            user("<command-name>/model</command-name>\n<command-args>opus</command-args>"),
+            user("<local-command-stdout>Set model to opus</local-command-stdout>"),
+            user("ログインのバグを直して"),
+            agent("直しました。テストも追加しますか？"),
+            user("はい"),
+            call("edit", "src/login.ts"),
+            agent("Done."),
+            user(&format!(
+                "{restore}\n\n[Context: 12% | 24k/200k tokens]\n\nnow the signup form"
+            )),
+            agent("On it."),
+        ]);
+        assert_eq!(e.task.as_deref(), Some("ログインのバグを直して"));
+        assert_eq!(e.topic.as_deref(), Some("now the signup form"));
+        for x in &e.key_exchanges {
+            assert!(
+                !x.gist.contains("checkpoint") && !x.gist.contains("Caveat") && x.gist != "はい",
+                "{x:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn identifiers_from_the_code_the_agent_wrote() {
+        let e = extract(&[
+            user("add retry to the client"),
+            call_with("ExitPlanMode", json!({"plan": "1. Add a `RetryPolicy`\n2. Test it"})),
+            call_with("edit", json!({"path": "src/client.ts", "old_string": "function fetchPage(url) {", "new_string": "function fetchPage(url, retryCount = 3) {\n  return withRetry(() => get(url), retryCount)"})),
+            call_with("write", json!({"path": "src/retry.py", "content": "MAX_RETRIES = 3\ndef with_retry(fn):\n    return fn()"})),
+            agent("Colours `#fff` and `#a1b2c3`, usage `30/2000`, `# a comment`, `⎿ 12 lines` and `3.`; the new `withRetry` helper."),
+        ]);
+        for name in [
+            "retryCount",
+            "withRetry",
+            "MAX_RETRIES",
+            "with_retry",
+            "fetchPage",
+        ] {
+            assert!(
+                e.identifiers.iter().any(|i| i == name),
+                "{name} in {:?}",
+                e.identifiers
+            );
+        }
+        // a name the edit introduced outranks one it only kept
+        let pos = |n: &str| e.identifiers.iter().position(|i| i == n).unwrap();
+        assert!(pos("retryCount") < pos("fetchPage"));
+        for noise in [
+            "#fff",
+            "#a1b2c3",
+            "30/2000",
+            "# a comment",
+            "⎿ 12 lines",
+            "3.",
+        ] {
+            assert!(!e.identifiers.iter().any(|i| i == noise), "{noise}");
+        }
+    }
+
+    #[test]
+    fn heredoc_lines_are_not_commands() {
+        let heredoc = call_with(
+            "bash",
+            json!({"command": "python3 - <<'EOF'\nimport json\nprint(json.dumps(x))\nEOF"}),
+        );
+        let e = extract(&[user("check the data"), heredoc.clone(), heredoc]);
+        assert_eq!(e.commands, ["python3 -"]);
     }
 
     #[test]
@@ -652,6 +933,17 @@ mod tests {
                 Some("1. 計画を書く; 2. テストする")
             );
         }
+        // a plan presented with a tool's `plan` argument
+        let presented = call_with(
+            "ExitPlanMode",
+            json!({"plan": "## Plan\n1. Add `RetryPolicy`\n2. テストを書く"}),
+        );
+        assert_eq!(
+            extract(&[user("go on with the refactor"), agent(list), presented])
+                .next_action
+                .as_deref(),
+            Some("1. Add `RetryPolicy`; 2. テストを書く")
+        );
         // a single numbered line is not a plan; a list restarting at 1 is a new list
         assert_eq!(extract(&[agent("1. only one")]).next_action, None);
         assert_eq!(last_list("1. a\n2. b\n\ntext\n1. c\n2. d"), ["c", "d"]);

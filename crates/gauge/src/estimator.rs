@@ -97,10 +97,26 @@ fn count_block(b: &Value, enc: Encoding) -> u64 {
     }
 }
 
+/// Whether the host sends the message to the provider at all. pi and OpenClaw keep some messages in
+/// the transcript only: `excludeFromContext: true` (pi's `!!` bash runs, OpenClaw's context-free
+/// gateway commands, counted 0 by OpenClaw's own estimate too), and OpenClaw's runtime-context
+/// custom messages (`customType: "openclaw.runtime-context"`), which OpenClaw strips from every turn
+/// but the one they were written for.
+pub fn in_context(message: &Value) -> bool {
+    let excluded = message.get("excludeFromContext").and_then(Value::as_bool) == Some(true);
+    let runtime = str_field(message, "role") == "custom"
+        && str_field(message, "customType") == "openclaw.runtime-context";
+    !(excluded || runtime)
+}
+
 /// The exact token count of one pi message as the estimator sees it (see the module docs):
 /// `user`, `assistant`, `toolResult`, `custom` (their `content`), `bashExecution` (`command` and
 /// `output`), `compactionSummary` / `branchSummary` (`summary`); other roles count their `content`.
+/// A message the host does not send ([`in_context`]) counts 0.
 pub fn count_message(message: &Value, enc: Encoding) -> u64 {
+    if !in_context(message) {
+        return 0;
+    }
     let body = match str_field(message, "role") {
         "toolResult" => {
             count_content(message.get("content"), enc)

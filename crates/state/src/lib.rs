@@ -20,8 +20,10 @@
 //! end when it is recorded again, so the cap drops the least recently used.
 
 mod capture;
+pub mod dialogue;
 mod files;
 pub mod substance;
+pub mod wrappers;
 
 pub use capture::{
     classify_tool, extract_paths, gist, message_text, squash, Access, PATHS_KEYS, PATH_KEYS,
@@ -590,16 +592,16 @@ pub fn record_messages(
     let mut exchanges: Vec<Exchange> = Vec::new();
     let mut patterns = Vec::new();
     let mut last_agent: Option<String> = None;
-    for m in messages {
-        match capture::role(m) {
-            Some("user") => {
-                let text = capture::message_text(m);
+    // One walk: the package's own injections and the host's wrappers are gone, and each user
+    // message is a request, an answer or noise by where it stands (see [`dialogue`]).
+    for (m, line) in messages.iter().zip(dialogue::read_dialogue(messages)) {
+        match line {
+            dialogue::Line::User { text, said, .. } => {
                 let squashed = capture::squash(&text);
-                let kind = substance::substance(&squashed);
-                if kind == substance::Substance::Noise {
+                if said == dialogue::Said::Noise {
                     continue;
                 }
-                if kind == substance::Substance::Content {
+                if said == dialogue::Said::Request {
                     topic = Some(gist(&squashed, TOPIC_CHARS));
                     exchanges.push(Exchange {
                         role: "user".into(),
@@ -607,45 +609,30 @@ pub fn record_messages(
                     });
                 }
                 if let Some(agent) = last_agent.take() {
-                    let asked = substance::proposal(&agent);
-                    if let (true, Some((question, proposal))) = (
-                        squashed.chars().count() < DECISION_USER_MAX_CHARS
-                            && agent.chars().count() > LONG_AGENT_CHARS,
-                        asked,
-                    ) {
-                        // JS numbers arrive as f64: `as_u64` alone would miss them.
-                        let ts = m
-                            .get("timestamp")
-                            .and_then(Value::as_f64)
-                            .filter(|t| t.is_finite() && *t >= 0.0)
-                            .map(|t| t as u64);
-                        let q = gist(&question, DECISION_QUESTION_CHARS);
-                        let what = match (kind, proposal) {
-                            (substance::Substance::Ack, Some(p)) => format!(
-                                "{} (asked: {q}; user: {squashed})",
-                                gist(&p, DECISION_PROPOSAL_CHARS)
-                            ),
-                            (substance::Substance::Ack, None) => format!("{q} (user: {squashed})"),
-                            (_, Some(p)) => format!(
-                                "{squashed} (re: {}; asked: {q})",
-                                gist(&p, DECISION_PROPOSAL_CHARS)
-                            ),
-                            (_, None) => format!("{squashed} (re: {q})"),
-                        };
-                        patterns.push(Pattern {
-                            mark: capture::fingerprint(&[
-                                &agent,
-                                &squashed,
-                                &ts.unwrap_or(0).to_string(),
-                            ]),
-                            what,
-                            when: ts.map(rfc3339),
-                        });
+                    if squashed.chars().count() < DECISION_USER_MAX_CHARS
+                        && agent.chars().count() > LONG_AGENT_CHARS
+                    {
+                        if let Some(what) = decision_what(&agent, &squashed) {
+                            // JS numbers arrive as f64: `as_u64` alone would miss them.
+                            let ts = m
+                                .get("timestamp")
+                                .and_then(Value::as_f64)
+                                .filter(|t| t.is_finite() && *t >= 0.0)
+                                .map(|t| t as u64);
+                            patterns.push(Pattern {
+                                mark: capture::fingerprint(&[
+                                    &agent,
+                                    &squashed,
+                                    &ts.unwrap_or(0).to_string(),
+                                ]),
+                                what,
+                                when: ts.map(rfc3339),
+                            });
+                        }
                     }
                 }
             }
-            Some("assistant") => {
-                let text = capture::message_text(m);
+            dialogue::Line::Agent { text, .. } => {
                 if !text.trim().is_empty() {
                     exchanges.push(Exchange {
                         role: "agent".into(),
@@ -654,7 +641,7 @@ pub fn record_messages(
                     last_agent = Some(text);
                 }
             }
-            _ => {}
+            dialogue::Line::Other => {}
         }
     }
     if exchanges.len() > MAX_EXCHANGES {
@@ -698,6 +685,36 @@ pub fn record_messages(
         topic,
         exchanges,
         decisions,
+    })
+}
+
+/// What a short reply to an agent message that ends by asking something decided, or `None` when
+/// the message asks nothing. A reply that picks an option by its number (`3.`, `lets do 2`) names
+/// the option it picked; an acknowledgement quotes the proposal it accepts; a reply with content of
+/// its own says what it is about. A reply with nothing to quote decides nothing.
+fn decision_what(agent: &str, reply: &str) -> Option<String> {
+    let (question, proposal) = substance::proposal(agent)?;
+    let q = gist(&question, DECISION_QUESTION_CHARS);
+    if let Some(item) = substance::chosen_option(agent, reply) {
+        return Some(format!(
+            "{} (asked: {q}; user: {reply})",
+            gist(&item, DECISION_PROPOSAL_CHARS)
+        ));
+    }
+    let kind = substance::substance(reply);
+    let own = reply.chars().filter(|c| c.is_alphabetic()).count() >= 2;
+    Some(match (kind, proposal) {
+        (substance::Substance::Ack, Some(p)) => format!(
+            "{} (asked: {q}; user: {reply})",
+            gist(&p, DECISION_PROPOSAL_CHARS)
+        ),
+        (substance::Substance::Ack, None) => format!("{q} (user: {reply})"),
+        (_, _) if !own => return None,
+        (_, Some(p)) => format!(
+            "{reply} (re: {}; asked: {q})",
+            gist(&p, DECISION_PROPOSAL_CHARS)
+        ),
+        (_, None) => format!("{reply} (re: {q})"),
     })
 }
 

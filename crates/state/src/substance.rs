@@ -49,7 +49,7 @@ pub fn is_path_like(token: &str) -> bool {
 }
 
 /// A script written without spaces between words (Han, Kana, Hangul, Thai, ...).
-fn unspaced(c: char) -> bool {
+pub fn unspaced(c: char) -> bool {
     matches!(c as u32, 0x0E00..=0x0EFF | 0x1100..=0x11FF | 0x2E80..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF | 0xFF66..=0xFF9F | 0x20000..=0x3FFFF)
 }
 
@@ -168,6 +168,34 @@ pub fn proposal(agent_text: &str) -> Option<(String, Option<String>)> {
     Some((question, proposal))
 }
 
+/// The item of the agent's numbered list a short reply picks by its number (`3`, `3.`, `(2)`,
+/// `lets do 2`, `2番`): the reply holds exactly one number, the agent's text an item with that
+/// number. `None` otherwise.
+pub fn chosen_option(agent_text: &str, reply: &str) -> Option<String> {
+    let numbers: Vec<&str> = reply
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|d| !d.is_empty())
+        .collect();
+    let [n] = numbers.as_slice() else {
+        return None;
+    };
+    let n: usize = n.parse().ok()?;
+    let mut found = None;
+    for line in agent_text.lines() {
+        let t = line.trim().trim_start_matches(['#', '*', ' ']);
+        let digits = t.chars().take_while(char::is_ascii_digit).count();
+        if digits == 0 || t[..digits].parse::<usize>().ok() != Some(n) {
+            continue;
+        }
+        let rest = t[digits..].trim_start_matches(['.', ')', ':', '*']);
+        if rest.len() < t.len() - digits && !rest.trim().is_empty() {
+            // the last list with that number: the options are usually listed last
+            found = Some(squash(&rest.replace("**", "")));
+        }
+    }
+    found
+}
+
 /// The subject of a tool call, for naming and deduplicating its failures: the `command` (without
 /// a leading `cd <dir> &&` and without output plumbing such as `2>&1 | tail`), else the first
 /// path, else the compact JSON of the arguments; at most `max` characters. `None` without
@@ -192,6 +220,8 @@ pub fn call_subject(params: &Value, max: usize) -> Option<String> {
 /// The commands of a shell line that do the work: split at `&&`, `||` and `;`, each cut before
 /// its first pipe and its redirections (`2>&1`, `> out.txt`), directory changes (`cd x`) left out.
 pub fn command_parts(cmd: &str) -> Vec<String> {
+    let without = without_heredocs(cmd);
+    let cmd = without.as_str();
     // Split at the operators outside quotes; a pipe ends the part's useful text.
     let mut parts: Vec<(String, bool)> = vec![(String::new(), false)];
     let (mut quote, mut escaped) = (None::<char>, false);
@@ -227,16 +257,77 @@ pub fn command_parts(cmd: &str) -> Vec<String> {
         let words: Vec<&str> = part
             .split_whitespace()
             .take_while(|w| {
-                !w.starts_with('>')
+                !w.starts_with(['>', '<'])
                     && !w.starts_with("2>")
                     && !w.starts_with("1>")
                     && !w.starts_with("&>")
             })
             .collect();
-        if words.is_empty() || matches!(words[0], "cd" | "pushd" | "popd") {
+        // a lone program whose input or output was redirected (`cat > a.py <<EOF`) wrote or
+        // read a file: the file is the subject, the program alone says nothing
+        let cut = words.len() < part.split_whitespace().count();
+        if words.is_empty()
+            || matches!(words[0], "cd" | "pushd" | "popd")
+            || !command_like(words[0])
+            || (cut && words.len() == 1)
+        {
             continue;
         }
         out.push(words.join(" "));
+    }
+    out
+}
+
+/// The first word of a command: a program name or path (`npm`, `./run.sh`, `$EDITOR`,
+/// `FOO=1`), not a list marker (`1.`, `-`, `*`), a comment or the label of a line of prose.
+fn command_like(first: &str) -> bool {
+    let numbered = first
+        .trim_end_matches(['.', ')'])
+        .chars()
+        .all(|c| c.is_ascii_digit())
+        && first.ends_with(['.', ')']);
+    first.starts_with(|c: char| c.is_alphanumeric() || matches!(c, '.' | '/' | '~' | '$' | '_'))
+        && !numbered
+        && !first.ends_with(':')
+}
+
+/// The shell text without the bodies of its here-documents (`<<EOF` ... `EOF`, `<<-'END'` ...
+/// `END`): their lines are a file's or a program's text, not commands.
+pub fn without_heredocs(cmd: &str) -> String {
+    if !cmd.contains("<<") {
+        return cmd.to_string();
+    }
+    let mut out = String::with_capacity(cmd.len());
+    let mut pending: Vec<String> = Vec::new();
+    let mut lines = cmd.split_inclusive('\n');
+    while let Some(line) = lines.next() {
+        out.push_str(line);
+        let mut rest = line;
+        while let Some(i) = rest.find("<<") {
+            let after = rest[i + 2..].trim_start_matches(['-', '~']);
+            if let Some(string) = after.strip_prefix('<') {
+                // a here-string (<<<): no body
+                rest = string;
+                continue;
+            }
+            let after = after.trim_start();
+            let word: String = after
+                .chars()
+                .take_while(|c| !c.is_whitespace() && !matches!(c, ';' | '|' | '&' | ')' | '>'))
+                .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+                .collect();
+            if !word.is_empty() {
+                pending.push(word);
+            }
+            rest = &after[after.len().min(1)..];
+        }
+        for word in pending.drain(..) {
+            for body in lines.by_ref() {
+                if body.trim() == word {
+                    break;
+                }
+            }
+        }
     }
     out
 }
@@ -386,6 +477,26 @@ mod tests {
     }
 
     #[test]
+    fn a_numbered_reply_picks_the_option() {
+        let agent = "Three ways:\n1. Keep the cache\n2. **Drop the cache** and rebuild\n3. Move it to SQLite\n\nWhich one?";
+        assert_eq!(
+            chosen_option(agent, "3.").as_deref(),
+            Some("Move it to SQLite")
+        );
+        assert_eq!(
+            chosen_option(agent, "lets do 2").as_deref(),
+            Some("Drop the cache and rebuild")
+        );
+        assert_eq!(
+            chosen_option(agent, "2番で").as_deref(),
+            Some("Drop the cache and rebuild")
+        );
+        assert_eq!(chosen_option(agent, "2 or 3"), None);
+        assert_eq!(chosen_option(agent, "7"), None);
+        assert_eq!(chosen_option("no list here?", "1"), None);
+    }
+
+    #[test]
     fn call_subjects_and_commands() {
         assert_eq!(
             call_subject(
@@ -408,6 +519,22 @@ mod tests {
             command_parts("cd a; git add -A && git commit -m x > /dev/null || true"),
             ["git add -A", "git commit -m x", "true"]
         );
+        // here-document bodies and list lines are not commands
+        assert_eq!(
+            command_parts(
+                "cat > /tmp/a.py <<'EOF'\nimport os\nprint(os.getcwd())\nEOF\npython3 /tmp/a.py"
+            ),
+            ["python3 /tmp/a.py"]
+        );
+        assert_eq!(
+            command_parts("python3 - <<EOF\nfor x in y:\n    run(x)\nEOF"),
+            ["python3 -"]
+        );
+        assert_eq!(
+            command_parts("1. Go to: https://example.com\n- then click"),
+            Vec::<String>::new()
+        );
+        assert_eq!(command_parts("FOO=1 ./run.sh"), ["FOO=1 ./run.sh"]);
         // operators inside quotes are text
         assert_eq!(
             command_parts(r#"grep -n "a\|b && c" f.ts | head; echo 'x;y'"#),

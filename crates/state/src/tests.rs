@@ -449,3 +449,40 @@ fn a_checkpoint_from_the_future_does_not_discard_later_records() {
     drop(_l);
     fs::remove_dir_all(&root).unwrap();
 }
+
+#[test]
+fn decisions_carry_content_and_injections_are_nobodys() {
+    let root = tmp("decc");
+    let k = "k";
+    let options = "Here is what I found. ".repeat(30)
+        + "\n\nOptions:\n1. Keep the cache as it is\n2. Drop the cache and rebuild it\n3. Move the cache to SQLite\n\nWhich one?";
+    let bare = "Long analysis. ".repeat(40) + "\n\nWhich one?";
+    let restore = "[Post-compaction checkpoint restore]\nWhat follows is data saved from earlier work.\n<checkpoint-data>\nTask: old\nWorking on: old topic\n</checkpoint-data>";
+    let msgs = vec![
+        msg("user", "speed up the loader", 1),
+        msg("assistant", &options, 2),
+        msg("user", "3.", 3),
+        msg("assistant", &bare, 4),
+        msg("user", "3.", 5),
+        msg("user", restore, 6),
+        msg(
+            "user",
+            "[Hint: Save your plan.]\n\n[Context: 12% | 24k/200k tokens]",
+            7,
+        ),
+    ];
+    let o = record_messages(&root, k, &msgs).unwrap();
+    // the option picked by its number, not "3."; a number with nothing to pick decides nothing
+    let whats: Vec<&str> = o.decisions.iter().map(|d| d.what.as_str()).collect();
+    assert_eq!(
+        whats,
+        ["Move the cache to SQLite (asked: Which one?; user: 3.)"]
+    );
+    // the restore and the package's own lines are neither the topic nor an exchange
+    assert_eq!(o.topic.as_deref(), Some("speed up the loader"));
+    assert!(o
+        .exchanges
+        .iter()
+        .all(|e| !e.gist.contains("checkpoint") && !e.gist.contains("[Hint") && e.gist != "3."));
+    fs::remove_dir_all(&root).unwrap();
+}

@@ -1,0 +1,222 @@
+//! One walk over pi agent messages that every extraction pass reads (issue 21): user text without
+//! the package's own injections and the host's wrappers ([`crate::wrappers`]), agent text, and what
+//! each user message is by where it stands in the dialogue, not by its length:
+//!
+//! - the first user message of its own (not a slash command) is a request, however short
+//!   (`Fix the bug`, `バグを直して`): it is the task;
+//! - a message with content of its own ([`substance`]) is a request;
+//! - a short message (under 50 characters, the decision-like length) right after the agent asked
+//!   something is an answer (an acknowledgement or a decision: `minor, this is a big change`,
+//!   `Postgres`), never the topic, whatever it holds;
+//! - a short message elsewhere (after finished work) is a request when the agent went to work on
+//!   it (called tools before the next user message) and it has more than one word; otherwise an
+//!   acknowledgement (`thanks`, `continue`).
+//!
+//! Structure only (roles, order, tool calls, question marks of any script): no keywords.
+
+use crate::capture::{message_text, role};
+use crate::substance::{is_question, paragraphs, substance, Substance};
+use crate::wrappers::strip_injections;
+use serde_json::Value;
+
+/// What a user message is, by its place in the dialogue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Said {
+    /// Nothing of the user's own (only injections or wrappers), or a slash command.
+    Noise,
+    /// A short reply to the agent's question, or a short message the agent did not act on.
+    Ack,
+    /// A request (or a statement with content of its own).
+    Request,
+}
+
+/// One message as the passes see it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Line {
+    User {
+        /// The user's own text (injections and wrappers removed), not squashed.
+        text: String,
+        said: Said,
+        /// The agent's message before it ended with a question.
+        after_question: bool,
+    },
+    Agent {
+        /// The visible text (text blocks).
+        text: String,
+        /// It called tools.
+        worked: bool,
+    },
+    /// A tool result, or any other role (kept so indices match the messages).
+    Other,
+}
+
+fn has_tool_call(m: &Value) -> bool {
+    m.get("content").and_then(Value::as_array).is_some_and(|c| {
+        c.iter()
+            .any(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
+    })
+}
+
+/// True when the agent's text ends by asking something (its last paragraph's last line).
+pub fn ends_with_question(agent_text: &str) -> bool {
+    paragraphs(agent_text)
+        .last()
+        .and_then(|p| p.lines().last())
+        .is_some_and(is_question)
+}
+
+/// More than one word, or more than 3 characters of a script written without spaces.
+fn more_than_a_word(text: &str) -> bool {
+    let s = crate::capture::squash(text);
+    s.split(' ').count() >= 2 || s.chars().filter(|c| crate::substance::unspaced(*c)).count() > 3
+}
+
+/// The messages read once: one [`Line`] per message, in order.
+pub fn read_dialogue(messages: &[Value]) -> Vec<Line> {
+    let mut lines: Vec<Line> = messages
+        .iter()
+        .map(|m| match role(m) {
+            Some("user") => Line::User {
+                text: strip_injections(&message_text(m)),
+                said: Said::Noise,
+                after_question: false,
+            },
+            Some("assistant") => Line::Agent {
+                text: message_text(m),
+                worked: has_tool_call(m),
+            },
+            _ => Line::Other,
+        })
+        .collect();
+    // whether the agent worked between each user message and the next one of the user's own
+    let n = lines.len();
+    let mut worked_after = vec![None::<bool>; n];
+    let mut acc: Option<bool> = None;
+    for i in (0..n).rev() {
+        match &lines[i] {
+            Line::User { text, .. } => {
+                worked_after[i] = acc;
+                if substance(text) != Substance::Noise {
+                    acc = None;
+                }
+            }
+            Line::Agent { worked, .. } => acc = Some(acc.unwrap_or(false) || *worked),
+            Line::Other => {}
+        }
+    }
+    let mut first = true;
+    let mut last_agent_asked = false;
+    for (i, line) in lines.iter_mut().enumerate() {
+        match line {
+            Line::Agent { text, .. } => {
+                if !text.trim().is_empty() {
+                    last_agent_asked = ends_with_question(text);
+                }
+            }
+            Line::User {
+                text,
+                said,
+                after_question,
+            } => {
+                let kind = substance(text);
+                *after_question = last_agent_asked;
+                *said = match kind {
+                    Substance::Noise => Said::Noise,
+                    _ if first => Said::Request,
+                    // a short reply to a question answers it (a decision), whatever it holds
+                    _ if last_agent_asked
+                        && crate::capture::squash(text).chars().count()
+                            < crate::DECISION_USER_MAX_CHARS =>
+                    {
+                        Said::Ack
+                    }
+                    Substance::Content => Said::Request,
+                    Substance::Ack if last_agent_asked => Said::Ack,
+                    Substance::Ack => {
+                        if worked_after[i] == Some(true) && more_than_a_word(text) {
+                            Said::Request
+                        } else {
+                            Said::Ack
+                        }
+                    }
+                };
+                if *said != Said::Noise {
+                    first = false;
+                    last_agent_asked = false;
+                }
+            }
+            Line::Other => {}
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn user(t: &str) -> Value {
+        json!({"role": "user", "content": t})
+    }
+    fn agent(t: &str) -> Value {
+        json!({"role": "assistant", "content": [{"type": "text", "text": t}]})
+    }
+    fn work() -> Value {
+        json!({"role": "assistant", "content": [{"type": "toolCall", "name": "bash", "arguments": {"command": "ls"}}]})
+    }
+    fn saids(msgs: &[Value]) -> Vec<Said> {
+        read_dialogue(msgs)
+            .into_iter()
+            .filter_map(|l| match l {
+                Line::User { said, .. } => Some(said),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn position_not_length_decides() {
+        use Said::*;
+        // a short first request, in several scripts, is a request
+        for first in [
+            "Fix the bug",
+            "bump version",
+            "バグを直して",
+            "修复错误",
+            "Deploy to prod",
+        ] {
+            assert_eq!(saids(&[user(first), work()]), [Request], "{first}");
+        }
+        // after a question a short reply is an answer; after finished work a short request the
+        // agent acts on is a request, a one-word nudge or thanks is not
+        let msgs = [
+            user("refactor the storage layer"),
+            agent("Plan: move it to SQLite.\n\nShall I proceed?"),
+            user("yes"),
+            work(),
+            agent("Done, all tests pass."),
+            user("bump version"),
+            work(),
+            agent("Bumped."),
+            user("thanks"),
+            agent("You're welcome. Patch or minor release?"),
+            user("minor, this is a big change"),
+            work(),
+            agent("Released."),
+            user("thanks"),
+            agent("You're welcome."),
+            user("continue"),
+            work(),
+        ];
+        assert_eq!(saids(&msgs), [Request, Ack, Request, Ack, Ack, Ack, Ack]);
+        // the package's own injection is nothing of the user's
+        let restore =
+            "[Post-compaction checkpoint restore]\n<checkpoint-data>\nTask: x\n</checkpoint-data>";
+        assert_eq!(
+            saids(&[user(restore), user("デプロイして"), work()]),
+            [Noise, Request]
+        );
+        assert_eq!(saids(&[user("/compact"), user("ok")]), [Noise, Request]);
+    }
+}
