@@ -14,7 +14,7 @@
 //
 // Prints `test:host: N passed, N failed` and how long it took. Exit 1 on any failure.
 import { spawnSync } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ensureOpenClaw, hostNode, OPENCLAW_VERSION, root } from './host.mjs'
@@ -29,12 +29,12 @@ if (process.env.CONTEXT_NATIVE_HOST_CHILD !== '1') {
   // The plugin as a user installs it: its folder, and @openclaw/context-native in its node_modules.
   const pluginDir = join(work, 'extensions/context-native')
   mkdirSync(pluginDir, { recursive: true })
-  for (const f of ['index.ts', 'openclaw.plugin.json', 'package.json']) cpSync(join(root, 'plugin', f), join(pluginDir, f))
+  for (const f of readdirSync(join(root, 'plugin'))) if (f.endsWith('.ts') || f === 'openclaw.plugin.json' || f === 'package.json') cpSync(join(root, 'plugin', f), join(pluginDir, f))
   const pkgDir = join(pluginDir, 'node_modules/@openclaw/context-native')
   mkdirSync(pkgDir, { recursive: true })
   for (const f of ['package.json', 'index.js', 'index.d.ts']) cpSync(join(root, f), join(pkgDir, f))
   let binaries = 0
-  for (const f of (await import('node:fs')).readdirSync(root)) {
+  for (const f of readdirSync(root)) {
     if (f.endsWith('.node')) {
       cpSync(join(root, f), join(pkgDir, f))
       binaries++
@@ -64,7 +64,7 @@ if (process.env.CONTEXT_NATIVE_HOST_CHILD !== '1') {
 
 // ---------------------------------------------------------------------------------------------------
 // The child: runs under the host's Node with HOME / OPENCLAW_STATE_DIR in a temporary folder.
-const { readdirSync, readFileSync, existsSync } = await import('node:fs')
+const { readFileSync, existsSync } = await import('node:fs')
 const { createRequire } = await import('node:module')
 const { pathToFileURL } = await import('node:url')
 const assert = (await import('node:assert/strict')).default

@@ -1,0 +1,278 @@
+#!/usr/bin/env node
+// `npm run test:real`: the plugin in real OpenClaw agent runs, asserting on what the model receives.
+//
+// The pinned openclaw's own CLI (`openclaw agent --local --session-id ... --message ...`, one process per turn
+// as users run it, and `openclaw agent` through a gateway started on 127.0.0.1) runs agent turns in a
+// temporary OPENCLAW_STATE_DIR / HOME whose openclaw.json points a custom provider at a scripted
+// OpenAI-compatible model server on 127.0.0.1 (scripts/lib/model-server.mjs). The server records every
+// request body and answers from the scenario below with a realistic `usage`, which is what drives OpenClaw's
+// and the plugin's token accounting. Nothing leaves the loopback interface. The plugin is installed by ONE
+// function, `installPlugin`, so the way it gets into the state dir can change without touching the rest.
+//
+// Prints `test:real: N passed, N failed` and how long it took. Exit 1 on any failure.
+// TEST_REAL_KEEP=1 keeps the temporary folder; TEST_REAL_VERBOSE=1 prints OpenClaw's output of every turn.
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ensureOpenClaw, hostNode, OPENCLAW_VERSION, root } from './host.mjs'
+import { contentText, requestText, startModelServer } from './lib/model-server.mjs'
+
+const t0 = Date.now()
+const secs = () => ((Date.now() - t0) / 1000).toFixed(1)
+const verbose = process.env.TEST_REAL_VERBOSE === '1'
+/** One turn's process may not take longer than this (OpenClaw's own start is ~5-15 s on a busy machine). */
+const TURN_TIMEOUT_MS = 120_000
+
+const openclawDir = ensureOpenClaw()
+const node = hostNode()
+const openclawBin = join(openclawDir, 'openclaw.mjs')
+const work = mkdtempSync(join(tmpdir(), 'context-native-real-'))
+const workspace = join(work, 'workspace')
+mkdirSync(workspace, { recursive: true })
+
+// ---------------------------------------------------------------------------------------------------
+// The plugin's installation: the one function the packed install (`openclaw plugins install <tarball>`)
+// replaces. It returns the `plugins` block of openclaw.json that loads it.
+
+/** Installs the plugin as a user would (its folder, with @openclaw/context-native and the built binding). */
+function installPlugin() {
+  const pluginDir = join(work, 'extensions/context-native')
+  mkdirSync(pluginDir, { recursive: true })
+  for (const f of readdirSync(join(root, 'plugin'))) {
+    if (f.endsWith('.ts') || f === 'openclaw.plugin.json' || f === 'package.json') cpSync(join(root, 'plugin', f), join(pluginDir, f))
+  }
+  const pkgDir = join(pluginDir, 'node_modules/@openclaw/context-native')
+  mkdirSync(pkgDir, { recursive: true })
+  for (const f of ['package.json', 'loader.cjs', 'index.js', 'index.d.ts']) cpSync(join(root, f), join(pkgDir, f))
+  const binaries = readdirSync(root).filter((f) => f.endsWith('.node'))
+  if (binaries.length === 0) throw new Error('no built binding (*.node) in the package root: run `npm run build` first')
+  for (const f of binaries) cpSync(join(root, f), join(pkgDir, f))
+  return { allow: ['context-native'], load: { paths: [pluginDir] } }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The scripted model. Each user message of the test carries a tag `[tN]`; the scenario gives, per tag, the
+// answers of the successive model calls of that turn (the step = tool results since the tagged message).
+// A request without tools (OpenClaw's compaction summary) gets a summary.
+
+const SUMMARY_TEXT = 'Summary of the earlier conversation: the user asked to fix the tokenizer in src/lexer.rs.'
+const turns = new Map()
+const lastTag = (body) => {
+  const msgs = body.messages ?? []
+  for (let i = msgs.length - 1; i >= 0; i--) {
+    if (msgs[i].role !== 'user') continue
+    const m = contentText(msgs[i].content).match(/\[(t\d+)\]/)
+    if (m) return { tag: m[1], index: i }
+  }
+  return undefined
+}
+const isSummaryRequest = (body) => !(body.tools?.length > 0)
+
+const server = await startModelServer(({ body }) => {
+  if (isSummaryRequest(body)) return { text: SUMMARY_TEXT, usage: { prompt_tokens: 30_000, completion_tokens: 200 } }
+  const at = lastTag(body)
+  if (!at) return { text: 'ok' }
+  const step = (body.messages ?? []).slice(at.index + 1).filter((m) => m.role === 'tool').length
+  const script = turns.get(at.tag) ?? []
+  const answer = script[Math.min(step, script.length - 1)] ?? { text: 'ok' }
+  return typeof answer === 'function' ? answer(body) : answer
+})
+
+// ---------------------------------------------------------------------------------------------------
+// OpenClaw's config: the scripted provider with a 128k and a 200k model, the plugin, its settings.
+const stateDir = join(work, 'state')
+const home = join(work, 'home')
+mkdirSync(stateDir, { recursive: true })
+mkdirSync(home, { recursive: true })
+const pluginsBlock = installPlugin()
+const model = (id, contextWindow) => ({ id, name: id, reasoning: false, input: ['text'], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow, maxTokens: 4096 })
+function writeConfig({ toolSearch, pluginConfig = {}, compaction, gatewayPort } = {}) {
+  const config = {
+    agents: { defaults: { model: { primary: 'scripted/m128' }, workspace, ...(compaction ? { compaction } : {}) } },
+    models: { mode: 'merge', providers: { scripted: { baseUrl: server.url, apiKey: 'test', api: 'openai-completions', models: [model('m128', 128_000), model('m200', 200_000)] } } },
+    plugins: { ...pluginsBlock, entries: { 'context-native': { enabled: true, hooks: { allowConversationAccess: true }, config: { scratchpad: { nudgeAfterCompaction: 1 }, ...pluginConfig } } } },
+    ...(toolSearch === false ? { tools: { toolSearch: false } } : {}),
+    ...(gatewayPort ? { gateway: { mode: 'local', bind: 'loopback', port: gatewayPort, auth: { mode: 'none' } } } : {}),
+  }
+  writeFileSync(join(stateDir, 'openclaw.json'), `${JSON.stringify(config, null, 2)}\n`)
+}
+const env = { ...process.env, HOME: home, OPENCLAW_STATE_DIR: stateDir, OPENCLAW_CONFIG_PATH: join(stateDir, 'openclaw.json'), NO_COLOR: '1', OPENCLAW_NO_UPDATE_CHECK: '1' }
+
+/** Runs one `openclaw` CLI process to its end; resolves `{ code, out, err, ms }`. */
+function openclaw(args, { timeoutMs = TURN_TIMEOUT_MS } = {}) {
+  return new Promise((resolve) => {
+    const t = Date.now()
+    const child = spawn(node, [openclawBin, ...args], { env, cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (d) => (out += d))
+    child.stderr.on('data', (d) => (err += d))
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      if (verbose) console.log(`       [openclaw ${args.slice(0, 4).join(' ')}] exit ${code} in ${Date.now() - t} ms\n${err.split('\n').map((l) => `         ${l}`).join('\n')}`)
+      resolve({ code, out, err, ms: Date.now() - t })
+    })
+  })
+}
+
+/** One agent turn; returns the requests the model received during it. */
+async function turn(sessionId, message, { local = true, modelRef } = {}) {
+  const before = server.requests.length
+  const args = ['agent', ...(local ? ['--local'] : []), '--session-id', sessionId, '--message', message, '--json', '--timeout', '90', ...(modelRef ? ['--model', modelRef] : [])]
+  const r = await openclaw(args)
+  const requests = server.requests.slice(before)
+  if (r.code !== 0) throw new Error(`openclaw agent exited ${r.code} (${r.ms} ms): ${r.err.split('\n').slice(-8).join(' | ')}`)
+  return { ...r, requests, chat: requests.filter((q) => !isSummaryRequest(q.body)), summaries: requests.filter((q) => isSummaryRequest(q.body)) }
+}
+
+const toolNames = (req) => (req.body.tools ?? []).map((t) => t.function?.name).sort()
+const lastUserText = (req) => {
+  const msgs = req.body.messages ?? []
+  // The turn's own user content: everything after the last assistant message.
+  let i = msgs.length - 1
+  while (i > 0 && msgs[i - 1].role !== 'assistant') i--
+  return msgs.slice(i).filter((m) => m.role === 'user').map((m) => contentText(m.content)).join('\n')
+}
+const toolResultText = (req, n = 1) => {
+  const tools = (req.body.messages ?? []).filter((m) => m.role === 'tool')
+  return contentText(tools[tools.length - n]?.content)
+}
+/** The `scratchpad_id` of the last offloaded result the request carries. */
+const observationId = (body) => {
+  const tools = (body.messages ?? []).filter((m) => m.role === 'tool')
+  const m = contentText(tools[tools.length - 1]?.content).match(/"scratchpad_id":\s*"([^"]+)"/)
+  return m ? m[1] : 'missing'
+}
+const checkpointsDir = (sessionKey) => {
+  const base = join(stateDir, 'context/checkpoints')
+  if (!existsSync(base)) return undefined
+  const want = sessionKey.replace(/[^A-Za-z0-9._-]/g, '_')
+  const dir = readdirSync(base).find((d) => d.startsWith(want.slice(0, 20)) && d.includes(sessionKey.split(':').pop()))
+  return dir ? join(base, dir) : undefined
+}
+const checkpoints = (sessionKey) => {
+  const dir = checkpointsDir(sessionKey)
+  if (!dir) return []
+  return readdirSync(dir)
+    .filter((f) => /^cp_\d+\.yaml$/.test(f))
+    .sort()
+    .map((f) => readFileSync(join(dir, f), 'utf8'))
+}
+
+// ---------------------------------------------------------------------------------------------------
+const results = []
+let stop = false
+async function check(name, fn) {
+  if (stop) {
+    results.push({ name, ok: false })
+    console.log(`  skip ${name} (an earlier step failed)`)
+    return
+  }
+  const t = Date.now()
+  try {
+    await fn()
+    results.push({ name, ok: true })
+    console.log(`  ok   ${name} (${((Date.now() - t) / 1000).toFixed(1)} s)`)
+  } catch (e) {
+    results.push({ name, ok: false })
+    console.log(`  FAIL ${name}\n       ${String(e?.stack ?? e).split('\n').slice(0, 8).join('\n       ')}`)
+  }
+}
+
+const RESTORE_MARK = '[Post-compaction checkpoint restore]'
+const SCRATCHPAD_MARK = '[Session Scratchpad'
+const BIG_FILE = 'src/lexer.rs'
+const bigText = Array.from({ length: 400 }, (_, i) => `fn token_${i}(input: &str) -> Token { /* line ${i} of the lexer */ Token::Ident(input.to_string()) }`).join('\n')
+mkdirSync(join(workspace, 'src'), { recursive: true })
+writeFileSync(join(workspace, BIG_FILE), bigText)
+
+console.log(`openclaw@${OPENCLAW_VERSION} CLI, Node ${process.versions.node} driving ${node}; model server ${server.url}; work ${work}`)
+
+try {
+  // ==== --local, Tool Search default, 128k model ====================================================
+  writeConfig()
+  const S = 'real-local-1'
+  const KEY = `agent:main:explicit:${S}`
+  turns.set('t1', [
+    { toolCalls: [{ name: 'session_scratchpad', arguments: { action: 'set_plan', content: '1. read src/lexer.rs\n2. fix the tokenizer\n3. run the tests' } }] },
+    { toolCalls: [{ name: 'read', arguments: { path: BIG_FILE } }] },
+    (body) => ({ toolCalls: [{ name: 'scratchpad_read', arguments: { scratchpad_id: observationId(body), mode: 'range', start: 0, end: 200 } }] }),
+    { text: 'I read the lexer; the tokenizer is next.', usage: { prompt_tokens: 92_000 } },
+  ])
+  let t1
+  await check('--local turn 1: the tools are direct under Tool Search (default), the plan is set, a large read is offloaded and read back by slices', async () => {
+    t1 = await turn(S, '[t1] Fix the tokenizer in src/lexer.rs: it splits identifiers on digits.')
+    const first = t1.chat[0]
+    assert.ok(first, 'the model received a request')
+    const names = toolNames(first)
+    assert.ok(names.includes('tool_search') && names.includes('tool_call'), `Tool Search is on by default: ${names.join(', ')}`)
+    assert.ok(names.includes('session_scratchpad'), `session_scratchpad is sent directly: ${names.join(', ')}`)
+    assert.ok(names.includes('scratchpad_read'), `scratchpad_read is sent directly: ${names.join(', ')}`)
+    assert.match(contentText(first.body.messages[0].content), /session_scratchpad/, 'the guidance in the system prompt names the tool')
+    assert.ok(t1.chat.length >= 4, `four model calls in the turn (got ${t1.chat.length})`)
+    assert.match(toolResultText(t1.chat[1]), /plan/i, 'the scratchpad tool ran')
+    const observation = toolResultText(t1.chat[2])
+    assert.match(observation, /scratchpad_id/, `the large read came back as an observation: ${observation.slice(0, 200)}`)
+    assert.ok(observation.length < 2000, 'the observation is small')
+  })
+
+  await check('--local turn 2 (a new process): the scratchpad is resumed from disk and the gauge line shows 70 %+ of the 128k window', async () => {
+    turns.set('t2', [{ text: 'Working on the tokenizer.', usage: { prompt_tokens: 104_000 } }])
+    const t = await turn(S, '[t2] Go on.')
+    const user = lastUserText(t.chat[0])
+    assert.ok(user.includes(SCRATCHPAD_MARK), `the scratchpad block reaches the model: ${user.slice(0, 300)}`)
+    assert.match(user, /fix the tokenizer/, 'with the plan set in turn 1')
+    assert.match(user, /\[Context: 7\d% \| \d+k\/128k tokens\]/, `the gauge line: ${user.slice(-300)}`)
+    assert.equal(checkpoints(KEY).length, 0, 'no checkpoint yet')
+  })
+
+  await check('--local turn 3: at 80 % of 128k the checkpoint is written once and the gauge says so', async () => {
+    turns.set('t3', [{ text: 'Tokenizer patched; running the tests next.', usage: { prompt_tokens: 112_000 } }])
+    const t = await turn(S, '[t3] Continue.')
+    const user = lastUserText(t.chat[0])
+    assert.match(user, /\[Context: 8\d% \| \d+k\/128k tokens \| Checkpoint saved\]/, `the gauge line: ${user.slice(-300)}`)
+    const cps = checkpoints(KEY)
+    assert.equal(cps.length, 1, 'one checkpoint')
+    assert.match(cps[0], /trigger: "auto-80pct"/)
+    assert.match(cps[0], /lexer\.rs/, 'it names the file read')
+  })
+
+  let compactedIn
+  await check('--local turn 4: OpenClaw compacts; the first model request after it carries the restore, exactly once', async () => {
+    turns.set('t4', [{ text: 'Tests pass.', usage: { prompt_tokens: 40_000 } }])
+    turns.set('t5', [{ text: 'Done.', usage: { prompt_tokens: 41_000 } }])
+    const all = []
+    for (const tag of ['t4', 't5']) {
+      const t = await turn(S, `[${tag}] Run the tests.`)
+      all.push(...t.requests)
+      if (t.summaries.length > 0 || compactedIn) {
+        compactedIn ??= tag
+      }
+    }
+    const summaryAt = all.findIndex((q) => isSummaryRequest(q.body))
+    assert.ok(summaryAt >= 0, `OpenClaw compacted (a summary request arrived): ${all.length} requests`)
+    const after = all.slice(summaryAt + 1).filter((q) => !isSummaryRequest(q.body))
+    assert.ok(after.length > 0, 'a model request after the compaction')
+    assert.ok(requestText(after[0].body).includes(RESTORE_MARK), `the first request after compaction has the restore: ${lastUserText(after[0]).slice(0, 400)}`)
+    assert.match(lastUserText(after[0]), /Fix the tokenizer|tokenizer/, 'with the task')
+    const later = after.slice(1).filter((q) => lastUserText(q).includes(RESTORE_MARK))
+    assert.equal(later.length, 0, 'and only once')
+    const cps = checkpoints(KEY)
+    const c = cps.find((y) => /trigger: "compaction"/.test(y))
+    assert.ok(c, 'a compaction checkpoint')
+    assert.match(c, /tokenizer/i, 'its task')
+    assert.match(c, /lexer\.rs/, 'its files')
+    assert.match(c, /run the tests/i, 'its plan')
+  })
+  console.log(`test:real: ${results.filter((r) => r.ok).length} passed, ${results.filter((r) => !r.ok).length} failed`)
+} finally {
+  await server.close()
+  if (process.env.TEST_REAL_KEEP !== '1') rmSync(work, { recursive: true, force: true })
+  else console.log(`kept ${work}`)
+}
+void createServer
+void requestText
