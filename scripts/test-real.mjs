@@ -14,7 +14,7 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { connect, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ensureOpenClaw, hostNode, OPENCLAW_VERSION, root } from './host.mjs'
@@ -120,9 +120,11 @@ function openclaw(args, { timeoutMs = TURN_TIMEOUT_MS } = {}) {
 }
 
 /** One agent turn; returns the requests the model received during it. */
-async function turn(sessionId, message, { local = true, modelRef } = {}) {
+async function turn(session, message, { local = true, modelRef } = {}) {
   const before = server.requests.length
-  const args = ['agent', ...(local ? ['--local'] : []), '--session-id', sessionId, '--message', message, '--json', '--timeout', '90', ...(modelRef ? ['--model', modelRef] : [])]
+  // A session id (`--session-id`, key agent:main:explicit:<id>) or a key (`agent:...`, `--session-key`).
+  const target = session.startsWith('agent:') ? ['--session-key', session] : ['--session-id', session]
+  const args = ['agent', ...(local ? ['--local'] : []), ...target, '--message', message, '--json', '--timeout', '90', ...(modelRef ? ['--model', modelRef] : [])]
   const r = await openclaw(args)
   const requests = server.requests.slice(before)
   if (r.code !== 0) throw new Error(`openclaw agent exited ${r.code} (${r.ms} ms): ${r.err.split('\n').slice(-8).join(' | ')}`)
@@ -146,6 +148,32 @@ const observationId = (body) => {
   const tools = (body.messages ?? []).filter((m) => m.role === 'tool')
   const m = contentText(tools[tools.length - 1]?.content).match(/"scratchpad_id":\s*"([^"]+)"/)
   return m ? m[1] : 'missing'
+}
+/** A free TCP port on 127.0.0.1. */
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address()
+      srv.close(() => resolve(port))
+    })
+  })
+async function waitForPort(port, timeoutMs, log) {
+  const t = Date.now()
+  for (;;) {
+    const ok = await new Promise((resolve) => {
+      const s = connect(port, '127.0.0.1')
+      s.once('connect', () => {
+        s.end()
+        resolve(true)
+      })
+      s.once('error', () => resolve(false))
+    })
+    if (ok) return
+    if (Date.now() - t > timeoutMs) throw new Error(`the gateway did not listen on ${port} within ${timeoutMs} ms: ${log().slice(-1500)}`)
+    await new Promise((r) => setTimeout(r, 500))
+  }
 }
 const checkpointsDir = (sessionKey) => {
   const base = join(stateDir, 'context/checkpoints')
@@ -218,6 +246,7 @@ try {
     const observation = toolResultText(t1.chat[2])
     assert.match(observation, /scratchpad_id/, `the large read came back as an observation: ${observation.slice(0, 200)}`)
     assert.ok(observation.length < 2000, 'the observation is small')
+    assert.equal(toolResultText(t1.chat[3]), bigText.slice(0, 200), 'scratchpad_read returns the slice, not a new observation')
   })
 
   await check('--local turn 2 (a new process): the scratchpad is resumed from disk and the gauge line shows 70 %+ of the 128k window', async () => {
@@ -230,9 +259,11 @@ try {
     assert.equal(checkpoints(KEY).length, 0, 'no checkpoint yet')
   })
 
+  let t3requests = []
   await check('--local turn 3: at 80 % of 128k the checkpoint is written once and the gauge says so', async () => {
     turns.set('t3', [{ text: 'Tokenizer patched; running the tests next.', usage: { prompt_tokens: 112_000 } }])
     const t = await turn(S, '[t3] Continue.')
+    t3requests = t.requests
     const user = lastUserText(t.chat[0])
     assert.match(user, /\[Context: 8\d% \| \d+k\/128k tokens \| Checkpoint saved\]/, `the gauge line: ${user.slice(-300)}`)
     const cps = checkpoints(KEY)
@@ -241,18 +272,11 @@ try {
     assert.match(cps[0], /lexer\.rs/, 'it names the file read')
   })
 
-  let compactedIn
   await check('--local turn 4: OpenClaw compacts; the first model request after it carries the restore, exactly once', async () => {
     turns.set('t4', [{ text: 'Tests pass.', usage: { prompt_tokens: 40_000 } }])
-    turns.set('t5', [{ text: 'Done.', usage: { prompt_tokens: 41_000 } }])
-    const all = []
-    for (const tag of ['t4', 't5']) {
-      const t = await turn(S, `[${tag}] Run the tests.`)
-      all.push(...t.requests)
-      if (t.summaries.length > 0 || compactedIn) {
-        compactedIn ??= tag
-      }
-    }
+    // OpenClaw compacts after turn 3 (its usage passed window - 20k) or before this turn's prompt.
+    const t = await turn(S, '[t4] Run the tests.')
+    const all = [...t3requests, ...t.requests]
     const summaryAt = all.findIndex((q) => isSummaryRequest(q.body))
     assert.ok(summaryAt >= 0, `OpenClaw compacted (a summary request arrived): ${all.length} requests`)
     const after = all.slice(summaryAt + 1).filter((q) => !isSummaryRequest(q.body))
@@ -268,11 +292,97 @@ try {
     assert.match(c, /lexer\.rs/, 'its files')
     assert.match(c, /run the tests/i, 'its plan')
   })
+
+  // ==== --local, Tool Search off, 200k model: the gauge at 70 % and the checkpoint at 80 % ===========
+  writeConfig({ toolSearch: false })
+  const S2 = 'real-local-200k'
+  const KEY2 = `agent:main:explicit:${S2}`
+  await check('--local, tools.toolSearch false, 200k model: the tools are sent directly, the gauge shows 70 % then 80 % with its checkpoint', async () => {
+    turns.set('t7', [{ toolCalls: [{ name: 'session_scratchpad', arguments: { action: 'append_notes', content: 'The parser bug is in src/parse.rs line 40.' } }] }, { text: 'Noted.', usage: { prompt_tokens: 145_000 } }])
+    turns.set('t8', [{ text: 'Still going.', usage: { prompt_tokens: 165_000 } }])
+    turns.set('t9', [{ text: 'ok', usage: { prompt_tokens: 166_000 } }])
+    const a = await turn(S2, '[t7] Find the parser bug.', { modelRef: 'scripted/m200' })
+    const names = toolNames(a.chat[0])
+    assert.ok(!names.includes('tool_search'), `no Tool Search: ${names.join(', ')}`)
+    assert.ok(names.includes('session_scratchpad') && names.includes('scratchpad_read'), `the tools: ${names.join(', ')}`)
+    const b = await turn(S2, '[t8] Go on.', { modelRef: 'scripted/m200' })
+    assert.match(lastUserText(b.chat[0]), /\[Context: 7\d% \| \d+k\/200k tokens\]/, `the gauge at 70 %: ${lastUserText(b.chat[0]).slice(-300)}`)
+    assert.match(lastUserText(b.chat[0]), /parse\.rs line 40/, 'the scratchpad notes')
+    const c = await turn(S2, '[t9] Go on.', { modelRef: 'scripted/m200' })
+    assert.match(lastUserText(c.chat[0]), /\[Context: 8\d% \| \d+k\/200k tokens \| Checkpoint saved\]/, `the gauge at 80 %: ${lastUserText(c.chat[0]).slice(-300)}`)
+    const cps = checkpoints(KEY2)
+    assert.equal(cps.length, 1)
+    assert.match(cps[0], /trigger: "auto-80pct"/)
+    assert.match(cps[0], /context_window: 200000/)
+  })
+
+  // ==== --local, compaction.mode 'replace' (the provider selected): the restore is the summary ========
+  writeConfig({ pluginConfig: { compaction: { mode: 'replace' } }, compaction: { provider: 'context-native' } })
+  const S3 = 'real-local-replace'
+  await check("--local, compaction.mode 'replace': no summary model call, the summary is the restore from the compacted messages, not injected twice", async () => {
+    turns.set('t10', [
+      { toolCalls: [{ name: 'session_scratchpad', arguments: { action: 'set_plan', content: '1. migrate the schema\n2. backfill the rows' } }] },
+      { toolCalls: [{ name: 'read', arguments: { path: BIG_FILE } }] },
+      { text: 'Schema read.', usage: { prompt_tokens: 113_000 } },
+    ])
+    turns.set('t11', [{ text: 'Backfilling.', usage: { prompt_tokens: 30_000 } }])
+    const a = await turn(S3, '[t10] Migrate the users table schema.')
+    const b = await turn(S3, '[t11] Continue.')
+    const summaries = [...a.summaries, ...b.summaries]
+    assert.equal(summaries.length, 0, 'OpenClaw made no summary model call')
+    const first = b.chat[0]
+    const text = requestText(first.body)
+    assert.equal(text.split(RESTORE_MARK).length - 1, 1, `the restore exactly once in the first request after compaction: ${text.slice(-1500)}`)
+    assert.match(text, /Migrate the users table schema/, 'with the task')
+    assert.match(text, /backfill the rows/, 'and the plan')
+  })
+
+  // ==== through a gateway on loopback ===================================================================
+  await check('gateway: a compaction in the gateway process, the restore in the next request with the plan; after sessions.reset (/reset) nothing of the old conversation', async () => {
+    const port = await freePort()
+    writeConfig({ gatewayPort: port })
+    const gw = spawn(node, [openclawBin, 'gateway', 'run', '--port', String(port), '--bind', 'loopback', '--auth', 'none'], { env, cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'] })
+    let log = ''
+    gw.stdout.on('data', (d) => (log += d))
+    gw.stderr.on('data', (d) => (log += d))
+    try {
+      await waitForPort(port, 120_000, () => log)
+      const SG = 'agent:main:real-gateway'
+      turns.set('t12', [
+        { toolCalls: [{ name: 'session_scratchpad', arguments: { action: 'set_plan', content: '1. profile the cache\n2. shrink the hot path' } }] },
+        { text: 'Profiling.', usage: { prompt_tokens: 113_000 } },
+      ])
+      turns.set('t13', [{ text: 'Shrinking.', usage: { prompt_tokens: 30_000 } }])
+      const a = await turn(SG, '[t12] Speed up the cache lookups.', { local: false })
+      assert.ok(toolNames(a.chat[0]).includes('session_scratchpad'), 'the tool is sent directly')
+      const b = await turn(SG, '[t13] Continue.', { local: false })
+      const all = [...a.requests, ...b.requests]
+      const summaryAt = all.findIndex((q) => isSummaryRequest(q.body))
+      assert.ok(summaryAt >= 0, 'the gateway compacted')
+      const after = all.slice(summaryAt + 1).filter((q) => !isSummaryRequest(q.body))
+      const text = requestText(after[0].body)
+      assert.equal(text.split(RESTORE_MARK).length - 1, 1, `the restore once in the first request after compaction: ${lastUserText(after[0]).slice(0, 500)}`)
+      assert.match(text, /Speed up the cache lookups/, 'with the task')
+      assert.match(lastUserText(after[0]), /shrink the hot path/, 'and the plan')
+
+      // sessions.reset (what /reset does): the next conversation on the key starts clean.
+      const reset = await openclaw(['gateway', 'call', 'sessions.reset', '--params', JSON.stringify({ key: SG }), '--json'])
+      assert.equal(reset.code, 0, `sessions.reset: ${reset.out.slice(0, 300)} ${reset.err.split('\n').slice(-4).join(' | ')}`)
+      turns.set('t14', [{ text: 'What should the README say?', usage: { prompt_tokens: 20_000 } }])
+      const c = await turn(SG, '[t14] New topic: write the README introduction.', { local: false })
+      const fresh = requestText(c.chat[0].body)
+      assert.ok(!fresh.includes(RESTORE_MARK), 'no restore after the reset')
+      assert.ok(!fresh.includes(SCRATCHPAD_MARK), 'no scratchpad block after the reset')
+      assert.ok(!/cache lookups|hot path/.test(lastUserText(c.chat[0])), `nothing of the old task: ${lastUserText(c.chat[0]).slice(0, 400)}`)
+    } finally {
+      gw.kill('SIGTERM')
+      await new Promise((r) => setTimeout(r, 1500))
+      if (gw.exitCode === null) gw.kill('SIGKILL')
+    }
+  })
   console.log(`test:real: ${results.filter((r) => r.ok).length} passed, ${results.filter((r) => !r.ok).length} failed`)
 } finally {
   await server.close()
   if (process.env.TEST_REAL_KEEP !== '1') rmSync(work, { recursive: true, force: true })
   else console.log(`kept ${work}`)
 }
-void createServer
-void requestText
