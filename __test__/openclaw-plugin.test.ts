@@ -4,7 +4,7 @@
 // and the package pins the OpenClaw release scripts/host.mjs tests against.
 import { describe, expect, it } from 'vitest'
 import { createRequire } from 'node:module'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -13,7 +13,12 @@ const native = createRequire(import.meta.url)('../index.js') as typeof import('.
 const dir = join(root, 'plugin')
 const manifest = JSON.parse(readFileSync(join(dir, 'openclaw.plugin.json'), 'utf8'))
 const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
-const source = readFileSync(join(dir, 'index.ts'), 'utf8')
+const entry = readFileSync(join(dir, 'index.ts'), 'utf8')
+// The plugin's sources: the entry and the modules it is split into (state, tools, compaction).
+const source = readdirSync(dir)
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => readFileSync(join(dir, f), 'utf8'))
+  .join('\n')
 
 describe('plugin', () => {
   it('declares exactly the tools the package defines, under provider-valid names', () => {
@@ -46,7 +51,7 @@ describe('plugin', () => {
     walk(manifest.configSchema.properties, '')
     expect(leaves).toBeGreaterThanOrEqual(17)
     expect(manifest.configSchema.additionalProperties).toBe(false)
-    for (const k of ['scratchpad', 'gauge', 'checkpoints', 'offload']) expect(manifest.configSchema.properties).toHaveProperty(k)
+    for (const k of ['scratchpad', 'gauge', 'checkpoints', 'offload', 'compaction']) expect(manifest.configSchema.properties).toHaveProperty(k)
   })
 
   it('pins the OpenClaw release that test:host runs it under, and peers on openclaw (not pi)', async () => {
@@ -55,13 +60,13 @@ describe('plugin', () => {
     expect(pkg.openclaw.build.openclawVersion).toBe(OPENCLAW_VERSION)
     expect(pkg.openclaw.compat.pluginApi).toBe(`>=${OPENCLAW_VERSION}`)
     expect(pkg.peerDependencies).toEqual({ openclaw: `>=${OPENCLAW_VERSION}` })
-    expect(source).toContain(`TESTED_OPENCLAW_VERSION = '${OPENCLAW_VERSION}'`)
+    expect(entry).toContain(`TESTED_OPENCLAW_VERSION = '${OPENCLAW_VERSION}'`)
     expect(pkg.openclaw.extensions).toEqual(['./index.ts'])
     expect(manifest.id).toBe('context-native')
   })
 
   it('is a definePluginEntry plugin that never sets systemPrompt', () => {
-    expect(source).toMatch(/export default definePluginEntry\(/)
+    expect(entry).toMatch(/export default definePluginEntry\(/)
     expect(source).not.toMatch(/systemPrompt\s*:/)
   })
 })

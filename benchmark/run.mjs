@@ -47,6 +47,7 @@ const CASES = {
   restore: () => import('./cases/restore.mjs'),
   observation: () => import('./cases/observation.mjs'),
   memory: () => import('./cases/memory.mjs'),
+  'plugin-turn': () => import('./cases/plugin-turn.mjs'),
 }
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'))

@@ -228,6 +228,8 @@ export function registerContextNative(api: OpenClawPluginApi): void {
       }
       const memory = memoryOf(sessionKey)
       memory.messages = event.messages
+      // The turn number comes from the conversation itself, so every process of a `--local` session agrees.
+      memory.turn = event.messages.reduce((n: number, m) => n + ((m as { role?: unknown })?.role === 'user' ? 1 : 0), 1)
       if (settings.scratchpad.enabled) {
         await store.ensureCurrent(sessionKey)
         const hint = evaluateScratchpadNudge(sessionKey, { kind: 'turn_start' }, nudgeSettings)
@@ -257,16 +259,20 @@ export function registerContextNative(api: OpenClawPluginApi): void {
         reading = evaluateContextUsage({ tokens, contextWindow: window }, { ...thresholds, checkpointSaved })
       }
 
-      // Consumed once: the restore and nudge pending since the last compaction leave the record here.
+      // Consumed once: the restore and nudge pending since the last compaction leave the record here. The
+      // record is written only when something in it changes (most prompt builds only read it).
       let taken: { restore?: SessionRecord['restorePending']; nudge?: string } = {}
-      await updateRecord(stateDir, sessionKey, (r) => {
-        if (ctx.sessionId) r.sessionId = ctx.sessionId
-        r.turn++
-        if (checkpointSaved) r.checkpointedEpoch = epoch
-        taken = { restore: r.restorePending, nudge: r.nudgePending }
-        delete r.restorePending
-        delete r.nudgePending
-      })
+      const changes = (r: SessionRecord) =>
+        (ctx.sessionId !== undefined && r.sessionId !== ctx.sessionId) || (checkpointSaved && r.checkpointedEpoch !== epoch) || r.restorePending !== undefined || r.nudgePending !== undefined
+      if (changes(record)) {
+        await updateRecord(stateDir, sessionKey, (r) => {
+          if (ctx.sessionId) r.sessionId = ctx.sessionId
+          if (checkpointSaved) r.checkpointedEpoch = epoch
+          taken = { restore: r.restorePending, nudge: r.nudgePending }
+          delete r.restorePending
+          delete r.nudgePending
+        })
+      }
       if (taken.restore) parts.push(taken.restore.text)
       if (taken.nudge) parts.push(taken.nudge)
       parts.push(...memory.hints.splice(0))

@@ -31,8 +31,6 @@ export interface SessionRecord {
   checkpointedEpoch?: number
   /** The context window of the session's model as OpenClaw last reported it. */
   contextWindow?: number
-  /** Prompt builds in this conversation (tags offloaded observations). */
-  turn: number
   /** The restore text written at the last compaction, waiting for the next prompt build; consumed once. */
   restorePending?: { text: string; compaction: number; at: string }
   /** The scratchpad's post-compaction nudge, waiting like the restore. */
@@ -43,7 +41,6 @@ export const emptyRecord = (sessionId?: string, serial = 0): SessionRecord => ({
   ...(sessionId ? { sessionId } : {}),
   compactions: 0,
   compactionSerial: serial,
-  turn: 0,
 })
 
 /** Memory-only state of one session in this process, shared by every registration of the plugin. */
@@ -54,6 +51,8 @@ export interface SessionMemory {
   gauge?: unknown
   /** Hints (nudges) for the next prompt build of this process. */
   hints: string[]
+  /** The turn being run: user messages in the conversation at the last prompt build (tags offloaded results). */
+  turn: number
 }
 
 interface ProcessState {
@@ -109,15 +108,15 @@ export function memoryOf(sessionKey: string): SessionMemory {
   const { sessions } = processState()
   let s = sessions.get(sessionKey)
   if (s) sessions.delete(sessionKey)
-  else s = { messages: [], hints: [] }
+  else s = { messages: [], hints: [], turn: 0 }
   sessions.set(sessionKey, s)
   if (sessions.size > MAX_SESSIONS) sessions.delete(sessions.keys().next().value as string)
   return s
 }
 
+/** Forgets the session's memory-only state (its scratchpad version keeps counting: see tools.ts). */
 export function forgetMemory(sessionKey: string): void {
   processState().sessions.delete(sessionKey)
-  processState().scratchpadVersion.delete(sessionKey)
 }
 
 const isNotFound = (e: unknown) => (e as { code?: string })?.code === 'NotFound'

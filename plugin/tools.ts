@@ -21,7 +21,7 @@ import {
   type ScratchpadLimits,
   type SessionEntryLike,
 } from '@openclaw/context-native'
-import { PROTECTED_ENTRIES, processState, readEntry, readRecord, SCRATCHPAD_ENTRY, updateEntry, warnOnce } from './state.ts'
+import { memoryOf, PROTECTED_ENTRIES, processState, readEntry, SCRATCHPAD_ENTRY, updateEntry, warnOnce } from './state.ts'
 
 /** The name of OpenClaw's Tool Search bridge tool; its arguments are `{ id, args }`. */
 export const BRIDGE_TOOL = 'tool_call'
@@ -190,13 +190,12 @@ export function registerTools(api: OpenClawPluginApi, s: ToolSettings, store: Sc
         }
         if (!s.offload.enabled || event.isError || ownTools.has(call.toolName)) return
         if (content.length === 0 || content.some((c) => c.type !== 'text')) return // images stay inline
-        const record = await readRecord(s.stateDir, sessionKey)
         const parked = await offloadObservation({
           stateDir: s.stateDir,
           sessionKey,
           content: text,
           toolName: call.toolName,
-          turnId: `turn-${record.turn}`,
+          turnId: `turn-${memoryOf(sessionKey).turn}`,
           thresholdBytes: s.offload.thresholdBytes,
           ttlSeconds: s.offload.ttlSeconds,
           metadata: { toolCallId: event.toolCallId, ...(call.bridged ? { via: BRIDGE_TOOL } : {}) },

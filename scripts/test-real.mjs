@@ -10,17 +10,21 @@
 // function, `installPlugin`, so the way it gets into the state dir can change without touching the rest.
 //
 // Prints `test:real: N passed, N failed` and how long it took. Exit 1 on any failure.
-// TEST_REAL_KEEP=1 keeps the temporary folder; TEST_REAL_VERBOSE=1 prints OpenClaw's output of every turn.
+// TEST_REAL_KEEP=1 keeps the temporary folder; TEST_REAL_VERBOSE=1 prints OpenClaw's output of every turn;
+// TEST_REAL_ONLY=<text> runs only the checks whose name contains it.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { connect, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createRequire } from 'node:module'
 import { ensureOpenClaw, hostNode, OPENCLAW_VERSION, root } from './host.mjs'
 import { contentText, requestText, startModelServer } from './lib/model-server.mjs'
 
 const t0 = Date.now()
+/** The package's binding, to locate what the plugin wrote (its directory names). */
+const native = createRequire(import.meta.url)('../index.js')
 const secs = () => ((Date.now() - t0) / 1000).toFixed(1)
 const verbose = process.env.TEST_REAL_VERBOSE === '1'
 /** One turn's process may not take longer than this (OpenClaw's own start is ~5-15 s on a busy machine). */
@@ -131,6 +135,8 @@ async function turn(session, message, { local = true, modelRef } = {}) {
   return { ...r, requests, chat: requests.filter((q) => !isSummaryRequest(q.body)), summaries: requests.filter((q) => isSummaryRequest(q.body)) }
 }
 
+/** The request's messages but the system prompt (whose guidance names the scratchpad's markers). */
+const conversationText = (body) => requestText({ messages: (body.messages ?? []).filter((m) => m.role !== 'system') })
 const toolNames = (req) => (req.body.tools ?? []).map((t) => t.function?.name).sort()
 const lastUserText = (req) => {
   const msgs = req.body.messages ?? []
@@ -176,11 +182,8 @@ async function waitForPort(port, timeoutMs, log) {
   }
 }
 const checkpointsDir = (sessionKey) => {
-  const base = join(stateDir, 'context/checkpoints')
-  if (!existsSync(base)) return undefined
-  const want = sessionKey.replace(/[^A-Za-z0-9._-]/g, '_')
-  const dir = readdirSync(base).find((d) => d.startsWith(want.slice(0, 20)) && d.includes(sessionKey.split(':').pop()))
-  return dir ? join(base, dir) : undefined
+  const dir = join(stateDir, 'context/checkpoints', native.sessionDirName(sessionKey))
+  return existsSync(dir) ? dir : undefined
 }
 const checkpoints = (sessionKey) => {
   const dir = checkpointsDir(sessionKey)
@@ -194,7 +197,10 @@ const checkpoints = (sessionKey) => {
 // ---------------------------------------------------------------------------------------------------
 const results = []
 let stop = false
+// TEST_REAL_ONLY=<text>: only the checks whose name contains it (for working on one scenario).
+const only = process.env.TEST_REAL_ONLY
 async function check(name, fn) {
+  if (only && !name.includes(only)) return
   if (stop) {
     results.push({ name, ok: false })
     console.log(`  skip ${name} (an earlier step failed)`)
@@ -294,13 +300,14 @@ try {
   })
 
   // ==== --local, Tool Search off, 200k model: the gauge at 70 % and the checkpoint at 80 % ===========
-  writeConfig({ toolSearch: false })
+  // The compaction provider selected in 'default' mode: the exact messages checkpointed, OpenClaw's LLM summary kept.
+  writeConfig({ toolSearch: false, compaction: { provider: 'context-native' } })
   const S2 = 'real-local-200k'
   const KEY2 = `agent:main:explicit:${S2}`
-  await check('--local, tools.toolSearch false, 200k model: the tools are sent directly, the gauge shows 70 % then 80 % with its checkpoint', async () => {
+  await check('--local, tools.toolSearch false, 200k model: the tools are sent directly, the gauge shows 70 % then 80 % with its checkpoint; the provider in default mode keeps OpenClaw\'s summary', async () => {
     turns.set('t7', [{ toolCalls: [{ name: 'session_scratchpad', arguments: { action: 'append_notes', content: 'The parser bug is in src/parse.rs line 40.' } }] }, { text: 'Noted.', usage: { prompt_tokens: 145_000 } }])
     turns.set('t8', [{ text: 'Still going.', usage: { prompt_tokens: 165_000 } }])
-    turns.set('t9', [{ text: 'ok', usage: { prompt_tokens: 166_000 } }])
+    turns.set('t9', [{ text: 'ok', usage: { prompt_tokens: 186_000 } }])
     const a = await turn(S2, '[t7] Find the parser bug.', { modelRef: 'scripted/m200' })
     const names = toolNames(a.chat[0])
     assert.ok(!names.includes('tool_search'), `no Tool Search: ${names.join(', ')}`)
@@ -311,9 +318,16 @@ try {
     const c = await turn(S2, '[t9] Go on.', { modelRef: 'scripted/m200' })
     assert.match(lastUserText(c.chat[0]), /\[Context: 8\d% \| \d+k\/200k tokens \| Checkpoint saved\]/, `the gauge at 80 %: ${lastUserText(c.chat[0]).slice(-300)}`)
     const cps = checkpoints(KEY2)
-    assert.equal(cps.length, 1)
-    assert.match(cps[0], /trigger: "auto-80pct"/)
-    assert.match(cps[0], /context_window: 200000/)
+    const auto = cps.filter((y) => /trigger: "auto-80pct"/.test(y))
+    assert.equal(auto.length, 1, 'one 80 % checkpoint')
+    assert.match(auto[0], /context_window: 200000/)
+    // Turn 9 ended past 180k (200k - 20k): OpenClaw compacted, asking the plugin's provider, which returned
+    // nothing in 'default' mode, so OpenClaw made its own summary call.
+    assert.ok(c.summaries.length > 0, 'OpenClaw made its LLM summary call')
+    assert.match(c.err, /Compaction provider "context-native" returned empty result, falling back to LLM/, 'after asking the plugin')
+    const compaction = cps.find((y) => /trigger: "compaction"/.test(y))
+    assert.ok(compaction, 'a compaction checkpoint from the compacted messages')
+    assert.match(compaction, /Find the parser bug/, 'its task')
   })
 
   // ==== --local, compaction.mode 'replace' (the provider selected): the restore is the summary ========
@@ -366,15 +380,18 @@ try {
       assert.match(lastUserText(after[0]), /shrink the hot path/, 'and the plan')
 
       // sessions.reset (what /reset does): the next conversation on the key starts clean.
+      assert.ok(checkpoints(SG).length > 0, 'a checkpoint before the reset')
       const reset = await openclaw(['gateway', 'call', 'sessions.reset', '--params', JSON.stringify({ key: SG }), '--json'])
       assert.equal(reset.code, 0, `sessions.reset: ${reset.out.slice(0, 300)} ${reset.err.split('\n').slice(-4).join(' | ')}`)
+      assert.equal(checkpoints(SG).length, 0, 'the old conversation\'s checkpoints are gone')
       turns.set('t14', [{ text: 'What should the README say?', usage: { prompt_tokens: 20_000 } }])
       const c = await turn(SG, '[t14] New topic: write the README introduction.', { local: false })
       const fresh = requestText(c.chat[0].body)
       assert.ok(!fresh.includes(RESTORE_MARK), 'no restore after the reset')
-      assert.ok(!fresh.includes(SCRATCHPAD_MARK), 'no scratchpad block after the reset')
+      assert.ok(!conversationText(c.chat[0].body).includes(SCRATCHPAD_MARK), `no scratchpad block after the reset: ${lastUserText(c.chat[0]).slice(0, 600)}`)
       assert.ok(!/cache lookups|hot path/.test(lastUserText(c.chat[0])), `nothing of the old task: ${lastUserText(c.chat[0]).slice(0, 400)}`)
     } finally {
+      writeFileSync(join(work, 'gateway.log'), log)
       gw.kill('SIGTERM')
       await new Promise((r) => setTimeout(r, 1500))
       if (gw.exitCode === null) gw.kill('SIGKILL')

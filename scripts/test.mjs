@@ -10,8 +10,10 @@
 //      repo (`npm run test:install`; Node 20 and 24, require / import / tsc / npx)
 //   6. the OpenClaw plugin under the pinned, real OpenClaw (`npm run test:host`; installs it into
 //      .cache/openclaw-host/ on first use)
+//   7. the plugin in real agent runs of that OpenClaw's CLI, `--local` and through a gateway, against a
+//      scripted model server on 127.0.0.1 (`npm run test:real`; 11 agent turns, a few minutes)
 // Environment: TEST_SKIP_CARGO=1, TEST_SKIP_NODE24=1, TEST_SKIP_RELIABILITY=1, TEST_SKIP_INSTALL=1,
-// TEST_SKIP_HOST=1 skip a stage.
+// TEST_SKIP_HOST=1, TEST_SKIP_REAL=1 skip a stage.
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -101,6 +103,9 @@ if (process.env.TEST_SKIP_INSTALL !== '1') {
 
 // 6. the plugin under the real OpenClaw
 if (process.env.TEST_SKIP_HOST !== '1') counted('test:host', 'scripts/test-host.mjs')
+
+// 7. the plugin in real OpenClaw agent runs
+if (process.env.TEST_SKIP_REAL !== '1') counted('test:real', 'scripts/test-real.mjs')
 
 console.log(`\n${failures.length ? `failed stages: ${failures.join(', ')}` : 'all stages passed'}`)
 console.log(`total: ${totals.passed} passed, ${totals.failed} failed`)
