@@ -13,7 +13,7 @@
 //                       prepends it once. In 'replace' mode the summary already is the restore.
 import type { OpenClawPluginApi } from 'openclaw/plugin-sdk/plugin-entry'
 import { estimateContextTokens, evaluateScratchpadNudge, renderCheckpoint, writeCheckpoint } from '@openclaw/context-native'
-import { memoryOf, processState, readRecord, updateRecord, warnOnce, type PendingCompaction, type SessionRecord } from './state.ts'
+import { memoryOf, obj, processState, readRecord, updateRecord, warnOnce, type PendingCompaction, type SessionRecord } from './state.ts'
 
 /** The plugin id, also its compaction provider's id. */
 export const PROVIDER_ID = 'context-native'
@@ -30,8 +30,6 @@ export interface CompactionSettings {
   nudgeAfterCompaction: number
   contextWindow: (sessionKey: string, record: SessionRecord, ctx?: { contextTokenBudget?: number; modelProviderId?: string; modelId?: string }) => number
 }
-
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {})
 
 /** The agent messages of a session as OpenClaw's transcript store holds them (empty when unreadable). */
 export async function transcriptMessages(sessionId: string | undefined, sessionKey: string, agentId: string | undefined): Promise<unknown[]> {

@@ -36,7 +36,7 @@ import {
   type ScratchpadLimits,
 } from '@openclaw/context-native'
 import { PROVIDER_ID, registerCompaction } from './compaction.ts'
-import { emptyRecord, forgetMemory, memoryOf, processState, readRecord, updateRecord, warnOnce, type SessionMemory, type SessionRecord } from './state.ts'
+import { emptyRecord, forgetMemory, memoryOf, obj, processState, readRecord, updateRecord, warnOnce, type SessionMemory, type SessionRecord } from './state.ts'
 import { registerTools, scratchpadStore } from './tools.ts'
 
 export { SCRATCHPAD_ENTRY, SESSION_ENTRY } from './state.ts'
@@ -74,8 +74,6 @@ export interface ContextNativeSettings {
 }
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] }
-
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {})
 
 /** The settings with openclaw.plugin.json's defaults filled in. */
 export function resolveSettings(raw: DeepPartial<ContextNativeSettings> | Record<string, unknown> = {}): ContextNativeSettings {

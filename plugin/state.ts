@@ -119,6 +119,9 @@ export function forgetMemory(sessionKey: string): void {
   processState().sessions.delete(sessionKey)
 }
 
+/** `v` when it is a plain object, else `{}` (settings, event fields and arguments as they come). */
+export const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {})
+
 const isNotFound = (e: unknown) => (e as { code?: string })?.code === 'NotFound'
 
 /** A named JSON entry of the session's store, or `undefined` when absent. */

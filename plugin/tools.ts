@@ -21,13 +21,11 @@ import {
   type ScratchpadLimits,
   type SessionEntryLike,
 } from '@openclaw/context-native'
-import { memoryOf, PROTECTED_ENTRIES, processState, readEntry, SCRATCHPAD_ENTRY, updateEntry, warnOnce } from './state.ts'
+import { memoryOf, obj, PROTECTED_ENTRIES, processState, readEntry, SCRATCHPAD_ENTRY, updateEntry, warnOnce } from './state.ts'
 
 /** The name of OpenClaw's Tool Search bridge tool; its arguments are `{ id, args }`. */
 export const BRIDGE_TOOL = 'tool_call'
 export const READ_TOOL = 'scratchpad_read'
-
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {})
 
 /**
  * The tool a call really ran: for the Tool Search bridge, the inner tool (its id is a search result id or a
@@ -116,14 +114,18 @@ export function registerTools(api: OpenClawPluginApi, s: ToolSettings, store: Sc
   const names = toolNames(s)
   const ownTools = new Set([READ_TOOL, ...names])
 
+  /** A tool from the package's definition, kept model-visible under Tool Search. */
+  const direct = (def: { name: string; description: string; parameters: unknown }, label: string) => ({
+    name: def.name,
+    label,
+    description: def.description,
+    parameters: def.parameters as AnyAgentTool['parameters'],
+    catalogMode: 'direct-only' as const,
+  })
+
   const scratchpadTool = (sessionKey: string): AnyAgentTool => {
-    const def = getScratchpadToolDefinition(s.limits)
     return {
-      name: def.name,
-      label: 'Scratchpad',
-      description: def.description,
-      parameters: def.parameters as unknown as AnyAgentTool['parameters'],
-      catalogMode: 'direct-only',
+      ...direct(getScratchpadToolDefinition(s.limits), 'Scratchpad'),
       // Calls apply in the order the model made them (expectedVersion, append after set).
       executionMode: 'sequential',
       async execute(_toolCallId, params) {
@@ -137,13 +139,8 @@ export function registerTools(api: OpenClawPluginApi, s: ToolSettings, store: Sc
   }
 
   const readTool = (sessionKey: string): AnyAgentTool => {
-    const def = observationToolDefinition(READ_TOOL)
     return {
-      name: def.name,
-      label: 'Read offloaded result',
-      description: def.description,
-      parameters: def.parameters as unknown as AnyAgentTool['parameters'],
-      catalogMode: 'direct-only',
+      ...direct(observationToolDefinition(READ_TOOL), 'Read offloaded result'),
       async execute(_toolCallId, params) {
         // The model's arguments spread into the input as they come (`scratchpad_id`); the session is ours.
         const args = obj(params) as Omit<ReadObservationInput, 'stateDir' | 'sessionKey'>
