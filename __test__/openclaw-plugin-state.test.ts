@@ -1,0 +1,66 @@
+// The plugin's host-independent pieces (plugin/state.ts, tools.ts, compaction.ts) without OpenClaw: the Tool
+// Search bridge seen through, the compaction provider's messages matched to the right session when several
+// compact at once, and the durable session record's read-modify-write. `npm run test:real` runs them in
+// OpenClaw itself.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { claimPending } from '../plugin/compaction.ts'
+import { processState, readRecord, updateRecord } from '../plugin/state.ts'
+import { innerToolCall } from '../plugin/tools.ts'
+
+const stateDir = mkdtempSync(join(tmpdir(), 'context-native-plugin-state-'))
+afterAll(() => rmSync(stateDir, { recursive: true, force: true }))
+
+describe('plugin: the tool_call bridge', () => {
+  it('names the inner tool and its arguments, by result id or by name', () => {
+    expect(innerToolCall('tool_call', { id: 'plugin:context-native:scratchpad_read', args: { scratchpad_id: 'obs_1' } })).toEqual({
+      toolName: 'scratchpad_read',
+      args: { scratchpad_id: 'obs_1' },
+      bridged: true,
+    })
+    expect(innerToolCall('tool_call', { id: 'session_scratchpad', args: { action: 'set_plan', content: '1. a' } }).toolName).toBe('session_scratchpad')
+    expect(innerToolCall('read', { path: 'a.ts' })).toEqual({ toolName: 'read', args: { path: 'a.ts' }, bridged: false })
+    // Malformed bridge arguments: the call stays the bridge's own, nothing throws.
+    expect(innerToolCall('tool_call', null)).toEqual({ toolName: 'tool_call', args: {}, bridged: true })
+  })
+})
+
+describe('plugin: the compaction provider claims the right pending compaction', () => {
+  const msg = (t: number) => ({ role: 'user', content: `m${t}`, timestamp: t })
+  const pending = (sessionKey: string, stamps: number[]) => ({ sessionKey, stateDir, at: Date.now(), stamps: new Set(stamps) })
+
+  it('by the timestamps of the messages, with two sessions compacting at once', () => {
+    processState().pendingCompactions = [pending('agent:main:a', [1, 2, 3]), pending('agent:main:b', [10, 11, 12])]
+    expect(claimPending([msg(11), msg(12)])?.sessionKey).toBe('agent:main:b')
+    expect(claimPending([msg(1), msg(2)])?.sessionKey).toBe('agent:main:a')
+    expect(processState().pendingCompactions).toEqual([])
+  })
+
+  it('the only one pending when the messages carry no known timestamp; none among several', () => {
+    processState().pendingCompactions = [pending('agent:main:a', [1]), pending('agent:main:b', [2])]
+    expect(claimPending([msg(99)])).toBeUndefined()
+    processState().pendingCompactions = [pending('agent:main:c', [5])]
+    expect(claimPending([{ role: 'user', content: 'x' }])?.sessionKey).toBe('agent:main:c')
+  })
+
+  it('never one older than ten minutes', () => {
+    processState().pendingCompactions = [{ ...pending('agent:main:old', [7]), at: Date.now() - 11 * 60_000 }]
+    expect(claimPending([msg(7)])).toBeUndefined()
+  })
+})
+
+describe('plugin: the durable session record', () => {
+  it('concurrent updates in one process all land (one read-modify-write at a time)', async () => {
+    const key = 'agent:main:record'
+    await Promise.all(Array.from({ length: 20 }, () => updateRecord(stateDir, key, (r) => void r.compactionSerial++)))
+    const r = await readRecord(stateDir, key)
+    expect(r.compactionSerial).toBe(20)
+    expect(r.compactions).toBe(0)
+  })
+
+  it('an absent record reads as empty', async () => {
+    expect(await readRecord(stateDir, 'agent:main:none')).toEqual({ compactions: 0, compactionSerial: 0 })
+  })
+})
