@@ -289,6 +289,7 @@ try {
     assert.ok(after.length > 0, 'a model request after the compaction')
     assert.ok(requestText(after[0].body).includes(RESTORE_MARK), `the first request after compaction has the restore: ${lastUserText(after[0]).slice(0, 400)}`)
     assert.match(lastUserText(after[0]), /Fix the tokenizer|tokenizer/, 'with the task')
+    assert.match(lastUserText(after[0]), /\[Hint: Context was just compacted/, 'and the scratchpad nudge after compaction')
     const later = after.slice(1).filter((q) => lastUserText(q).includes(RESTORE_MARK))
     assert.equal(later.length, 0, 'and only once')
     const cps = checkpoints(KEY)
@@ -355,7 +356,15 @@ try {
   await check('gateway: a compaction in the gateway process, the restore in the next request with the plan; after sessions.reset (/reset) nothing of the old conversation', async () => {
     const port = await freePort()
     writeConfig({ gatewayPort: port })
-    const gw = spawn(node, [openclawBin, 'gateway', 'run', '--port', String(port), '--bind', 'loopback', '--auth', 'none'], { env, cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'] })
+    // Its own process group, so that stopping it stops whatever it started.
+    const gw = spawn(node, [openclawBin, 'gateway', 'run', '--port', String(port), '--bind', 'loopback', '--auth', 'none'], { env, cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    const stopGateway = (signal) => {
+      try {
+        process.kill(-gw.pid, signal)
+      } catch {
+        // already gone
+      }
+    }
     let log = ''
     gw.stdout.on('data', (d) => (log += d))
     gw.stderr.on('data', (d) => (log += d))
@@ -392,9 +401,9 @@ try {
       assert.ok(!/cache lookups|hot path/.test(lastUserText(c.chat[0])), `nothing of the old task: ${lastUserText(c.chat[0]).slice(0, 400)}`)
     } finally {
       writeFileSync(join(work, 'gateway.log'), log)
-      gw.kill('SIGTERM')
-      await new Promise((r) => setTimeout(r, 1500))
-      if (gw.exitCode === null) gw.kill('SIGKILL')
+      stopGateway('SIGTERM')
+      await new Promise((r) => setTimeout(r, 2000))
+      stopGateway('SIGKILL')
     }
   })
   console.log(`test:real: ${results.filter((r) => r.ok).length} passed, ${results.filter((r) => !r.ok).length} failed`)
