@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { claimPending } from '../plugin/compaction.ts'
+import { configuredWindow, gaugeThresholds } from '../plugin/gauge.ts'
 import { processState, readRecord, updateRecord } from '../plugin/state.ts'
 import { innerToolCall } from '../plugin/tools.ts'
 
@@ -62,5 +63,31 @@ describe('plugin: the durable session record', () => {
 
   it('an absent record reads as empty', async () => {
     expect(await readRecord(stateDir, 'agent:main:none')).toEqual({ compactions: 0, compactionSerial: 0 })
+  })
+})
+
+describe('plugin: the gauge before OpenClaw compacts', () => {
+  const defaults = { gaugeAt: 0.7, checkpointAt: 0.8 }
+  it('keeps 70 % / 80 % where OpenClaw compacts later (128k: 84 %, 200k: 90 %)', () => {
+    expect(gaugeThresholds(128_000, defaults)).toEqual(defaults)
+    expect(gaugeThresholds(200_000, defaults)).toEqual(defaults)
+  })
+  it("moves them below OpenClaw's threshold on smaller windows (100k: 80 %, 32k: 75 %)", () => {
+    const at100 = gaugeThresholds(100_000, defaults)
+    expect(at100.checkpointAt).toBeCloseTo(0.76)
+    expect(at100.gaugeAt).toBeCloseTo(0.66)
+    const at32 = gaugeThresholds(32_000, defaults)
+    expect(at32.checkpointAt).toBeCloseTo(0.71)
+    expect(at32.checkpointAt * 32_000).toBeLessThan(32_000 - 8_000)
+  })
+  it("reads the model's window from OpenClaw's config: the run's model, else the primary", () => {
+    const config = {
+      agents: { defaults: { model: { primary: 'local/small' } } },
+      models: { providers: { local: { models: [{ id: 'small', contextWindow: 32_768 }, { id: 'capped', contextWindow: 200_000, contextTokens: 100_000 }] } } },
+    }
+    expect(configuredWindow(config, 'local', 'capped')).toBe(100_000)
+    expect(configuredWindow(config)).toBe(32_768)
+    expect(configuredWindow(config, 'other', 'x')).toBeUndefined()
+    expect(configuredWindow({})).toBeUndefined()
   })
 })

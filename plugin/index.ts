@@ -26,7 +26,6 @@ import { definePluginEntry, type OpenClawPluginApi } from 'openclaw/plugin-sdk/p
 import {
   clearContextState,
   clearScratchpad,
-  ContextEstimator,
   evaluateContextUsage,
   evaluateScratchpadNudge,
   getScratchpadContent,
@@ -36,10 +35,12 @@ import {
   type ScratchpadLimits,
 } from '@openclaw/context-native'
 import { PROVIDER_ID, registerCompaction } from './compaction.ts'
-import { emptyRecord, forgetMemory, memoryOf, obj, processState, readRecord, updateRecord, warnOnce, type SessionMemory, type SessionRecord } from './state.ts'
+import { configuredWindow, estimateTokens, gaugeThresholds } from './gauge.ts'
+import { emptyRecord, forgetMemory, memoryOf, obj, processState, readRecord, updateRecord, warnOnce, type SessionRecord } from './state.ts'
 import { registerTools, scratchpadStore } from './tools.ts'
 
 export { SCRATCHPAD_ENTRY, SESSION_ENTRY } from './state.ts'
+export { gaugeThresholds } from './gauge.ts'
 
 /** The plugin id (openclaw.plugin.json `id`, the key under `plugins.entries`). */
 export const PLUGIN_ID = PROVIDER_ID
@@ -102,56 +103,6 @@ export function resolveSettings(raw: DeepPartial<ContextNativeSettings> | Record
     offload: { enabled: true, thresholdBytes: 4096, ttlSeconds: 3600, ...obj(r.offload) },
     compaction,
   }
-}
-
-/**
- * Where OpenClaw compacts on its own: at window - min(20,000, window / 4) tokens (84 % of 128k, 80 % of 100k,
- * 75 % of 80k and below). The 80 % checkpoint and the 70 % gauge line move below it (4 and 14 points) where
- * the settings would put them at or after it, so they still come before the compaction.
- */
-export function gaugeThresholds(contextWindow: number, gauge: { gaugeAt: number; checkpointAt: number }): { gaugeAt: number; checkpointAt: number } {
-  const compactAt = (contextWindow - Math.min(20_000, contextWindow / 4)) / contextWindow
-  const checkpointAt = Math.min(gauge.checkpointAt, compactAt - 0.04)
-  return { checkpointAt, gaugeAt: Math.min(gauge.gaugeAt, checkpointAt - 0.1) }
-}
-
-/**
- * The context the next provider call reads, estimated incrementally: each message is counted once per session
- * (re-counting the whole conversation every turn costs ~100 ms on a long session, the increment ~0.1 ms). When
- * `messages` is not the previous list plus new ones (a compaction, a branch, a host that copies them), the
- * estimator starts over from them.
- */
-function estimateTokens(memory: SessionMemory, messages: unknown[], prompt: unknown): number {
-  type Gauge = { estimator: ContextEstimator; counted: number; last: unknown }
-  let g = memory.gauge as Gauge | undefined
-  if (!g || messages.length < g.counted || (g.counted > 0 && messages[g.counted - 1] !== g.last)) {
-    g = { estimator: new ContextEstimator(), counted: 0, last: undefined }
-    memory.gauge = g
-  }
-  if (messages.length > g.counted) {
-    g.estimator.addMessages(messages.slice(g.counted))
-    g.counted = messages.length
-    g.last = messages[messages.length - 1]
-  }
-  if (prompt === undefined) return g.estimator.estimate().tokens
-  const next = g.estimator.fork()
-  next.addMessage({ role: 'user', content: prompt })
-  return next.estimate().tokens
-}
-
-/** The context window of a model as OpenClaw's config declares it (`models.providers.<p>.models[]`). */
-function configuredWindow(config: unknown, provider?: string, model?: string): number | undefined {
-  const c = obj(config)
-  if (!provider || !model) {
-    const primary = obj(obj(obj(c.agents).defaults).model).primary ?? obj(obj(c.agents).defaults).model
-    if (typeof primary !== 'string' || !primary.includes('/')) return undefined
-    ;[provider, model] = [primary.slice(0, primary.indexOf('/')), primary.slice(primary.indexOf('/') + 1)]
-  }
-  const models = obj(obj(obj(c.models).providers)[provider]).models
-  if (!Array.isArray(models)) return undefined
-  const m = obj(models.find((x) => obj(x).id === model))
-  const w = m.contextTokens ?? m.contextWindow
-  return typeof w === 'number' && w > 0 ? w : undefined
 }
 
 /** Registers everything on OpenClaw's plugin API. Exported so a host can compose it; `default` is the entry. */
