@@ -393,6 +393,27 @@ await check('with the scratchpad off: no session_scratchpad, no block, still no 
   assert.equal(r.systemPrompt, undefined)
 })
 
+await check('a state dir that cannot be written: the hooks log once with the code and the turn goes on', async () => {
+  const broken = structuredClone(config)
+  const file = join(work, 'not-a-dir')
+  ;(await import('node:fs')).writeFileSync(file, 'a file where the state dir should be')
+  broken.plugins.entries['context-native'].config = { stateDir: file }
+  logs.length = 0
+  const reg = oc.loadOpenClawPlugins({ config: broken, workspaceDir, logger, cache: false })
+  const runner = oc.createHookRunner(reg, { logger })
+  const build = () => oc.resolvePromptBuildHookResult({ config: broken, prompt: 'x', messages: [userMessage('x')], hookCtx: hookCtx('run-13'), hookRunner: runner })
+  const r1 = await build()
+  const r2 = await build()
+  assert.ok(r1.appendSystemContext?.includes('session_scratchpad'), 'the guidance still comes')
+  assert.ok(r2)
+  const warned = logs.filter((l) => l.level === 'warn' && l.m.includes('context-native'))
+  assert.ok(warned.length >= 1, 'a warning')
+  const prompt = warned.filter((l) => l.m.includes('before_prompt_build'))
+  assert.equal(prompt.length, 1, `logged once for two prompt builds: ${warned.map((l) => l.m).join(' | ')}`)
+  assert.match(prompt[0].m, /failed \([A-Z]\w+\)/, 'with its code')
+  assert.doesNotMatch(prompt[0].m, /failed \(Error\)/, `a stable code, not a bare Error: ${prompt[0].m}`)
+})
+
 await check('without hooks.allowConversationAccess OpenClaw blocks the prompt hooks (why the README sets it)', async () => {
   const bare = structuredClone(config)
   delete bare.plugins.entries['context-native'].hooks
