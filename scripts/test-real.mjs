@@ -322,11 +322,14 @@ try {
     const auto = cps.filter((y) => /trigger: "auto-80pct"/.test(y))
     assert.equal(auto.length, 1, 'one 80 % checkpoint')
     assert.match(auto[0], /context_window: 200000/)
-    // Turn 9 ended past 180k (200k - 20k): OpenClaw compacted, asking the plugin's provider, which returned
-    // nothing in 'default' mode, so OpenClaw made its own summary call.
-    assert.ok(c.summaries.length > 0, 'OpenClaw made its LLM summary call')
-    assert.match(c.err, /Compaction provider "context-native" returned empty result, falling back to LLM/, 'after asking the plugin')
-    const compaction = cps.find((y) => /trigger: "compaction"/.test(y))
+    // Turn 9 ended past 180k (200k - 20k): OpenClaw compacts (after that turn or before the next one), asking
+    // the plugin's provider, which returns nothing in 'default' mode, so OpenClaw makes its own summary call.
+    turns.set('t16', [{ text: 'Resumed.', usage: { prompt_tokens: 40_000 } }])
+    const d = await turn(S2, '[t16] Go on.', { modelRef: 'scripted/m200' })
+    assert.ok(c.summaries.length + d.summaries.length > 0, 'OpenClaw made its LLM summary call')
+    assert.match(c.err + d.err, /Compaction provider "context-native" returned empty result, falling back to LLM/, 'after asking the plugin')
+    assert.ok(lastUserText(d.chat[0]).includes(RESTORE_MARK), 'the restore follows OpenClaw\'s summary')
+    const compaction = checkpoints(KEY2).find((y) => /trigger: "compaction"/.test(y))
     assert.ok(compaction, 'a compaction checkpoint from the compacted messages')
     assert.match(compaction, /Find the parser bug/, 'its task')
   })
@@ -353,7 +356,7 @@ try {
   })
 
   // ==== through a gateway on loopback ===================================================================
-  await check('gateway: a compaction in the gateway process, the restore in the next request with the plan; after sessions.reset (/reset) nothing of the old conversation', async () => {
+  await check('gateway: a compaction in the gateway process, the restore in the next request with the plan, again after /compact; after sessions.reset (/reset) nothing of the old conversation', async () => {
     const port = await freePort()
     writeConfig({ gatewayPort: port })
     // Its own process group, so that stopping it stops whatever it started.
@@ -388,6 +391,16 @@ try {
       assert.match(text, /Speed up the cache lookups/, 'with the task')
       assert.match(lastUserText(after[0]), /shrink the hot path/, 'and the plan')
 
+      // /compact (the sessions.compact RPC): the restore follows a manual compaction too.
+      const before = server.requests.length
+      const compacted = await openclaw(['sessions', 'compact', SG, '--json'])
+      assert.equal(compacted.code, 0, `sessions compact: ${compacted.out.slice(0, 300)} ${compacted.err.split('\n').slice(-4).join(' | ')}`)
+      assert.ok(server.requests.slice(before).some((q) => isSummaryRequest(q.body)), 'a summary request for the manual compaction')
+      turns.set('t15', [{ text: 'Back to the hot path.', usage: { prompt_tokens: 25_000 } }])
+      const m = await turn(SG, '[t15] Where were we?', { local: false })
+      assert.ok(lastUserText(m.chat[0]).includes(RESTORE_MARK), `the restore after /compact: ${lastUserText(m.chat[0]).slice(0, 400)}`)
+      assert.match(lastUserText(m.chat[0]), /Speed up the cache lookups/, 'with the task')
+
       // sessions.reset (what /reset does): the next conversation on the key starts clean.
       assert.ok(checkpoints(SG).length > 0, 'a checkpoint before the reset')
       const reset = await openclaw(['gateway', 'call', 'sessions.reset', '--params', JSON.stringify({ key: SG }), '--json'])
@@ -408,6 +421,7 @@ try {
   })
   console.log(`test:real: ${results.filter((r) => r.ok).length} passed, ${results.filter((r) => !r.ok).length} failed`)
 } finally {
+  if (process.env.TEST_REAL_KEEP === '1') writeFileSync(join(work, 'requests.json'), JSON.stringify(server.requests, null, 1))
   await server.close()
   if (process.env.TEST_REAL_KEEP !== '1') rmSync(work, { recursive: true, force: true })
   else console.log(`kept ${work}`)
