@@ -196,16 +196,10 @@ const checkpoints = (sessionKey) => {
 
 // ---------------------------------------------------------------------------------------------------
 const results = []
-let stop = false
 // TEST_REAL_ONLY=<text>: only the checks whose name contains it (for working on one scenario).
 const only = process.env.TEST_REAL_ONLY
 async function check(name, fn) {
   if (only && !name.includes(only)) return
-  if (stop) {
-    results.push({ name, ok: false })
-    console.log(`  skip ${name} (an earlier step failed)`)
-    return
-  }
   const t = Date.now()
   try {
     await fn()
@@ -419,7 +413,9 @@ try {
       stopGateway('SIGKILL')
     }
   })
-  console.log(`test:real: ${results.filter((r) => r.ok).length} passed, ${results.filter((r) => !r.ok).length} failed`)
+  const failed = results.filter((r) => !r.ok).length
+  console.log(`test:real: ${results.length - failed} passed, ${failed} failed (${secs()} s, openclaw@${OPENCLAW_VERSION})`)
+  process.exitCode = failed ? 1 : 0
 } finally {
   if (process.env.TEST_REAL_KEEP === '1') writeFileSync(join(work, 'requests.json'), JSON.stringify(server.requests, null, 1))
   await server.close()
