@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { claimPending } from '../plugin/compaction.ts'
 import { configuredWindow, gaugeThresholds } from '../plugin/gauge.ts'
 import { processState, readRecord, updateRecord } from '../plugin/state.ts'
-import { innerToolCall } from '../plugin/tools.ts'
+import { innerToolCall, unbridgeMessages } from '../plugin/tools.ts'
 
 const stateDir = mkdtempSync(join(tmpdir(), 'context-native-plugin-state-'))
 afterAll(() => rmSync(stateDir, { recursive: true, force: true }))
@@ -25,6 +25,24 @@ describe('plugin: the tool_call bridge', () => {
     expect(innerToolCall('read', { path: 'a.ts' })).toEqual({ toolName: 'read', args: { path: 'a.ts' }, bridged: false })
     // Malformed bridge arguments: the call stays the bridge's own, nothing throws.
     expect(innerToolCall('tool_call', null)).toEqual({ toolName: 'tool_call', args: {}, bridged: true })
+  })
+})
+
+describe('plugin: messages seen through the bridge for a checkpoint', () => {
+  it("shows a bridged call and its result as the inner tool's, and leaves other messages as they are", () => {
+    const user = { role: 'user', content: 'fix it' }
+    const messages = [
+      user,
+      { role: 'assistant', content: [{ type: 'toolCall', id: 'c1', name: 'tool_call', arguments: { id: 'openclaw:core:read', args: { path: 'src/a.rs' } } }] },
+      { role: 'toolResult', toolCallId: 'c1', toolName: 'tool_call', content: [{ type: 'text', text: 'x' }] },
+    ]
+    const out = unbridgeMessages(messages) as any[]
+    expect(out[0]).toBe(user)
+    expect(out[1].content[0]).toMatchObject({ type: 'toolCall', id: 'c1', name: 'read', arguments: { path: 'src/a.rs' } })
+    expect(out[2].toolName).toBe('read')
+    expect(messages[1]).toMatchObject({ content: [{ name: 'tool_call' }] }) // the host's messages are not mutated
+    const plain = [user]
+    expect(unbridgeMessages(plain)).toBe(plain)
   })
 })
 

@@ -13,6 +13,7 @@
 //                       prepends it once. In 'replace' mode the summary already is the restore.
 import type { OpenClawPluginApi } from 'openclaw/plugin-sdk/plugin-entry'
 import { estimateContextTokens, evaluateScratchpadNudge, renderCheckpoint, writeCheckpoint } from '@openclaw/context-native'
+import { unbridgeMessages } from './tools.ts'
 import { memoryOf, obj, processState, readRecord, updateRecord, warnOnce, type PendingCompaction, type SessionRecord } from './state.ts'
 
 /** The plugin id, also its compaction provider's id. */
@@ -91,7 +92,7 @@ async function checkpointFrom(s: CompactionSettings, p: PendingCompaction, messa
     compactionCount: record.compactionSerial,
     ...(p.agentId ? { agentId: p.agentId } : {}),
     ...(messages.length === 0 ? { openItems: [`the checkpoint at this compaction had no messages to read (${source})`] } : {}),
-    messages,
+    messages: unbridgeMessages(messages),
   })
   p.checkpointed = true
 }

@@ -37,7 +37,7 @@ import {
 import { PROVIDER_ID, registerCompaction } from './compaction.ts'
 import { configuredWindow, estimateTokens, gaugeThresholds } from './gauge.ts'
 import { emptyRecord, forgetMemory, memoryOf, obj, processState, readRecord, updateRecord, warnOnce, type SessionRecord } from './state.ts'
-import { registerTools, scratchpadStore } from './tools.ts'
+import { registerTools, scratchpadStore, unbridgeMessages } from './tools.ts'
 
 export { SCRATCHPAD_ENTRY, SESSION_ENTRY } from './state.ts'
 export { gaugeThresholds } from './gauge.ts'
@@ -202,7 +202,7 @@ export function registerContextNative(api: OpenClawPluginApi): void {
           compactionCount: record.compactionSerial,
           ...(ctx.agentId ? { agentId: ctx.agentId } : {}),
           ...(ctx.channel ? { channel: ctx.channel } : {}),
-          messages: event.messages,
+          messages: unbridgeMessages(event.messages),
         })
         checkpointSaved = written.written
         reading = evaluateContextUsage({ tokens, contextWindow: window }, { ...thresholds, checkpointSaved })

@@ -39,6 +39,39 @@ export function innerToolCall(toolName: string, args: unknown): { toolName: stri
   return { toolName: name || toolName, args: a.args ?? a.arguments ?? {}, bridged: true }
 }
 
+/**
+ * The messages with every call through the Tool Search bridge shown as the call it made (the assistant's
+ * `toolCall` block and its `toolResult` named after the inner tool, with the inner arguments), so a checkpoint
+ * built from them lists the files and tools the agent really used. The same array when nothing was bridged.
+ */
+export function unbridgeMessages(messages: unknown[]): unknown[] {
+  const renamed = new Map<string, string>()
+  let changed = false
+  const out = messages.map((m) => {
+    const msg = obj(m)
+    if (msg.role === 'assistant' && Array.isArray(msg.content) && msg.content.some((c) => obj(c).type === 'toolCall' && obj(c).name === BRIDGE_TOOL)) {
+      changed = true
+      return {
+        ...msg,
+        content: msg.content.map((c) => {
+          const part = obj(c)
+          if (part.type !== 'toolCall' || part.name !== BRIDGE_TOOL) return c
+          const inner = innerToolCall(BRIDGE_TOOL, part.arguments)
+          if (typeof part.id === 'string') renamed.set(part.id, inner.toolName)
+          return { ...part, name: inner.toolName, arguments: inner.args }
+        }),
+      }
+    }
+    return m
+  })
+  if (!changed) return messages
+  return out.map((m) => {
+    const msg = obj(m)
+    const name = msg.role === 'toolResult' && typeof msg.toolCallId === 'string' ? renamed.get(msg.toolCallId) : undefined
+    return name ? { ...msg, toolName: name } : m
+  })
+}
+
 /** The scratchpad's persisted spaces for one session: the latest entry of each `openclaw:scratchpad:*` key. */
 type PersistedScratchpad = Record<string, string | string[]>
 

@@ -214,9 +214,11 @@ async function check(name, fn) {
 const RESTORE_MARK = '[Post-compaction checkpoint restore]'
 const SCRATCHPAD_MARK = '[Session Scratchpad'
 const BIG_FILE = 'src/lexer.rs'
+const OTHER_FILE = 'src/other.rs'
 const bigText = Array.from({ length: 400 }, (_, i) => `fn token_${i}(input: &str) -> Token { /* line ${i} of the lexer */ Token::Ident(input.to_string()) }`).join('\n')
 mkdirSync(join(workspace, 'src'), { recursive: true })
 writeFileSync(join(workspace, BIG_FILE), bigText)
+writeFileSync(join(workspace, OTHER_FILE), bigText.replaceAll('lexer', 'other'))
 
 console.log(`openclaw@${OPENCLAW_VERSION} CLI, Node ${process.versions.node} driving ${node}; model server ${server.url}; work ${work}`)
 
@@ -229,10 +231,12 @@ try {
     { toolCalls: [{ name: 'session_scratchpad', arguments: { action: 'set_plan', content: '1. read src/lexer.rs\n2. fix the tokenizer\n3. run the tests' } }] },
     { toolCalls: [{ name: 'read', arguments: { path: BIG_FILE } }] },
     (body) => ({ toolCalls: [{ name: 'scratchpad_read', arguments: { scratchpad_id: observationId(body), mode: 'range', start: 0, end: 200 } }] }),
+    // Through Tool Search's bridge, as a model does for a cataloged tool: the middleware sees `tool_call`.
+    { toolCalls: [{ name: 'tool_call', arguments: { id: 'read', args: { path: OTHER_FILE } } }] },
     { text: 'I read the lexer; the tokenizer is next.', usage: { prompt_tokens: 92_000 } },
   ])
   let t1
-  await check('--local turn 1: the tools are direct under Tool Search (default), the plan is set, a large read is offloaded and read back by slices', async () => {
+  await check('--local turn 1: the tools are direct under Tool Search (default), the plan is set, a large read is offloaded and read back by slices, a read through the tool_call bridge is seen through', async () => {
     t1 = await turn(S, '[t1] Fix the tokenizer in src/lexer.rs: it splits identifiers on digits.')
     const first = t1.chat[0]
     assert.ok(first, 'the model received a request')
@@ -241,12 +245,15 @@ try {
     assert.ok(names.includes('session_scratchpad'), `session_scratchpad is sent directly: ${names.join(', ')}`)
     assert.ok(names.includes('scratchpad_read'), `scratchpad_read is sent directly: ${names.join(', ')}`)
     assert.match(contentText(first.body.messages[0].content), /session_scratchpad/, 'the guidance in the system prompt names the tool')
-    assert.ok(t1.chat.length >= 4, `four model calls in the turn (got ${t1.chat.length})`)
+    assert.ok(t1.chat.length >= 5, `five model calls in the turn (got ${t1.chat.length})`)
     assert.match(toolResultText(t1.chat[1]), /plan/i, 'the scratchpad tool ran')
     const observation = toolResultText(t1.chat[2])
     assert.match(observation, /scratchpad_id/, `the large read came back as an observation: ${observation.slice(0, 200)}`)
     assert.ok(observation.length < 2000, 'the observation is small')
     assert.equal(toolResultText(t1.chat[3]), bigText.slice(0, 200), 'scratchpad_read returns the slice, not a new observation')
+    const bridged = toolResultText(t1.chat[4])
+    assert.match(bridged, /"scratchpad_id"/, `the bridged read came back as an observation: ${bridged.slice(0, 200)}`)
+    assert.match(bridged, /"name": "read_\d+"/, 'named after the inner tool, not tool_call')
   })
 
   await check('--local turn 2 (a new process): the scratchpad is resumed from disk and the gauge line shows 70 %+ of the 128k window', async () => {
@@ -292,6 +299,8 @@ try {
     assert.match(c, /tokenizer/i, 'its task')
     assert.match(c, /lexer\.rs/, 'its files')
     assert.match(c, /run the tests/i, 'its plan')
+    assert.match(c, /other\.rs/, 'the file read through the tool_call bridge')
+    assert.doesNotMatch(c, /- "tool_call"/, 'the bridge is not taken for a tool the agent used')
   })
 
   // ==== --local, Tool Search off, 200k model: the gauge at 70 % and the checkpoint at 80 % ===========
