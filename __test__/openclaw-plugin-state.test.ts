@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { claimPending } from '../plugin/compaction.ts'
+import { claimPending, currentContext } from '../plugin/compaction.ts'
 import { configuredWindow, gaugeThresholds } from '../plugin/gauge.ts'
 import { processState, readRecord, updateRecord } from '../plugin/state.ts'
 import { innerToolCall, unbridgeMessages } from '../plugin/tools.ts'
@@ -43,6 +43,26 @@ describe('plugin: messages seen through the bridge for a checkpoint', () => {
     expect(messages[1]).toMatchObject({ content: [{ name: 'tool_call' }] }) // the host's messages are not mutated
     const plain = [user]
     expect(unbridgeMessages(plain)).toBe(plain)
+  })
+})
+
+describe("plugin: the session's current context from OpenClaw's transcript events", () => {
+  const m = (id: string, text: string) => ({ type: 'message', id, message: { role: 'user', content: text } })
+  it('starts after the last reset and from the entry the last compaction kept', () => {
+    const events = [
+      { type: 'session', id: 's' },
+      m('1', 'old task'),
+      m('2', 'old reply'),
+      { type: 'reset', id: 'r', reason: 'reset' },
+      m('3', 'new task'),
+      { type: 'custom', id: 'c', customType: 'x' },
+      m('4', 'kept'),
+      { type: 'compaction', id: 'k', firstKeptEntryId: 'c', summary: '...' },
+      m('5', 'after'),
+    ]
+    expect(currentContext(events).map((x: any) => x.content)).toEqual(['kept', 'after'])
+    expect(currentContext(events.slice(0, 5)).map((x: any) => x.content)).toEqual(['new task'])
+    expect(currentContext([])).toEqual([])
   })
 })
 

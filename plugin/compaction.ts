@@ -20,6 +20,8 @@ import { memoryOf, obj, processState, readRecord, updateRecord, warnOnce, type P
 export const PROVIDER_ID = 'context-native'
 /** A pending compaction older than this is not claimed any more. */
 const PENDING_TTL_MS = 10 * 60 * 1000
+/** A second `before_compaction` of a session within this time is the same compaction. */
+const REPEAT_MS = 60 * 1000
 
 export interface CompactionSettings {
   stateDir: string
@@ -32,19 +34,33 @@ export interface CompactionSettings {
   contextWindow: (sessionKey: string, record: SessionRecord, ctx?: { contextTokenBudget?: number; modelProviderId?: string; modelId?: string }) => number
 }
 
-/** The agent messages of a session as OpenClaw's transcript store holds them (empty when unreadable). */
+/**
+ * The agent messages of the session's current context as OpenClaw's transcript store holds them: after its last
+ * `reset` event (a reset in place keeps the session id and the old events), and from the first entry the last
+ * `compaction` event kept. Empty when the store has nothing for the session.
+ */
 export async function transcriptMessages(sessionId: string | undefined, sessionKey: string, agentId: string | undefined): Promise<unknown[]> {
   if (!sessionId) return []
   // Loaded on first use: only a compaction needs it, and every turn's process loads the plugin.
   const { loadTranscriptEventsSync } = await import('openclaw/plugin-sdk/session-store-runtime')
   const events = loadTranscriptEventsSync({ sessionId, sessionKey, ...(agentId ? { agentId } : {}) })
-  const out: unknown[] = []
-  for (const e of events as unknown[]) {
+  return currentContext(events as unknown[])
+}
+
+/** The messages of a transcript's events that are still in the context (see `transcriptMessages`). */
+export function currentContext(events: unknown[]): unknown[] {
+  // Every entry counts for the position (the first kept one need not be a message); only messages are returned.
+  let entries: { id: unknown; message?: unknown }[] = []
+  for (const e of events) {
     const ev = obj(e)
-    const m = obj(ev.message ?? (ev.type === 'message' ? ev : undefined))
-    if (typeof m.role === 'string') out.push(m)
+    if (ev.type === 'reset') entries = []
+    else if (ev.type === 'compaction') {
+      const kept = entries.findIndex((x) => x.id === ev.firstKeptEntryId)
+      entries = kept >= 0 ? entries.slice(kept) : []
+    } else if (ev.type === 'message' && typeof obj(ev.message).role === 'string') entries.push({ id: ev.id, message: ev.message })
+    else entries.push({ id: ev.id })
   }
-  return out
+  return entries.flatMap((x) => (x.message === undefined ? [] : [x.message]))
 }
 
 const stampOf = (m: unknown): number | undefined => {
@@ -126,6 +142,14 @@ export function registerCompaction(api: OpenClawPluginApi, s: CompactionSettings
     const sessionKey = ctx.sessionKey
     if (!sessionKey || !s.checkpoints) return
     try {
+      // OpenClaw 2026.9.6 fires this hook twice for one compaction (its attempt, then the compaction): the
+      // second one refreshes the pending compaction instead of counting and checkpointing it again.
+      const state = processState()
+      const again = state.pendingCompactions.find((p) => p.sessionKey === sessionKey && Date.now() - p.at < REPEAT_MS)
+      if (again) {
+        if (event.tokenCount) again.tokenCount = event.tokenCount
+        return
+      }
       const record = await updateRecord(s.stateDir, sessionKey, (r) => {
         r.compactions++
         r.compactionSerial++

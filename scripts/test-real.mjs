@@ -359,7 +359,7 @@ try {
   })
 
   // ==== through a gateway on loopback ===================================================================
-  await check('gateway: a compaction in the gateway process, the restore in the next request with the plan, again after /compact; after sessions.reset (/reset) nothing of the old conversation', async () => {
+  await check('gateway: a compaction in the gateway process, the restore in the next request with the plan, again after /compact; after sessions.reset (/reset) nothing of the old conversation, and its own checkpoint at its first compaction', async () => {
     const port = await freePort()
     writeConfig({ gatewayPort: port })
     // Its own process group, so that stopping it stops whatever it started.
@@ -409,12 +409,23 @@ try {
       const reset = await openclaw(['gateway', 'call', 'sessions.reset', '--params', JSON.stringify({ key: SG }), '--json'])
       assert.equal(reset.code, 0, `sessions.reset: ${reset.out.slice(0, 300)} ${reset.err.split('\n').slice(-4).join(' | ')}`)
       assert.equal(checkpoints(SG).length, 0, 'the old conversation\'s checkpoints are gone')
-      turns.set('t14', [{ text: 'What should the README say?', usage: { prompt_tokens: 20_000 } }])
+      turns.set('t14', [{ text: 'What should the README say?', usage: { prompt_tokens: 113_000 } }])
       const c = await turn(SG, '[t14] New topic: write the README introduction.', { local: false })
       const fresh = requestText(c.chat[0].body)
       assert.ok(!fresh.includes(RESTORE_MARK), 'no restore after the reset')
       assert.ok(!conversationText(c.chat[0].body).includes(SCRATCHPAD_MARK), `no scratchpad block after the reset: ${lastUserText(c.chat[0]).slice(0, 600)}`)
       assert.ok(!/cache lookups|hot path/.test(lastUserText(c.chat[0])), `nothing of the old task: ${lastUserText(c.chat[0]).slice(0, 400)}`)
+
+      // The new conversation's first compaction (t14 ended past 108k) is its own: not skipped as a duplicate of
+      // the old conversation's, and its checkpoint has the new task, nothing of the old one.
+      // The gateway may compact after it has answered: wait for the checkpoint (20 s at most).
+      const compactionCheckpoints = () => checkpoints(SG).filter((y) => /trigger: "compaction"/.test(y))
+      for (let waited = 0; compactionCheckpoints().length === 0 && waited < 20_000; waited += 500) await new Promise((r) => setTimeout(r, 500))
+      await new Promise((r) => setTimeout(r, 1000)) // and for a second one, if any were written
+      const own = compactionCheckpoints()
+      assert.equal(own.length, 1, `one compaction checkpoint in the new conversation (got ${own.length})`)
+      assert.match(own[0], /README introduction/, 'with the new task')
+      assert.doesNotMatch(own[0], /cache lookups|hot path/, 'and nothing of the old conversation')
     } finally {
       writeFileSync(join(work, 'gateway.log'), log)
       stopGateway('SIGTERM')
