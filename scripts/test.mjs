@@ -11,7 +11,7 @@
 //   6. the OpenClaw plugin under the pinned, real OpenClaw (`npm run test:host`; installs it into
 //      .cache/openclaw-host/ on first use)
 //   7. the plugin in real agent runs of that OpenClaw's CLI, `--local` and through a gateway, against a
-//      scripted model server on 127.0.0.1 (`npm run test:real`; 14 agent turns, 4-10 minutes)
+//      scripted model server on 127.0.0.1 (`npm run test:real`; 14 agent turns, about 4 minutes)
 // Environment: TEST_SKIP_CARGO=1, TEST_SKIP_NODE24=1, TEST_SKIP_RELIABILITY=1, TEST_SKIP_INSTALL=1,
 // TEST_SKIP_HOST=1, TEST_SKIP_REAL=1 skip a stage.
 import { spawnSync } from 'node:child_process'
