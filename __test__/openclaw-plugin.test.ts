@@ -14,7 +14,12 @@ const dir = join(root, 'plugin')
 // The package is the plugin: its manifest and its package.json `openclaw` block sit at the root.
 const manifest = JSON.parse(readFileSync(join(root, 'openclaw.plugin.json'), 'utf8'))
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
-const source = readFileSync(join(dir, 'index.ts'), 'utf8')
+const entry = readFileSync(join(dir, 'index.ts'), 'utf8')
+// The plugin's sources: the entry and the modules it is split into (settings, state, tools, compaction, retention).
+const source = readdirSync(dir)
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => readFileSync(join(dir, f), 'utf8'))
+  .join('\n')
 
 describe('plugin', () => {
   it('declares exactly the tools the package defines, under provider-valid names', () => {
@@ -47,7 +52,7 @@ describe('plugin', () => {
     walk(manifest.configSchema.properties, '')
     expect(leaves).toBeGreaterThanOrEqual(17)
     expect(manifest.configSchema.additionalProperties).toBe(false)
-    for (const k of ['scratchpad', 'gauge', 'checkpoints', 'offload']) expect(manifest.configSchema.properties).toHaveProperty(k)
+    for (const k of ['scratchpad', 'gauge', 'checkpoints', 'offload', 'compaction']) expect(manifest.configSchema.properties).toHaveProperty(k)
   })
 
   it('pins the OpenClaw release that test:host runs it under; openclaw is an optional peer (OpenClaw omits peers)', async () => {
@@ -59,7 +64,7 @@ describe('plugin', () => {
     // Not installed with the library: a user of the binding alone never gets OpenClaw pulled in.
     expect(pkg.peerDependenciesMeta).toEqual({ openclaw: { optional: true } })
     expect(pkg.dependencies ?? {}).not.toHaveProperty('openclaw')
-    expect(source).toContain(`TESTED_OPENCLAW_VERSION = '${OPENCLAW_VERSION}'`)
+    expect(entry).toContain(`TESTED_OPENCLAW_VERSION = '${OPENCLAW_VERSION}'`)
     expect(manifest.id).toBe('context-native')
     // `npm run version` bumps package.json; the manifest OpenClaw reports must follow it
     expect(manifest.version).toBe(pkg.version)
@@ -81,7 +86,7 @@ describe('plugin', () => {
   })
 
   it('is a definePluginEntry plugin that never sets systemPrompt', () => {
-    expect(source).toMatch(/export default definePluginEntry\(/)
+    expect(entry).toMatch(/export default definePluginEntry\(/)
     expect(source).not.toMatch(/systemPrompt\s*:/)
   })
 })

@@ -207,8 +207,21 @@ describe('the persisted scratchpad reads back at every size', () => {
     }
   })
 
-  it('the plugin reads its persisted scratchpad with that cap', () => {
-    const source = readFileSync(join(root, 'plugin/index.ts'), 'utf8')
-    expect(source).toMatch(/name: SCRATCHPAD_ENTRY, mode: 'full', maxChars: SCRATCHPAD_READ_MAX_CHARS/)
+  it("the plugin's persist and read paths (plugin/retention.ts) keep a scratchpad past 50,000 chars whole", async () => {
+    const { persistEntries, readPersisted } = await import('../plugin/retention.ts')
+    const stateDir = mkdtempSync(join(tmpdir(), 'settings-persist-plugin-'))
+    try {
+      const notes = 'n'.repeat(60_000)
+      const refs = Array.from({ length: 200 }, (_, i) => `ref-${i}-${' '.repeat(400)}`)
+      await persistEntries(stateDir, 'agent:main:big', [
+        { customType: 'openclaw:scratchpad:notes', data: notes },
+        { customType: 'openclaw:scratchpad:refs', data: refs },
+      ])
+      const saved = await readPersisted(stateDir, 'agent:main:big')
+      expect(saved['openclaw:scratchpad:notes']).toBe(notes)
+      expect(saved['openclaw:scratchpad:refs']).toEqual(refs)
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true })
+    }
   })
 })

@@ -160,7 +160,8 @@ describe('big inputs gathered across event-loop turns', () => {
     const big = await native.recordMessages({ ...a, messages: msgs })
     const direct = native.recordMessagesSync({ ...b, messages: msgs })
     expect(big).toEqual(direct)
-    expect(big.topic).toBe('request 2999 🦊')
+    // Every later 'request i' answers the agent's question before it (issue 21: an answer is not the topic).
+    expect(big.topic).toBe('request 0 🦊')
     const w1 = await native.writeCheckpoint(cp(a, { messages: msgs }))
     const w2 = native.writeCheckpointSync(cp(b, { messages: msgs }))
     expect(w1.written && w2.written).toBe(true)

@@ -49,6 +49,7 @@ const CASES = {
   observation: () => import('./cases/observation.mjs'),
   memory: () => import('./cases/memory.mjs'),
   'event-loop': () => import('./cases/event-loop.mjs'),
+  'plugin-turn': () => import('./cases/plugin-turn.mjs'),
 }
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'))

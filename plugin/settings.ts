@@ -44,6 +44,12 @@ export interface ContextNativeSettings {
   checkpoints: { enabled: boolean; restoreMaxTokens: number }
   offload: { enabled: boolean; thresholdBytes: number; ttlSeconds: number }
   retention: { enabled: boolean; idleDays: number; intervalMinutes: number; maxDirsPerRun: number; firstRunDelaySeconds: number }
+  /**
+   * With `agents.defaults.compaction.provider: "context-native"`: 'default' checkpoints the exact messages
+   * being compacted and keeps OpenClaw's LLM summary (the restore follows it); 'replace' returns the restore
+   * text (at most `maxTokens`) as the summary, so a compaction costs no model call.
+   */
+  compaction: { mode: 'default' | 'replace'; maxTokens: number }
 }
 
 /** One setting: its dot path under SETTINGS_PATH, its type, default and range, and what it does. */
@@ -68,6 +74,8 @@ export const SETTING_GROUPS: Record<string, string> = {
   gauge: 'The context gauge line and the 80% checkpoint (seed 001, section 6).',
   checkpoints: 'YAML checkpoints before compaction and their restore after it (seed 001).',
   offload: 'Large tool results parked in the observation store (seed 003).',
+  compaction:
+    "The compaction provider `context-native` (used when agents.defaults.compaction.provider selects it; `openclaw-context setup --replace` does): it checkpoints the exact messages being compacted.",
   retention:
     "Disk reclaimed while the gateway runs (plugin/retention.ts): sessions idle longer than idleDays lose their checkpoints, state files, observations and persisted scratchpad; active sessions lose expired observations (never their latest checkpoint, nor what it or the scratchpad's refs name). Runs off the turn's path; `openclaw-context gc` runs it on demand.",
 }
@@ -196,6 +204,24 @@ export const SETTINGS: readonly SettingSpec[] = [
     minimum: 1,
     maximum: 31_536_000,
     description: 'How long a parked result lives, in seconds (at most a year).',
+  },
+  {
+    path: 'compaction.mode',
+    type: 'string',
+    default: 'default',
+    enum: ['default', 'replace'],
+    description:
+      "'default': OpenClaw's own LLM summary is kept and the restore follows it. 'replace': the restore text is the summary, so a compaction makes no model call.",
+    label: 'Compaction mode',
+  },
+  {
+    path: 'compaction.maxTokens',
+    type: 'integer',
+    default: 2000,
+    minimum: 400,
+    maximum: 20_000,
+    description: "Token cap of the summary in 'replace' mode (the restore rendered from the compacted messages).",
+    label: 'Replace-mode summary token cap',
   },
   { path: 'retention.enabled', type: 'boolean', default: true, description: 'Run the retention policy on a schedule in the gateway process.' },
   {

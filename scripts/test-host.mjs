@@ -14,7 +14,7 @@
 //
 // Prints `test:host: N passed, N failed` and how long it took. Exit 1 on any failure.
 import { spawnSync } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ensureOpenClaw, hostNode, OPENCLAW_VERSION, root } from './host.mjs'
@@ -39,7 +39,7 @@ if (process.env.CONTEXT_NATIVE_HOST_CHILD !== '1') {
   mkdirSync(pkgDir, { recursive: true })
   for (const f of ['package.json', 'index.js', 'index.d.ts']) cpSync(join(root, f), join(pkgDir, f))
   let binaries = 0
-  for (const f of (await import('node:fs')).readdirSync(root)) {
+  for (const f of readdirSync(root)) {
     if (f.endsWith('.node')) {
       cpSync(join(root, f), join(pkgDir, f))
       binaries++
@@ -69,7 +69,7 @@ if (process.env.CONTEXT_NATIVE_HOST_CHILD !== '1') {
 
 // ---------------------------------------------------------------------------------------------------
 // The child: runs under the host's Node with HOME / OPENCLAW_STATE_DIR in a temporary folder.
-const { readdirSync, readFileSync, existsSync } = await import('node:fs')
+const { readFileSync, existsSync } = await import('node:fs')
 const { createRequire } = await import('node:module')
 const { pathToFileURL } = await import('node:url')
 const assert = (await import('node:assert/strict')).default
@@ -400,6 +400,27 @@ await check('with the scratchpad off: no session_scratchpad, no block, still no 
   assert.ok(!(r.prependContext ?? '').includes('[Session Scratchpad'))
   assert.equal(r.appendSystemContext, undefined, 'no scratchpad guidance either')
   assert.equal(r.systemPrompt, undefined)
+})
+
+await check('a state dir that cannot be written: the hooks log once with the code and the turn goes on', async () => {
+  const broken = structuredClone(config)
+  const file = join(work, 'not-a-dir')
+  ;(await import('node:fs')).writeFileSync(file, 'a file where the state dir should be')
+  broken.plugins.entries['context-native'].config = { stateDir: file }
+  logs.length = 0
+  const reg = oc.loadOpenClawPlugins({ config: broken, workspaceDir, logger, cache: false })
+  const runner = oc.createHookRunner(reg, { logger })
+  const build = () => oc.resolvePromptBuildHookResult({ config: broken, prompt: 'x', messages: [userMessage('x')], hookCtx: hookCtx('run-13'), hookRunner: runner })
+  const r1 = await build()
+  const r2 = await build()
+  assert.ok(r1.appendSystemContext?.includes('session_scratchpad'), 'the guidance still comes')
+  assert.ok(r2)
+  const warned = logs.filter((l) => l.level === 'warn' && l.m.includes('context-native'))
+  assert.ok(warned.length >= 1, 'a warning')
+  const prompt = warned.filter((l) => l.m.includes('before_prompt_build'))
+  assert.equal(prompt.length, 1, `logged once for two prompt builds: ${warned.map((l) => l.m).join(' | ')}`)
+  assert.match(prompt[0].m, /failed \([A-Z]\w+\)/, 'with its code')
+  assert.doesNotMatch(prompt[0].m, /failed \(Error\)/, `a stable code, not a bare Error: ${prompt[0].m}`)
 })
 
 await check('without hooks.allowConversationAccess OpenClaw blocks the prompt hooks (why the README sets it)', async () => {

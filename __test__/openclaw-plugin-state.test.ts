@@ -1,0 +1,131 @@
+// The plugin's host-independent pieces (plugin/state.ts, tools.ts, compaction.ts) without OpenClaw: the Tool
+// Search bridge seen through, the compaction provider's messages matched to the right session when several
+// compact at once, and the durable session record's read-modify-write. `npm run test:real` runs them in
+// OpenClaw itself.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { claimPending, currentContext } from '../plugin/compaction.ts'
+import { configuredWindow, gaugeThresholds } from '../plugin/gauge.ts'
+import { processState, readRecord, updateRecord } from '../plugin/state.ts'
+import { innerToolCall, unbridgeMessages } from '../plugin/tools.ts'
+
+const stateDir = mkdtempSync(join(tmpdir(), 'context-native-plugin-state-'))
+afterAll(() => rmSync(stateDir, { recursive: true, force: true }))
+
+describe('plugin: the tool_call bridge', () => {
+  it('names the inner tool and its arguments, by result id or by name', () => {
+    expect(innerToolCall('tool_call', { id: 'plugin:context-native:scratchpad_read', args: { scratchpad_id: 'obs_1' } })).toEqual({
+      toolName: 'scratchpad_read',
+      args: { scratchpad_id: 'obs_1' },
+      bridged: true,
+    })
+    expect(innerToolCall('tool_call', { id: 'session_scratchpad', args: { action: 'set_plan', content: '1. a' } }).toolName).toBe('session_scratchpad')
+    expect(innerToolCall('read', { path: 'a.ts' })).toEqual({ toolName: 'read', args: { path: 'a.ts' }, bridged: false })
+    // Malformed bridge arguments: the call stays the bridge's own, nothing throws.
+    expect(innerToolCall('tool_call', null)).toEqual({ toolName: 'tool_call', args: {}, bridged: true })
+  })
+})
+
+describe('plugin: messages seen through the bridge for a checkpoint', () => {
+  it("shows a bridged call and its result as the inner tool's, and leaves other messages as they are", () => {
+    const user = { role: 'user', content: 'fix it' }
+    const messages = [
+      user,
+      { role: 'assistant', content: [{ type: 'toolCall', id: 'c1', name: 'tool_call', arguments: { id: 'openclaw:core:read', args: { path: 'src/a.rs' } } }] },
+      { role: 'toolResult', toolCallId: 'c1', toolName: 'tool_call', content: [{ type: 'text', text: 'x' }] },
+    ]
+    const out = unbridgeMessages(messages) as any[]
+    expect(out[0]).toBe(user)
+    expect(out[1].content[0]).toMatchObject({ type: 'toolCall', id: 'c1', name: 'read', arguments: { path: 'src/a.rs' } })
+    expect(out[2].toolName).toBe('read')
+    expect(messages[1]).toMatchObject({ content: [{ name: 'tool_call' }] }) // the host's messages are not mutated
+    const plain = [user]
+    expect(unbridgeMessages(plain)).toBe(plain)
+  })
+})
+
+describe("plugin: the session's current context from OpenClaw's transcript events", () => {
+  const m = (id: string, text: string) => ({ type: 'message', id, message: { role: 'user', content: text } })
+  it('starts after the last reset and from the entry the last compaction kept', () => {
+    const events = [
+      { type: 'session', id: 's' },
+      m('1', 'old task'),
+      m('2', 'old reply'),
+      { type: 'reset', id: 'r', reason: 'reset' },
+      m('3', 'new task'),
+      { type: 'custom', id: 'c', customType: 'x' },
+      m('4', 'kept'),
+      { type: 'compaction', id: 'k', firstKeptEntryId: 'c', summary: '...' },
+      m('5', 'after'),
+    ]
+    expect(currentContext(events).map((x: any) => x.content)).toEqual(['kept', 'after'])
+    expect(currentContext(events.slice(0, 5)).map((x: any) => x.content)).toEqual(['new task'])
+    expect(currentContext([])).toEqual([])
+  })
+})
+
+describe('plugin: the compaction provider claims the right pending compaction', () => {
+  const msg = (t: number) => ({ role: 'user', content: `m${t}`, timestamp: t })
+  const pending = (sessionKey: string, stamps: number[]) => ({ sessionKey, stateDir, at: Date.now(), stamps: new Set(stamps) })
+
+  it('by the timestamps of the messages, with two sessions compacting at once', () => {
+    processState().pendingCompactions = [pending('agent:main:a', [1, 2, 3]), pending('agent:main:b', [10, 11, 12])]
+    expect(claimPending([msg(11), msg(12)])?.sessionKey).toBe('agent:main:b')
+    expect(claimPending([msg(1), msg(2)])?.sessionKey).toBe('agent:main:a')
+    expect(processState().pendingCompactions).toEqual([])
+  })
+
+  it('the only one pending when the messages carry no known timestamp; none among several', () => {
+    processState().pendingCompactions = [pending('agent:main:a', [1]), pending('agent:main:b', [2])]
+    expect(claimPending([msg(99)])).toBeUndefined()
+    processState().pendingCompactions = [pending('agent:main:c', [5])]
+    expect(claimPending([{ role: 'user', content: 'x' }])?.sessionKey).toBe('agent:main:c')
+  })
+
+  it('never one older than ten minutes', () => {
+    processState().pendingCompactions = [{ ...pending('agent:main:old', [7]), at: Date.now() - 11 * 60_000 }]
+    expect(claimPending([msg(7)])).toBeUndefined()
+  })
+})
+
+describe('plugin: the durable session record', () => {
+  it('concurrent updates in one process all land (one read-modify-write at a time)', async () => {
+    const key = 'agent:main:record'
+    await Promise.all(Array.from({ length: 20 }, () => updateRecord(stateDir, key, (r) => void r.compactionSerial++)))
+    const r = await readRecord(stateDir, key)
+    expect(r.compactionSerial).toBe(20)
+    expect(r.compactions).toBe(0)
+  })
+
+  it('an absent record reads as empty', async () => {
+    expect(await readRecord(stateDir, 'agent:main:none')).toEqual({ compactions: 0, compactionSerial: 0 })
+  })
+})
+
+describe('plugin: the gauge before OpenClaw compacts', () => {
+  const defaults = { gaugeAt: 0.7, checkpointAt: 0.8 }
+  it('keeps 70 % / 80 % where OpenClaw compacts later (128k: 84 %, 200k: 90 %)', () => {
+    expect(gaugeThresholds(128_000, defaults)).toEqual(defaults)
+    expect(gaugeThresholds(200_000, defaults)).toEqual(defaults)
+  })
+  it("moves them below OpenClaw's threshold on smaller windows (100k: 80 %, 32k: 75 %)", () => {
+    const at100 = gaugeThresholds(100_000, defaults)
+    expect(at100.checkpointAt).toBeCloseTo(0.76)
+    expect(at100.gaugeAt).toBeCloseTo(0.66)
+    const at32 = gaugeThresholds(32_000, defaults)
+    expect(at32.checkpointAt).toBeCloseTo(0.71)
+    expect(at32.checkpointAt * 32_000).toBeLessThan(32_000 - 8_000)
+  })
+  it("reads the model's window from OpenClaw's config: the run's model, else the primary", () => {
+    const config = {
+      agents: { defaults: { model: { primary: 'local/small' } } },
+      models: { providers: { local: { models: [{ id: 'small', contextWindow: 32_768 }, { id: 'capped', contextWindow: 200_000, contextTokens: 100_000 }] } } },
+    }
+    expect(configuredWindow(config, 'local', 'capped')).toBe(100_000)
+    expect(configuredWindow(config)).toBe(32_768)
+    expect(configuredWindow(config, 'other', 'x')).toBeUndefined()
+    expect(configuredWindow({})).toBeUndefined()
+  })
+})

@@ -1,0 +1,215 @@
+// Compaction: the checkpoint of what is being compacted, and the restore the next model request receives.
+//
+//   before_compaction   counts the compaction in the session's durable record and remembers the session's
+//                       messages (the event's, else the transcript OpenClaw keeps in SQLite, else the last
+//                       prompt build's) as a pending compaction
+//   compaction provider (`agents.defaults.compaction.provider: "context-native"`) receives the exact messages
+//                       being compacted, with no session key: it claims the pending compaction whose messages
+//                       they are (by timestamp, so concurrent sessions stay apart) and writes the checkpoint
+//                       from them. mode 'default': returns '' so OpenClaw falls back to its own LLM summary;
+//                       mode 'replace': returns the restore text as the summary (no model call).
+//   after_compaction    writes the checkpoint when no provider claimed it, then leaves the restore text (and
+//                       the scratchpad nudge) pending in the durable record; the next before_prompt_build
+//                       prepends it once. In 'replace' mode the summary already is the restore.
+import type { OpenClawPluginApi } from 'openclaw/plugin-sdk/plugin-entry'
+import { estimateContextTokens, evaluateScratchpadNudge, renderCheckpoint, writeCheckpoint } from '@openclaw/context-native'
+import { unbridgeMessages } from './tools.ts'
+import { memoryOf, obj, processState, readRecord, updateRecord, warnOnce, type PendingCompaction, type SessionRecord } from './state.ts'
+
+/** The plugin id, also its compaction provider's id. */
+export const PROVIDER_ID = 'context-native'
+/** A pending compaction older than this is not claimed any more. */
+const PENDING_TTL_MS = 10 * 60 * 1000
+/** A second `before_compaction` of a session within this time is the same compaction. */
+const REPEAT_MS = 60 * 1000
+
+export interface CompactionSettings {
+  stateDir: string
+  checkpoints: boolean
+  scratchpad: boolean
+  restoreMaxTokens: number
+  mode: 'default' | 'replace'
+  replaceMaxTokens: number
+  nudgeAfterCompaction: number
+  contextWindow: (sessionKey: string, record: SessionRecord, ctx?: { contextTokenBudget?: number; modelProviderId?: string; modelId?: string }) => number
+}
+
+/**
+ * The agent messages of the session's current context as OpenClaw's transcript store holds them: after its last
+ * `reset` event (a reset in place keeps the session id and the old events), and from the first entry the last
+ * `compaction` event kept. Empty when the store has nothing for the session.
+ */
+export async function transcriptMessages(sessionId: string | undefined, sessionKey: string, agentId: string | undefined): Promise<unknown[]> {
+  if (!sessionId) return []
+  // Loaded on first use: only a compaction needs it, and every turn's process loads the plugin.
+  const { loadTranscriptEventsSync } = await import('openclaw/plugin-sdk/session-store-runtime')
+  const events = loadTranscriptEventsSync({ sessionId, sessionKey, ...(agentId ? { agentId } : {}) })
+  return currentContext(events as unknown[])
+}
+
+/** The messages of a transcript's events that are still in the context (see `transcriptMessages`). */
+export function currentContext(events: unknown[]): unknown[] {
+  // Every entry counts for the position (the first kept one need not be a message); only messages are returned.
+  let entries: { id: unknown; message?: unknown }[] = []
+  for (const e of events) {
+    const ev = obj(e)
+    if (ev.type === 'reset') entries = []
+    else if (ev.type === 'compaction') {
+      const kept = entries.findIndex((x) => x.id === ev.firstKeptEntryId)
+      entries = kept >= 0 ? entries.slice(kept) : []
+    } else if (ev.type === 'message' && typeof obj(ev.message).role === 'string') entries.push({ id: ev.id, message: ev.message })
+    else entries.push({ id: ev.id })
+  }
+  return entries.flatMap((x) => (x.message === undefined ? [] : [x.message]))
+}
+
+const stampOf = (m: unknown): number | undefined => {
+  const t = obj(m).timestamp
+  return typeof t === 'number' ? t : typeof t === 'string' ? Date.parse(t) : undefined
+}
+
+/** Claims the pending compaction the provider's messages belong to (most timestamps in common; else the only one). */
+export function claimPending(messages: unknown[], now = Date.now()): PendingCompaction | undefined {
+  const state = processState()
+  state.pendingCompactions = state.pendingCompactions.filter((p) => now - p.at < PENDING_TTL_MS)
+  const pending = state.pendingCompactions
+  if (pending.length === 0) return undefined
+  const stamps = messages.map(stampOf).filter((t): t is number => t !== undefined)
+  let best: PendingCompaction | undefined
+  let bestScore = 0
+  for (const p of pending) {
+    const score = stamps.filter((t) => p.stamps.has(t)).length
+    if (score > bestScore) {
+      best = p
+      bestScore = score
+    }
+  }
+  if (!best && pending.length === 1) best = pending[0]
+  if (best) state.pendingCompactions = pending.filter((p) => p !== best)
+  return best
+}
+
+function takePending(sessionKey: string): PendingCompaction | undefined {
+  const state = processState()
+  const p = state.pendingCompactions.find((x) => x.sessionKey === sessionKey)
+  if (p) state.pendingCompactions = state.pendingCompactions.filter((x) => x !== p)
+  return p
+}
+
+/** Writes the compaction checkpoint of a pending compaction from the messages given. */
+async function checkpointFrom(s: CompactionSettings, p: PendingCompaction, messages: unknown[], source: string): Promise<void> {
+  const record = await readRecord(s.stateDir, p.sessionKey)
+  const contextWindow = p.contextWindow ?? s.contextWindow(p.sessionKey, record)
+  await writeCheckpoint({
+    stateDir: s.stateDir,
+    sessionKey: p.sessionKey,
+    trigger: 'compaction',
+    tokenUsage: { inputTokens: p.tokenCount ?? estimateContextTokens(messages).tokens, contextWindow },
+    compactionCount: record.compactionSerial,
+    ...(p.agentId ? { agentId: p.agentId } : {}),
+    ...(messages.length === 0 ? { openItems: [`the checkpoint at this compaction had no messages to read (${source})`] } : {}),
+    messages: unbridgeMessages(messages),
+  })
+  p.checkpointed = true
+}
+
+export function registerCompaction(api: OpenClawPluginApi, s: CompactionSettings): void {
+  /** Whether OpenClaw will hand this plugin's provider the exact messages (`agents.defaults.compaction.provider`). */
+  const providerSelected = () => obj(obj(obj(obj(api.config).agents).defaults).compaction).provider === PROVIDER_ID
+  // Registered in every mode; OpenClaw only calls it when `agents.defaults.compaction.provider` names it.
+  api.registerCompactionProvider({
+    id: PROVIDER_ID,
+    label: 'context-native checkpoint',
+    async summarize({ messages }) {
+      const p = claimPending(messages)
+      if (!p || !s.checkpoints) return ''
+      p.claimedBy = 'provider'
+      processState().claimed.push(p)
+      try {
+        await checkpointFrom(s, p, messages, 'compaction provider')
+      } catch (e) {
+        warnOnce(api.logger, 'compaction checkpoint', e)
+        return ''
+      }
+      if (s.mode !== 'replace') return '' // OpenClaw falls back to its built-in LLM summary
+      const text = renderCheckpoint({ stateDir: s.stateDir, sessionKey: p.sessionKey }, { mode: 'post-compaction', maxTokens: s.replaceMaxTokens })
+      if (text) p.replaced = true
+      return text ?? ''
+    },
+  })
+
+  api.on('before_compaction', async (event, ctx) => {
+    const sessionKey = ctx.sessionKey
+    if (!sessionKey || !s.checkpoints) return
+    try {
+      // OpenClaw 2026.9.6 fires this hook twice for one compaction (its attempt, then the compaction): the
+      // second one refreshes the pending compaction instead of counting and checkpointing it again.
+      const state = processState()
+      const again = state.pendingCompactions.find((p) => p.sessionKey === sessionKey && Date.now() - p.at < REPEAT_MS)
+      if (again) {
+        if (event.tokenCount) again.tokenCount = event.tokenCount
+        return
+      }
+      const record = await updateRecord(s.stateDir, sessionKey, (r) => {
+        r.compactions++
+        r.compactionSerial++
+      })
+      let messages = Array.isArray(event.messages) ? event.messages : []
+      if (messages.length === 0) {
+        try {
+          messages = await transcriptMessages(ctx.sessionId, sessionKey, ctx.agentId)
+        } catch (e) {
+          warnOnce(api.logger, 'reading the transcript at compaction', e)
+        }
+      }
+      if (messages.length === 0) messages = memoryOf(sessionKey).messages
+      const pending: PendingCompaction = {
+        sessionKey,
+        ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),
+        ...(ctx.agentId ? { agentId: ctx.agentId } : {}),
+        stateDir: s.stateDir,
+        at: Date.now(),
+        stamps: new Set(messages.map(stampOf).filter((t): t is number => t !== undefined)),
+        messages,
+        ...(event.tokenCount ? { tokenCount: event.tokenCount } : {}),
+        contextWindow: s.contextWindow(sessionKey, record, ctx),
+      }
+      processState().pendingCompactions.push(pending)
+      // Without the provider, nothing better than these messages will come: the checkpoint is written now
+      // (OpenClaw awaits this hook), so it exists even when a compaction path fires no after_compaction.
+      if (!providerSelected()) await checkpointFrom(s, pending, messages, 'before_compaction')
+    } catch (e) {
+      warnOnce(api.logger, 'before_compaction', e)
+    }
+  })
+
+  api.on('after_compaction', async (event, ctx) => {
+    const sessionKey = ctx.sessionKey
+    if (!sessionKey) return
+    try {
+      const state = processState()
+      // The provider's claim, else the compaction before_compaction announced (no provider configured).
+      let p = state.claimed.find((x) => x.sessionKey === sessionKey)
+      if (p) state.claimed = state.claimed.filter((x) => x !== p)
+      else p = takePending(sessionKey)
+      if (p && !p.checkpointed && s.checkpoints) await checkpointFrom(s, p, p.messages ?? [], 'before_compaction')
+      memoryOf(sessionKey).messages = []
+      const nothingLeft = event.compactedCount === 0
+      const nudge = !nothingLeft && s.scratchpad ? evaluateScratchpadNudge(sessionKey, { kind: 'compaction_end' }, { nudgeAfterCompaction: s.nudgeAfterCompaction }) : undefined
+      const restore =
+        !nothingLeft && s.checkpoints && p?.checkpointed && !p.replaced
+          ? renderCheckpoint({ stateDir: s.stateDir, sessionKey }, { mode: 'post-compaction', maxTokens: s.restoreMaxTokens })
+          : undefined
+      await updateRecord(s.stateDir, sessionKey, (r) => {
+        // A compaction that rotated the session's physical generation keeps the conversation.
+        if (event.previousSessionId && r.sessionId === event.previousSessionId && ctx.sessionId) r.sessionId = ctx.sessionId
+        r.checkpointedEpoch = undefined
+        if (restore) r.restorePending = { text: restore, compaction: r.compactions, at: new Date().toISOString() }
+        else delete r.restorePending
+        if (nudge) r.nudgePending = nudge
+      })
+    } catch (e) {
+      warnOnce(api.logger, 'after_compaction', e)
+    }
+  })
+}

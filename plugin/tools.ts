@@ -1,0 +1,248 @@
+// The package's tools (session_scratchpad, scratchpad_read) and the tool-result middleware (capture, offload).
+//
+// Tool Search is on by default in OpenClaw 2026.9.6: plugin tools are listed in a directory and reached through
+// the `tool_search` / `tool_describe` / `tool_call` bridge unless they are `catalogMode: 'direct-only'`. Both
+// tools are direct-only, so the model calls them by the names the scratchpad guidance gives. Calls of other
+// tools may still arrive through the bridge: the middleware then sees `tool_call` with `{ id, args }` and
+// looks at the inner tool's name and arguments.
+import type { AnyAgentTool, OpenClawPluginApi, OpenClawPluginToolContext } from 'openclaw/plugin-sdk/plugin-entry'
+import {
+  applyScratchpadAction,
+  deleteObservation,
+  getScratchpadToolDefinition,
+  getScratchpadUsage,
+  observationToolDefinition,
+  offloadObservation,
+  readObservation,
+  recordToolResult,
+  restoreScratchpad,
+  type ReadObservationInput,
+  type ScratchpadAction,
+  type ScratchpadLimits,
+  type SessionEntryLike,
+} from '@openclaw/context-native'
+import { memoryOf, obj, PROTECTED_ENTRIES, processState, SCRATCHPAD_ENTRY, warnOnce } from './state.ts'
+import { persistEntries, readPersisted } from './retention.ts'
+
+/** The name of OpenClaw's Tool Search bridge tool; its arguments are `{ id, args }`. */
+export const BRIDGE_TOOL = 'tool_call'
+export const READ_TOOL = 'scratchpad_read'
+
+/**
+ * The tool a call really ran: for the Tool Search bridge, the inner tool (its id is a search result id or a
+ * tool name, e.g. `plugin:context-native:scratchpad_read`) and its arguments; else the call itself.
+ */
+export function innerToolCall(toolName: string, args: unknown): { toolName: string; args: unknown; bridged: boolean } {
+  if (toolName !== BRIDGE_TOOL) return { toolName, args, bridged: false }
+  const a = obj(args)
+  const id = typeof a.id === 'string' ? a.id : typeof a.name === 'string' ? a.name : ''
+  const name = id.split(/[:/]/).filter(Boolean).pop() ?? ''
+  return { toolName: name || toolName, args: a.args ?? a.arguments ?? {}, bridged: true }
+}
+
+/**
+ * The messages with every call through the Tool Search bridge shown as the call it made (the assistant's
+ * `toolCall` block and its `toolResult` named after the inner tool, with the inner arguments), so a checkpoint
+ * built from them lists the files and tools the agent really used. The same array when nothing was bridged.
+ */
+export function unbridgeMessages(messages: unknown[]): unknown[] {
+  const renamed = new Map<string, string>()
+  let changed = false
+  const out = messages.map((m) => {
+    const msg = obj(m)
+    if (msg.role === 'assistant' && Array.isArray(msg.content) && msg.content.some((c) => obj(c).type === 'toolCall' && obj(c).name === BRIDGE_TOOL)) {
+      changed = true
+      return {
+        ...msg,
+        content: msg.content.map((c) => {
+          const part = obj(c)
+          if (part.type !== 'toolCall' || part.name !== BRIDGE_TOOL) return c
+          const inner = innerToolCall(BRIDGE_TOOL, part.arguments)
+          if (typeof part.id === 'string') renamed.set(part.id, inner.toolName)
+          return { ...part, name: inner.toolName, arguments: inner.args }
+        }),
+      }
+    }
+    return m
+  })
+  if (!changed) return messages
+  return out.map((m) => {
+    const msg = obj(m)
+    const name = msg.role === 'toolResult' && typeof msg.toolCallId === 'string' ? renamed.get(msg.toolCallId) : undefined
+    return name ? { ...msg, toolName: name } : m
+  })
+}
+
+/** The scratchpad's persisted spaces for one session: the latest entry of each `openclaw:scratchpad:*` key. */
+type PersistedScratchpad = Record<string, string | string[]>
+
+// Which version of each session's persisted scratchpad this copy of the binding holds. Module-level on
+// purpose: each staged copy of the plugin loads its own binding (its own scratchpad registry), while the
+// version counter it compares with is process-wide (state.ts), bumped by every write of any copy.
+const loadedVersion = new Map<string, number>()
+
+export interface ScratchpadStore {
+  /** Brings this copy's registry up to the persisted scratchpad (resume, another copy's write, eviction). */
+  ensureCurrent(sessionKey: string): Promise<void>
+  persist(sessionKey: string, entries: ReadonlyArray<{ customType: string; data: string | string[] }>): Promise<void>
+  /** Drops the persisted scratchpad (reset, delete, a new conversation on the key). */
+  drop(sessionKey: string): Promise<void>
+}
+
+export function scratchpadStore(stateDir: string, limits: ScratchpadLimits): ScratchpadStore {
+  const versions = processState().scratchpadVersion
+  const restoring = new Map<string, Promise<void>>()
+  return {
+    ensureCurrent(sessionKey) {
+      const version = versions.get(sessionKey) ?? 0
+      if (getScratchpadUsage(sessionKey) !== undefined && loadedVersion.get(sessionKey) === version) return Promise.resolve()
+      let p = restoring.get(sessionKey)
+      if (!p) {
+        p = (async () => {
+          // Read whole at any size the settings allow (the store's default read cap is for tool results).
+          const saved: PersistedScratchpad = await readPersisted(stateDir, sessionKey)
+          const entries: SessionEntryLike[] = Object.entries(saved).map(([customType, data]) => ({ type: 'custom', customType, data }))
+          restoreScratchpad(sessionKey, entries, undefined, limits)
+          loadedVersion.set(sessionKey, version)
+        })().finally(() => restoring.delete(sessionKey))
+        restoring.set(sessionKey, p)
+      }
+      return p
+    },
+    async persist(sessionKey, entries) {
+      // The read-merge-write runs under the session's lock in the package: another process (a second gateway,
+      // the CLI) persisting the same session loses nothing either.
+      await persistEntries(stateDir, sessionKey, entries)
+      const version = (versions.get(sessionKey) ?? 0) + 1
+      versions.set(sessionKey, version)
+      loadedVersion.set(sessionKey, version)
+    },
+    async drop(sessionKey) {
+      versions.set(sessionKey, (versions.get(sessionKey) ?? 0) + 1)
+      loadedVersion.delete(sessionKey)
+      await deleteObservation({ stateDir, sessionKey, name: SCRATCHPAD_ENTRY }).catch((e: { code?: string }) => {
+        if (e.code !== 'NotFound') throw e
+      })
+    },
+  }
+}
+
+export interface ToolSettings {
+  stateDir: string
+  limits: ScratchpadLimits
+  scratchpad: boolean
+  offload: { enabled: boolean; thresholdBytes: number; ttlSeconds: number }
+}
+
+/** The names of the tools this configuration registers. */
+export function toolNames(s: ToolSettings): string[] {
+  const names: string[] = []
+  if (s.scratchpad) names.push(getScratchpadToolDefinition(s.limits).name)
+  if (s.offload.enabled) names.push(READ_TOOL)
+  return names
+}
+
+/** Registers the tools (direct-only under Tool Search) and the tool-result middleware. */
+export function registerTools(api: OpenClawPluginApi, s: ToolSettings, store: ScratchpadStore): void {
+  const names = toolNames(s)
+  const ownTools = new Set([READ_TOOL, ...names])
+
+  /** A tool from the package's definition, kept model-visible under Tool Search. */
+  const direct = (def: { name: string; description: string; parameters: unknown }, label: string) => ({
+    name: def.name,
+    label,
+    description: def.description,
+    parameters: def.parameters as AnyAgentTool['parameters'],
+    catalogMode: 'direct-only' as const,
+  })
+
+  const scratchpadTool = (sessionKey: string): AnyAgentTool => {
+    return {
+      ...direct(getScratchpadToolDefinition(s.limits), 'Scratchpad'),
+      // Calls apply in the order the model made them (expectedVersion, append after set).
+      executionMode: 'sequential',
+      async execute(_toolCallId, params) {
+        await store.ensureCurrent(sessionKey)
+        const result = applyScratchpadAction(sessionKey, params as ScratchpadAction, s.limits)
+        if (result.persist.length > 0) await store.persist(sessionKey, result.persist)
+        // `ok: false` in details makes OpenClaw grade a rejected call as failed; the model reads the message.
+        return { content: [{ type: 'text', text: result.message }], details: { ok: result.ok, truncated: result.truncated, usage: result.usage } }
+      },
+    }
+  }
+
+  const readTool = (sessionKey: string): AnyAgentTool => {
+    return {
+      ...direct(observationToolDefinition(READ_TOOL), 'Read offloaded result'),
+      async execute(_toolCallId, params) {
+        // The model's arguments spread into the input as they come (`scratchpad_id`); the session is ours.
+        const args = obj(params) as Omit<ReadObservationInput, 'stateDir' | 'sessionKey'>
+        const { content, ...meta } = await readObservation({ ...args, stateDir: s.stateDir, sessionKey })
+        // The text goes to the model once: `details` carries the slice's coordinates, not the content again.
+        return { content: [{ type: 'text', text: content }], details: meta }
+      },
+    }
+  }
+
+  if (names.length > 0) {
+    api.registerTool(
+      (ctx: OpenClawPluginToolContext) => {
+        // No session key (a metadata-only catalog build, a detached run): no tools rather than a shared pad.
+        const sessionKey = ctx.sessionKey
+        if (!sessionKey) return null
+        const tools: AnyAgentTool[] = []
+        if (s.scratchpad) tools.push(scratchpadTool(sessionKey))
+        if (s.offload.enabled) tools.push(readTool(sessionKey))
+        return tools
+      },
+      { names },
+    )
+  }
+
+  api.registerAgentToolResultMiddleware(
+    async (event, ctx) => {
+      const sessionKey = ctx.sessionKey
+      if (!sessionKey) return
+      try {
+        const call = innerToolCall(event.toolName, event.args)
+        const content = Array.isArray(event.result.content) ? event.result.content : []
+        const text = content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n')
+        // The bridge's own discovery calls are not the agent's work.
+        if (event.toolName !== 'tool_search' && event.toolName !== 'tool_describe') {
+          await recordToolResult({
+            stateDir: s.stateDir,
+            sessionKey,
+            toolName: call.toolName,
+            params: call.args,
+            isError: event.isError === true,
+            ...(event.isError ? { error: text } : {}),
+          })
+        }
+        if (!s.offload.enabled || event.isError || ownTools.has(call.toolName)) return
+        if (content.length === 0 || content.some((c) => c.type !== 'text')) return // images stay inline
+        const parked = await offloadObservation({
+          stateDir: s.stateDir,
+          sessionKey,
+          content: text,
+          toolName: call.toolName,
+          turnId: `turn-${memoryOf(sessionKey).turn}`,
+          thresholdBytes: s.offload.thresholdBytes,
+          ttlSeconds: s.offload.ttlSeconds,
+          metadata: { toolCallId: event.toolCallId, ...(call.bridged ? { via: BRIDGE_TOOL } : {}) },
+          protect: PROTECTED_ENTRIES,
+        })
+        if (!parked.offloaded) return
+        return {
+          result: {
+            content: [{ type: 'text', text: JSON.stringify(parked.observation, null, 2) }],
+            details: { offloaded: true, sizeBytes: parked.sizeBytes },
+          },
+        }
+      } catch (e) {
+        warnOnce(api.logger, 'tool-result middleware', e)
+        return
+      }
+    },
+    { runtimes: ['openclaw'] },
+  )
+}

@@ -1,0 +1,447 @@
+#!/usr/bin/env node
+// `npm run test:real`: the plugin in real OpenClaw agent runs, asserting on what the model receives.
+//
+// The pinned openclaw's own CLI (`openclaw agent --local --session-id ... --message ...`, one process per turn
+// as users run it, and `openclaw agent` through a gateway started on 127.0.0.1) runs agent turns in a
+// temporary OPENCLAW_STATE_DIR / HOME whose openclaw.json points a custom provider at a scripted
+// OpenAI-compatible model server on 127.0.0.1 (scripts/lib/model-server.mjs). The server records every
+// request body and answers from the scenario below with a realistic `usage`, which is what drives OpenClaw's
+// and the plugin's token accounting. Nothing leaves the loopback interface. The plugin is installed by ONE
+// function, `installPlugin`, so the way it gets into the state dir can change without touching the rest.
+//
+// Prints `test:real: N passed, N failed` and how long it took. Exit 1 on any failure.
+// TEST_REAL_KEEP=1 keeps the temporary folder; TEST_REAL_VERBOSE=1 prints OpenClaw's output of every turn;
+// TEST_REAL_ONLY=<text> runs only the checks whose name contains it.
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { connect, createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createRequire } from 'node:module'
+import { ensureOpenClaw, hostNode, OPENCLAW_VERSION, root } from './host.mjs'
+import { contentText, requestText, startModelServer } from './lib/model-server.mjs'
+
+const t0 = Date.now()
+/** The package's binding, to locate what the plugin wrote (its directory names). */
+const native = createRequire(import.meta.url)('../index.js')
+const secs = () => ((Date.now() - t0) / 1000).toFixed(1)
+const verbose = process.env.TEST_REAL_VERBOSE === '1'
+/** One turn's process may not take longer than this (OpenClaw's own start is ~5-15 s on a busy machine). */
+const TURN_TIMEOUT_MS = 120_000
+
+const openclawDir = ensureOpenClaw()
+const node = hostNode()
+const openclawBin = join(openclawDir, 'openclaw.mjs')
+const work = mkdtempSync(join(tmpdir(), 'context-native-real-'))
+const workspace = join(work, 'workspace')
+mkdirSync(workspace, { recursive: true })
+
+// ---------------------------------------------------------------------------------------------------
+// The plugin's installation: the one function the packed install (`openclaw plugins install <tarball>`)
+// replaces. It returns the `plugins` block of openclaw.json that loads it.
+
+/** Installs the plugin as a user would (its folder, with @openclaw/context-native and the built binding). */
+function installPlugin() {
+  const pluginDir = join(work, 'extensions/context-native')
+  mkdirSync(pluginDir, { recursive: true })
+  // The TypeScript sources and the source folder's package.json (`openclaw.extensions: ./index.ts`; OpenClaw runs
+  // a local plugin through jiti) and the package's manifest, which ships at its root.
+  for (const f of readdirSync(join(root, 'plugin'))) {
+    if (f.endsWith('.ts') || f === 'package.json') cpSync(join(root, 'plugin', f), join(pluginDir, f))
+  }
+  cpSync(join(root, 'openclaw.plugin.json'), join(pluginDir, 'openclaw.plugin.json'))
+  const pkgDir = join(pluginDir, 'node_modules/@openclaw/context-native')
+  mkdirSync(pkgDir, { recursive: true })
+  for (const f of ['package.json', 'loader.cjs', 'index.js', 'index.d.ts']) cpSync(join(root, f), join(pkgDir, f))
+  const binaries = readdirSync(root).filter((f) => f.endsWith('.node'))
+  if (binaries.length === 0) throw new Error('no built binding (*.node) in the package root: run `npm run build` first')
+  for (const f of binaries) cpSync(join(root, f), join(pkgDir, f))
+  return { allow: ['context-native'], load: { paths: [pluginDir] } }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The scripted model. Each user message of the test carries a tag `[tN]`; the scenario gives, per tag, the
+// answers of the successive model calls of that turn (the step = tool results since the tagged message).
+// A request without tools (OpenClaw's compaction summary) gets a summary.
+
+const SUMMARY_TEXT = 'Summary of the earlier conversation: the user asked to fix the tokenizer in src/lexer.rs.'
+const turns = new Map()
+const lastTag = (body) => {
+  const msgs = body.messages ?? []
+  for (let i = msgs.length - 1; i >= 0; i--) {
+    if (msgs[i].role !== 'user') continue
+    const m = contentText(msgs[i].content).match(/\[(t\d+)\]/)
+    if (m) return { tag: m[1], index: i }
+  }
+  return undefined
+}
+const isSummaryRequest = (body) => !(body.tools?.length > 0)
+
+const server = await startModelServer(({ body }) => {
+  if (isSummaryRequest(body)) return { text: SUMMARY_TEXT, usage: { prompt_tokens: 30_000, completion_tokens: 200 } }
+  const at = lastTag(body)
+  if (!at) return { text: 'ok' }
+  const step = (body.messages ?? []).slice(at.index + 1).filter((m) => m.role === 'tool').length
+  const script = turns.get(at.tag) ?? []
+  const answer = script[Math.min(step, script.length - 1)] ?? { text: 'ok' }
+  return typeof answer === 'function' ? answer(body) : answer
+})
+
+// ---------------------------------------------------------------------------------------------------
+// OpenClaw's config: the scripted provider with a 128k and a 200k model, the plugin, its settings.
+const stateDir = join(work, 'state')
+const home = join(work, 'home')
+mkdirSync(stateDir, { recursive: true })
+mkdirSync(home, { recursive: true })
+const pluginsBlock = installPlugin()
+const model = (id, contextWindow) => ({ id, name: id, reasoning: false, input: ['text'], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow, maxTokens: 4096 })
+function writeConfig({ toolSearch, pluginConfig = {}, compaction, gatewayPort } = {}) {
+  const config = {
+    agents: { defaults: { model: { primary: 'scripted/m128' }, workspace, ...(compaction ? { compaction } : {}) } },
+    models: { mode: 'merge', providers: { scripted: { baseUrl: server.url, apiKey: 'test', api: 'openai-completions', models: [model('m128', 128_000), model('m200', 200_000)] } } },
+    plugins: { ...pluginsBlock, entries: { 'context-native': { enabled: true, hooks: { allowConversationAccess: true }, config: { scratchpad: { nudgeAfterCompaction: 1 }, ...pluginConfig } } } },
+    ...(toolSearch === false ? { tools: { toolSearch: false } } : {}),
+    ...(gatewayPort ? { gateway: { mode: 'local', bind: 'loopback', port: gatewayPort, auth: { mode: 'none' } } } : {}),
+  }
+  writeFileSync(join(stateDir, 'openclaw.json'), `${JSON.stringify(config, null, 2)}\n`)
+}
+const env = { ...process.env, HOME: home, OPENCLAW_STATE_DIR: stateDir, OPENCLAW_CONFIG_PATH: join(stateDir, 'openclaw.json'), NO_COLOR: '1', OPENCLAW_NO_UPDATE_CHECK: '1' }
+
+/** Runs one `openclaw` CLI process to its end; resolves `{ code, out, err, ms }`. */
+function openclaw(args, { timeoutMs = TURN_TIMEOUT_MS } = {}) {
+  return new Promise((resolve) => {
+    const t = Date.now()
+    const child = spawn(node, [openclawBin, ...args], { env, cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (d) => (out += d))
+    child.stderr.on('data', (d) => (err += d))
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      if (verbose) console.log(`       [openclaw ${args.slice(0, 4).join(' ')}] exit ${code} in ${Date.now() - t} ms\n${err.split('\n').map((l) => `         ${l}`).join('\n')}`)
+      resolve({ code, out, err, ms: Date.now() - t })
+    })
+  })
+}
+
+/** One agent turn; returns the requests the model received during it. */
+async function turn(session, message, { local = true, modelRef } = {}) {
+  const before = server.requests.length
+  // A session id (`--session-id`, key agent:main:explicit:<id>) or a key (`agent:...`, `--session-key`).
+  const target = session.startsWith('agent:') ? ['--session-key', session] : ['--session-id', session]
+  const args = ['agent', ...(local ? ['--local'] : []), ...target, '--message', message, '--json', '--timeout', '90', ...(modelRef ? ['--model', modelRef] : [])]
+  const r = await openclaw(args)
+  const requests = server.requests.slice(before)
+  if (r.code !== 0) throw new Error(`openclaw agent exited ${r.code} (${r.ms} ms): ${r.err.split('\n').slice(-8).join(' | ')}`)
+  return { ...r, requests, chat: requests.filter((q) => !isSummaryRequest(q.body)), summaries: requests.filter((q) => isSummaryRequest(q.body)) }
+}
+
+/** The request's messages but the system prompt (whose guidance names the scratchpad's markers). */
+const conversationText = (body) => requestText({ messages: (body.messages ?? []).filter((m) => m.role !== 'system') })
+const toolNames = (req) => (req.body.tools ?? []).map((t) => t.function?.name).sort()
+const lastUserText = (req) => {
+  const msgs = req.body.messages ?? []
+  // The turn's own user content: everything after the last assistant message.
+  let i = msgs.length - 1
+  while (i > 0 && msgs[i - 1].role !== 'assistant') i--
+  return msgs.slice(i).filter((m) => m.role === 'user').map((m) => contentText(m.content)).join('\n')
+}
+const toolResultText = (req, n = 1) => {
+  const tools = (req.body.messages ?? []).filter((m) => m.role === 'tool')
+  return contentText(tools[tools.length - n]?.content)
+}
+/** The `scratchpad_id` of the last offloaded result the request carries. */
+const observationId = (body) => {
+  const tools = (body.messages ?? []).filter((m) => m.role === 'tool')
+  const m = contentText(tools[tools.length - 1]?.content).match(/"scratchpad_id":\s*"([^"]+)"/)
+  return m ? m[1] : 'missing'
+}
+/** A free TCP port on 127.0.0.1. */
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address()
+      srv.close(() => resolve(port))
+    })
+  })
+async function waitForPort(port, timeoutMs, log) {
+  const t = Date.now()
+  for (;;) {
+    const ok = await new Promise((resolve) => {
+      const s = connect(port, '127.0.0.1')
+      s.once('connect', () => {
+        s.end()
+        resolve(true)
+      })
+      s.once('error', () => resolve(false))
+    })
+    if (ok) return
+    if (Date.now() - t > timeoutMs) throw new Error(`the gateway did not listen on ${port} within ${timeoutMs} ms: ${log().slice(-1500)}`)
+    await new Promise((r) => setTimeout(r, 500))
+  }
+}
+const checkpointsDir = (sessionKey) => {
+  const dir = join(stateDir, 'context/checkpoints', native.sessionDirName(sessionKey))
+  return existsSync(dir) ? dir : undefined
+}
+const checkpoints = (sessionKey) => {
+  const dir = checkpointsDir(sessionKey)
+  if (!dir) return []
+  return readdirSync(dir)
+    .filter((f) => /^cp_\d+\.yaml$/.test(f))
+    .sort()
+    .map((f) => readFileSync(join(dir, f), 'utf8'))
+}
+
+// ---------------------------------------------------------------------------------------------------
+const results = []
+// TEST_REAL_ONLY=<text>: only the checks whose name contains it (for working on one scenario).
+const only = process.env.TEST_REAL_ONLY
+async function check(name, fn) {
+  if (only && !name.includes(only)) return
+  const t = Date.now()
+  try {
+    await fn()
+    results.push({ name, ok: true })
+    console.log(`  ok   ${name} (${((Date.now() - t) / 1000).toFixed(1)} s)`)
+  } catch (e) {
+    results.push({ name, ok: false })
+    console.log(`  FAIL ${name}\n       ${String(e?.stack ?? e).split('\n').slice(0, 8).join('\n       ')}`)
+  }
+}
+
+const RESTORE_MARK = '[Post-compaction checkpoint restore]'
+const SCRATCHPAD_MARK = '[Session Scratchpad'
+const BIG_FILE = 'src/lexer.rs'
+const OTHER_FILE = 'src/other.rs'
+const bigText = Array.from({ length: 400 }, (_, i) => `fn token_${i}(input: &str) -> Token { /* line ${i} of the lexer */ Token::Ident(input.to_string()) }`).join('\n')
+mkdirSync(join(workspace, 'src'), { recursive: true })
+writeFileSync(join(workspace, BIG_FILE), bigText)
+writeFileSync(join(workspace, OTHER_FILE), bigText.replaceAll('lexer', 'other'))
+
+console.log(`openclaw@${OPENCLAW_VERSION} CLI, Node ${process.versions.node} driving ${node}; model server ${server.url}; work ${work}`)
+
+try {
+  // ==== --local, Tool Search default, 128k model ====================================================
+  writeConfig()
+  const S = 'real-local-1'
+  const KEY = `agent:main:explicit:${S}`
+  turns.set('t1', [
+    { toolCalls: [{ name: 'session_scratchpad', arguments: { action: 'set_plan', content: '1. read src/lexer.rs\n2. fix the tokenizer\n3. run the tests' } }] },
+    { toolCalls: [{ name: 'read', arguments: { path: BIG_FILE } }] },
+    (body) => ({ toolCalls: [{ name: 'scratchpad_read', arguments: { scratchpad_id: observationId(body), mode: 'range', start: 0, end: 200 } }] }),
+    // Through Tool Search's bridge, as a model does for a cataloged tool: the middleware sees `tool_call`.
+    { toolCalls: [{ name: 'tool_call', arguments: { id: 'read', args: { path: OTHER_FILE } } }] },
+    { text: 'I read the lexer; the tokenizer is next.', usage: { prompt_tokens: 92_000 } },
+  ])
+  let t1
+  await check('--local turn 1: the tools are direct under Tool Search (default), the plan is set, a large read is offloaded and read back by slices, a read through the tool_call bridge is seen through', async () => {
+    t1 = await turn(S, '[t1] Fix the tokenizer in src/lexer.rs: it splits identifiers on digits.')
+    const first = t1.chat[0]
+    assert.ok(first, 'the model received a request')
+    const names = toolNames(first)
+    assert.ok(names.includes('tool_search') && names.includes('tool_call'), `Tool Search is on by default: ${names.join(', ')}`)
+    assert.ok(names.includes('session_scratchpad'), `session_scratchpad is sent directly: ${names.join(', ')}`)
+    assert.ok(names.includes('scratchpad_read'), `scratchpad_read is sent directly: ${names.join(', ')}`)
+    assert.match(contentText(first.body.messages[0].content), /session_scratchpad/, 'the guidance in the system prompt names the tool')
+    assert.ok(t1.chat.length >= 5, `five model calls in the turn (got ${t1.chat.length})`)
+    assert.match(toolResultText(t1.chat[1]), /plan/i, 'the scratchpad tool ran')
+    const observation = toolResultText(t1.chat[2])
+    assert.match(observation, /scratchpad_id/, `the large read came back as an observation: ${observation.slice(0, 200)}`)
+    assert.ok(observation.length < 2000, 'the observation is small')
+    assert.equal(toolResultText(t1.chat[3]), bigText.slice(0, 200), 'scratchpad_read returns the slice, not a new observation')
+    const bridged = toolResultText(t1.chat[4])
+    assert.match(bridged, /"scratchpad_id"/, `the bridged read came back as an observation: ${bridged.slice(0, 200)}`)
+    assert.match(bridged, /"name": "read_\d+"/, 'named after the inner tool, not tool_call')
+  })
+
+  await check('--local turn 2 (a new process): the scratchpad is resumed from disk and the gauge line shows 70 %+ of the 128k window', async () => {
+    turns.set('t2', [{ text: 'Working on the tokenizer.', usage: { prompt_tokens: 104_000 } }])
+    const t = await turn(S, '[t2] Go on.')
+    const user = lastUserText(t.chat[0])
+    assert.ok(user.includes(SCRATCHPAD_MARK), `the scratchpad block reaches the model: ${user.slice(0, 300)}`)
+    assert.match(user, /fix the tokenizer/, 'with the plan set in turn 1')
+    assert.match(user, /\[Context: 7\d% \| \d+k\/128k tokens\]/, `the gauge line: ${user.slice(-300)}`)
+    assert.equal(checkpoints(KEY).length, 0, 'no checkpoint yet')
+  })
+
+  let t3requests = []
+  await check('--local turn 3: at 80 % of 128k the checkpoint is written once and the gauge says so', async () => {
+    turns.set('t3', [{ text: 'Tokenizer patched; running the tests next.', usage: { prompt_tokens: 112_000 } }])
+    const t = await turn(S, '[t3] Continue.')
+    t3requests = t.requests
+    const user = lastUserText(t.chat[0])
+    assert.match(user, /\[Context: 8\d% \| \d+k\/128k tokens \| Checkpoint saved\]/, `the gauge line: ${user.slice(-300)}`)
+    const cps = checkpoints(KEY)
+    assert.equal(cps.length, 1, 'one checkpoint')
+    assert.match(cps[0], /trigger: "auto-80pct"/)
+    assert.match(cps[0], /lexer\.rs/, 'it names the file read')
+  })
+
+  await check('--local turn 4: OpenClaw compacts; the first model request after it carries the restore, exactly once', async () => {
+    turns.set('t4', [{ text: 'Tests pass.', usage: { prompt_tokens: 40_000 } }])
+    // OpenClaw compacts after turn 3 (its usage passed window - 20k) or before this turn's prompt.
+    const t = await turn(S, '[t4] Run the tests.')
+    const all = [...t3requests, ...t.requests]
+    const summaryAt = all.findIndex((q) => isSummaryRequest(q.body))
+    assert.ok(summaryAt >= 0, `OpenClaw compacted (a summary request arrived): ${all.length} requests`)
+    const after = all.slice(summaryAt + 1).filter((q) => !isSummaryRequest(q.body))
+    assert.ok(after.length > 0, 'a model request after the compaction')
+    assert.ok(requestText(after[0].body).includes(RESTORE_MARK), `the first request after compaction has the restore: ${lastUserText(after[0]).slice(0, 400)}`)
+    assert.match(lastUserText(after[0]), /Fix the tokenizer|tokenizer/, 'with the task')
+    assert.match(lastUserText(after[0]), /\[Hint: Context was just compacted/, 'and the scratchpad nudge after compaction')
+    const later = after.slice(1).filter((q) => lastUserText(q).includes(RESTORE_MARK))
+    assert.equal(later.length, 0, 'and only once')
+    const cps = checkpoints(KEY)
+    const c = cps.find((y) => /trigger: "compaction"/.test(y))
+    assert.ok(c, 'a compaction checkpoint')
+    assert.match(c, /tokenizer/i, 'its task')
+    assert.match(c, /lexer\.rs/, 'its files')
+    assert.match(c, /run the tests/i, 'its plan')
+    assert.match(c, /other\.rs/, 'the file read through the tool_call bridge')
+    assert.doesNotMatch(c, /- "tool_call"/, 'the bridge is not taken for a tool the agent used')
+  })
+
+  // ==== --local, Tool Search off, 200k model: the gauge at 70 % and the checkpoint at 80 % ===========
+  // The compaction provider selected in 'default' mode: the exact messages checkpointed, OpenClaw's LLM summary kept.
+  writeConfig({ toolSearch: false, compaction: { provider: 'context-native' } })
+  const S2 = 'real-local-200k'
+  const KEY2 = `agent:main:explicit:${S2}`
+  await check('--local, tools.toolSearch false, 200k model: the tools are sent directly, the gauge shows 70 % then 80 % with its checkpoint; the provider in default mode keeps OpenClaw\'s summary', async () => {
+    turns.set('t7', [{ toolCalls: [{ name: 'session_scratchpad', arguments: { action: 'append_notes', content: 'The parser bug is in src/parse.rs line 40.' } }] }, { text: 'Noted.', usage: { prompt_tokens: 145_000 } }])
+    turns.set('t8', [{ text: 'Still going.', usage: { prompt_tokens: 165_000 } }])
+    turns.set('t9', [{ text: 'ok', usage: { prompt_tokens: 186_000 } }])
+    const a = await turn(S2, '[t7] Find the parser bug.', { modelRef: 'scripted/m200' })
+    const names = toolNames(a.chat[0])
+    assert.ok(!names.includes('tool_search'), `no Tool Search: ${names.join(', ')}`)
+    assert.ok(names.includes('session_scratchpad') && names.includes('scratchpad_read'), `the tools: ${names.join(', ')}`)
+    const b = await turn(S2, '[t8] Go on.', { modelRef: 'scripted/m200' })
+    assert.match(lastUserText(b.chat[0]), /\[Context: 7\d% \| \d+k\/200k tokens\]/, `the gauge at 70 %: ${lastUserText(b.chat[0]).slice(-300)}`)
+    assert.match(lastUserText(b.chat[0]), /parse\.rs line 40/, 'the scratchpad notes')
+    const c = await turn(S2, '[t9] Go on.', { modelRef: 'scripted/m200' })
+    assert.match(lastUserText(c.chat[0]), /\[Context: 8\d% \| \d+k\/200k tokens \| Checkpoint saved\]/, `the gauge at 80 %: ${lastUserText(c.chat[0]).slice(-300)}`)
+    const cps = checkpoints(KEY2)
+    const auto = cps.filter((y) => /trigger: "auto-80pct"/.test(y))
+    assert.equal(auto.length, 1, 'one 80 % checkpoint')
+    assert.match(auto[0], /context_window: 200000/)
+    // Turn 9 ended past 180k (200k - 20k): OpenClaw compacts (after that turn or before the next one), asking
+    // the plugin's provider, which returns nothing in 'default' mode, so OpenClaw makes its own summary call.
+    turns.set('t16', [{ text: 'Resumed.', usage: { prompt_tokens: 40_000 } }])
+    const d = await turn(S2, '[t16] Go on.', { modelRef: 'scripted/m200' })
+    assert.ok(c.summaries.length + d.summaries.length > 0, 'OpenClaw made its LLM summary call')
+    assert.match(c.err + d.err, /Compaction provider "context-native" returned empty result, falling back to LLM/, 'after asking the plugin')
+    assert.ok(lastUserText(d.chat[0]).includes(RESTORE_MARK), 'the restore follows OpenClaw\'s summary')
+    const compaction = checkpoints(KEY2).find((y) => /trigger: "compaction"/.test(y))
+    assert.ok(compaction, 'a compaction checkpoint from the compacted messages')
+    assert.match(compaction, /Find the parser bug/, 'its task')
+  })
+
+  // ==== --local, compaction.mode 'replace' (the provider selected): the restore is the summary ========
+  writeConfig({ pluginConfig: { compaction: { mode: 'replace' } }, compaction: { provider: 'context-native' } })
+  const S3 = 'real-local-replace'
+  await check("--local, compaction.mode 'replace': no summary model call, the summary is the restore from the compacted messages, not injected twice", async () => {
+    turns.set('t10', [
+      { toolCalls: [{ name: 'session_scratchpad', arguments: { action: 'set_plan', content: '1. migrate the schema\n2. backfill the rows' } }] },
+      { toolCalls: [{ name: 'read', arguments: { path: BIG_FILE } }] },
+      { text: 'Schema read.', usage: { prompt_tokens: 113_000 } },
+    ])
+    turns.set('t11', [{ text: 'Backfilling.', usage: { prompt_tokens: 30_000 } }])
+    const a = await turn(S3, '[t10] Migrate the users table schema.')
+    const b = await turn(S3, '[t11] Continue.')
+    const summaries = [...a.summaries, ...b.summaries]
+    assert.equal(summaries.length, 0, 'OpenClaw made no summary model call')
+    const first = b.chat[0]
+    const text = requestText(first.body)
+    assert.equal(text.split(RESTORE_MARK).length - 1, 1, `the restore exactly once in the first request after compaction: ${text.slice(-1500)}`)
+    assert.match(text, /Migrate the users table schema/, 'with the task')
+    assert.match(text, /backfill the rows/, 'and the plan')
+  })
+
+  // ==== through a gateway on loopback ===================================================================
+  await check('gateway: a compaction in the gateway process, the restore in the next request with the plan, again after /compact; after sessions.reset (/reset) nothing of the old conversation, and its own checkpoint at its first compaction', async () => {
+    const port = await freePort()
+    writeConfig({ gatewayPort: port })
+    // Its own process group, so that stopping it stops whatever it started.
+    const gw = spawn(node, [openclawBin, 'gateway', 'run', '--port', String(port), '--bind', 'loopback', '--auth', 'none'], { env, cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    const stopGateway = (signal) => {
+      try {
+        process.kill(-gw.pid, signal)
+      } catch {
+        // already gone
+      }
+    }
+    let log = ''
+    gw.stdout.on('data', (d) => (log += d))
+    gw.stderr.on('data', (d) => (log += d))
+    try {
+      await waitForPort(port, 120_000, () => log)
+      const SG = 'agent:main:real-gateway'
+      turns.set('t12', [
+        { toolCalls: [{ name: 'session_scratchpad', arguments: { action: 'set_plan', content: '1. profile the cache\n2. shrink the hot path' } }] },
+        { text: 'Profiling.', usage: { prompt_tokens: 113_000 } },
+      ])
+      turns.set('t13', [{ text: 'Shrinking.', usage: { prompt_tokens: 30_000 } }])
+      const a = await turn(SG, '[t12] Speed up the cache lookups.', { local: false })
+      assert.ok(toolNames(a.chat[0]).includes('session_scratchpad'), 'the tool is sent directly')
+      const b = await turn(SG, '[t13] Continue.', { local: false })
+      const all = [...a.requests, ...b.requests]
+      const summaryAt = all.findIndex((q) => isSummaryRequest(q.body))
+      assert.ok(summaryAt >= 0, 'the gateway compacted')
+      const after = all.slice(summaryAt + 1).filter((q) => !isSummaryRequest(q.body))
+      const text = requestText(after[0].body)
+      assert.equal(text.split(RESTORE_MARK).length - 1, 1, `the restore once in the first request after compaction: ${lastUserText(after[0]).slice(0, 500)}`)
+      assert.match(text, /Speed up the cache lookups/, 'with the task')
+      assert.match(lastUserText(after[0]), /shrink the hot path/, 'and the plan')
+
+      // /compact (the sessions.compact RPC): the restore follows a manual compaction too.
+      const before = server.requests.length
+      const compacted = await openclaw(['sessions', 'compact', SG, '--json'])
+      assert.equal(compacted.code, 0, `sessions compact: ${compacted.out.slice(0, 300)} ${compacted.err.split('\n').slice(-4).join(' | ')}`)
+      assert.ok(server.requests.slice(before).some((q) => isSummaryRequest(q.body)), 'a summary request for the manual compaction')
+      turns.set('t15', [{ text: 'Back to the hot path.', usage: { prompt_tokens: 25_000 } }])
+      const m = await turn(SG, '[t15] Where were we?', { local: false })
+      assert.ok(lastUserText(m.chat[0]).includes(RESTORE_MARK), `the restore after /compact: ${lastUserText(m.chat[0]).slice(0, 400)}`)
+      assert.match(lastUserText(m.chat[0]), /Speed up the cache lookups/, 'with the task')
+
+      // sessions.reset (what /reset does): the next conversation on the key starts clean.
+      assert.ok(checkpoints(SG).length > 0, 'a checkpoint before the reset')
+      const reset = await openclaw(['gateway', 'call', 'sessions.reset', '--params', JSON.stringify({ key: SG }), '--json'])
+      assert.equal(reset.code, 0, `sessions.reset: ${reset.out.slice(0, 300)} ${reset.err.split('\n').slice(-4).join(' | ')}`)
+      assert.equal(checkpoints(SG).length, 0, 'the old conversation\'s checkpoints are gone')
+      turns.set('t14', [{ text: 'What should the README say?', usage: { prompt_tokens: 113_000 } }])
+      const c = await turn(SG, '[t14] New topic: write the README introduction.', { local: false })
+      const fresh = requestText(c.chat[0].body)
+      assert.ok(!fresh.includes(RESTORE_MARK), 'no restore after the reset')
+      assert.ok(!conversationText(c.chat[0].body).includes(SCRATCHPAD_MARK), `no scratchpad block after the reset: ${lastUserText(c.chat[0]).slice(0, 600)}`)
+      assert.ok(!/cache lookups|hot path/.test(lastUserText(c.chat[0])), `nothing of the old task: ${lastUserText(c.chat[0]).slice(0, 400)}`)
+
+      // The new conversation's first compaction (t14 ended past 108k) is its own: not skipped as a duplicate of
+      // the old conversation's, and its checkpoint has the new task, nothing of the old one.
+      // The gateway may compact after it has answered: wait for the checkpoint (20 s at most).
+      const compactionCheckpoints = () => checkpoints(SG).filter((y) => /trigger: "compaction"/.test(y))
+      for (let waited = 0; compactionCheckpoints().length === 0 && waited < 20_000; waited += 500) await new Promise((r) => setTimeout(r, 500))
+      await new Promise((r) => setTimeout(r, 1000)) // and for a second one, if any were written
+      const own = compactionCheckpoints()
+      assert.equal(own.length, 1, `one compaction checkpoint in the new conversation (got ${own.length})`)
+      assert.match(own[0], /README introduction/, 'with the new task')
+      assert.doesNotMatch(own[0], /cache lookups|hot path/, 'and nothing of the old conversation')
+    } finally {
+      writeFileSync(join(work, 'gateway.log'), log)
+      stopGateway('SIGTERM')
+      await new Promise((r) => setTimeout(r, 2000))
+      stopGateway('SIGKILL')
+    }
+  })
+  const failed = results.filter((r) => !r.ok).length
+  console.log(`test:real: ${results.length - failed} passed, ${failed} failed (${secs()} s, openclaw@${OPENCLAW_VERSION})`)
+  process.exitCode = failed ? 1 : 0
+} finally {
+  if (process.env.TEST_REAL_KEEP === '1') writeFileSync(join(work, 'requests.json'), JSON.stringify(server.requests, null, 1))
+  await server.close()
+  if (process.env.TEST_REAL_KEEP !== '1') rmSync(work, { recursive: true, force: true })
+  else console.log(`kept ${work}`)
+}
