@@ -21,6 +21,7 @@ import { join } from 'node:path'
 import { createRequire } from 'node:module'
 import { ensureOpenClaw, hostNode, OPENCLAW_VERSION, root } from './host.mjs'
 import { contentText, requestText, startModelServer } from './lib/model-server.mjs'
+import { installPackedPlugin, packedTarballs } from './lib/install-plugin.mjs'
 
 const t0 = Date.now()
 /** The package's binding, to locate what the plugin wrote (its directory names). */
@@ -38,11 +39,33 @@ const workspace = join(work, 'workspace')
 mkdirSync(workspace, { recursive: true })
 
 // ---------------------------------------------------------------------------------------------------
-// The plugin's installation: the one function the packed install (`openclaw plugins install <tarball>`)
-// replaces. It returns the `plugins` block of openclaw.json that loads it.
+// The plugin's installation: the sources in a folder OpenClaw loads by path (the default), or with
+// TEST_REAL_PACKED=1 the packed tarballs (`npm run pack:local -- --host --from-build`) installed by OpenClaw's own
+// `plugins install` from a local registry on 127.0.0.1, so the compiled entry in dist/plugin/ runs. Measured on
+// the packed copy at the merge of issues 19 and 20: 5 of 7 checks pass; the two with the compaction provider
+// selected ('default' and 'replace') see no compaction before the next turn's first request (not understood
+// yet: the same checks pass on the sources). Returns `{ plugins }`: the `plugins` block openclaw.json needs.
 
-/** Installs the plugin as a user would (its folder, with @openclaw/context-native and the built binding). */
-function installPlugin() {
+/** The plugin as `openclaw plugins install` puts it into the state dir, from the packed tarballs. */
+async function installPackedCopy() {
+  const r = await installPackedPlugin({ stateDir, home })
+  if (r.status !== 0 || !r.packageDir) throw new Error(`openclaw plugins install exited ${r.status}:\n${r.stderr.split('\n').slice(-12).join('\n')}`)
+  const { plugins = {} } = JSON.parse(readFileSync(join(stateDir, 'openclaw.json'), 'utf8'))
+  console.log(`  the plugin installed by openclaw plugins install into ${r.packageDir}`)
+  return { plugins }
+}
+
+async function installPlugin() {
+  if (process.env.TEST_REAL_PACKED === '1') {
+    packedTarballs() // throws with the command that makes them
+    return installPackedCopy()
+  }
+  console.log('  the plugin loaded from its TypeScript sources by path (TEST_REAL_PACKED=1: the packed install)')
+  return { plugins: installSourceCopy() }
+}
+
+/** The sources in a folder OpenClaw loads by path, with @openclaw/context-native and the built binding. */
+function installSourceCopy() {
   const pluginDir = join(work, 'extensions/context-native')
   mkdirSync(pluginDir, { recursive: true })
   // The TypeScript sources and the source folder's package.json (`openclaw.extensions: ./index.ts`; OpenClaw runs
@@ -94,13 +117,19 @@ const stateDir = join(work, 'state')
 const home = join(work, 'home')
 mkdirSync(stateDir, { recursive: true })
 mkdirSync(home, { recursive: true })
-const pluginsBlock = installPlugin()
+const installed = await installPlugin()
+const pluginsBlock = installed.plugins
 const model = (id, contextWindow) => ({ id, name: id, reasoning: false, input: ['text'], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow, maxTokens: 4096 })
 function writeConfig({ toolSearch, pluginConfig = {}, compaction, gatewayPort } = {}) {
+  // What `plugins install` wrote besides the plugin (e.g. `meta`) is not carried: the config is the test's own.
+  const ours = pluginsBlock.entries?.['context-native'] ?? {}
   const config = {
     agents: { defaults: { model: { primary: 'scripted/m128' }, workspace, ...(compaction ? { compaction } : {}) } },
     models: { mode: 'merge', providers: { scripted: { baseUrl: server.url, apiKey: 'test', api: 'openai-completions', models: [model('m128', 128_000), model('m200', 200_000)] } } },
-    plugins: { ...pluginsBlock, entries: { 'context-native': { enabled: true, hooks: { allowConversationAccess: true }, config: { scratchpad: { nudgeAfterCompaction: 1 }, ...pluginConfig } } } },
+    plugins: {
+      ...pluginsBlock,
+      entries: { ...pluginsBlock.entries, 'context-native': { ...ours, enabled: true, hooks: { allowConversationAccess: true }, config: { scratchpad: { nudgeAfterCompaction: 1 }, ...pluginConfig } } },
+    },
     ...(toolSearch === false ? { tools: { toolSearch: false } } : {}),
     ...(gatewayPort ? { gateway: { mode: 'local', bind: 'loopback', port: gatewayPort, auth: { mode: 'none' } } } : {}),
   }
