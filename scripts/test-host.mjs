@@ -352,7 +352,12 @@ await check('/reset clears the session\'s scratchpad (before_reset), its persist
   await hookRunner.runBeforeReset({ reason: 'reset' }, { agentId, sessionKey, sessionId })
   // Everything the package held for the session went with it (deleteSession, issue 23).
   assert.equal(native.readCheckpoint({ stateDir, sessionKey }), undefined, 'the checkpoint still reads after the reset')
-  assert.deepEqual(await native.listObservations({ stateDir, sessionKey, includeExpired: true }), [], 'observations left')
+  // Only the plugin's session record is written back: the compaction serial, so that a checkpoint after the reset
+  // is never taken for an older one (issue 19). No tool result, no scratchpad, nothing of the conversation.
+  const left = await native.listObservations({ stateDir, sessionKey, includeExpired: true })
+  assert.deepEqual(left.map((o) => o.name), ['context-native-session'], 'observations left')
+  const record = JSON.parse((await native.readObservation({ stateDir, sessionKey, name: 'context-native-session', mode: 'full' })).content)
+  assert.ok(Object.keys(record).every((k) => ['sessionId', 'compactions', 'compactionSerial'].includes(k)) && record.compactions === 0, `the record holds nothing of the conversation: ${JSON.stringify(record)}`)
   const p = await buildPrompt('run-10', 'hello again', [userMessage('hello again')])
   assert.ok(!(p.prependContext ?? '').includes('Fix token refresh'), 'no scratchpad after the reset')
   const again = oc.loadOpenClawPlugins({ config, workspaceDir, logger, cache: false })
