@@ -41,10 +41,11 @@ mkdirSync(workspace, { recursive: true })
 // ---------------------------------------------------------------------------------------------------
 // The plugin's installation: the sources in a folder OpenClaw loads by path (the default), or with
 // TEST_REAL_PACKED=1 the packed tarballs (`npm run pack:local -- --host --from-build`) installed by OpenClaw's own
-// `plugins install` from a local registry on 127.0.0.1, so the compiled entry in dist/plugin/ runs. Measured on
-// the packed copy at the merge of issues 19 and 20: 5 of 7 checks pass; the two with the compaction provider
-// selected ('default' and 'replace') see no compaction before the next turn's first request (not understood
-// yet: the same checks pass on the sources). Returns `{ plugins }`: the `plugins` block openclaw.json needs.
+// `plugins install` from a local registry on 127.0.0.1, so the compiled entry in dist/plugin/ runs. The install
+// writes no `plugins.allow`, so OpenClaw's bundled plugins stay on as in a user's install (their tools too; the
+// memory plugin runs its pre-compaction memory flush, an agent run of its own in an internal session before a
+// compaction: `turn()` keeps it out of `chat`); the sources run under `plugins.allow: ['context-native']`.
+// Returns `{ plugins }`: the `plugins` block openclaw.json needs.
 
 /** The plugin as `openclaw plugins install` puts it into the state dir, from the packed tarballs. */
 async function installPackedCopy() {
@@ -100,6 +101,16 @@ const lastTag = (body) => {
   return undefined
 }
 const isSummaryRequest = (body) => !(body.tools?.length > 0)
+/**
+ * OpenClaw's pre-compaction memory flush (the bundled memory plugin, on by default in a user's install: the
+ * packed copy runs with it, the sources under `plugins.allow` without): an agent run of its own in an internal
+ * session, before the compaction, so it is no request of the turn's own conversation.
+ */
+const isMemoryFlush = (body) => {
+  const msgs = body.messages ?? []
+  const last = msgs.findLast((m) => m.role === 'user')
+  return last !== undefined && /Pre-compaction memory flush/.test(contentText(last.content))
+}
 
 const server = await startModelServer(({ body }) => {
   if (isSummaryRequest(body)) return { text: SUMMARY_TEXT, usage: { prompt_tokens: 30_000, completion_tokens: 200 } }
@@ -164,7 +175,8 @@ async function turn(session, message, { local = true, modelRef } = {}) {
   const r = await openclaw(args)
   const requests = server.requests.slice(before)
   if (r.code !== 0) throw new Error(`openclaw agent exited ${r.code} (${r.ms} ms): ${r.err.split('\n').slice(-8).join(' | ')}`)
-  return { ...r, requests, chat: requests.filter((q) => !isSummaryRequest(q.body)), summaries: requests.filter((q) => isSummaryRequest(q.body)) }
+  const chat = requests.filter((q) => !isSummaryRequest(q.body) && !isMemoryFlush(q.body))
+  return { ...r, requests, chat, summaries: requests.filter((q) => isSummaryRequest(q.body)), flushes: requests.filter((q) => isMemoryFlush(q.body)) }
 }
 
 /** The request's messages but the system prompt (whose guidance names the scratchpad's markers). */
@@ -383,6 +395,8 @@ try {
     const b = await turn(S3, '[t11] Continue.')
     const summaries = [...a.summaries, ...b.summaries]
     assert.equal(summaries.length, 0, 'OpenClaw made no summary model call')
+    // With the memory plugin on (the packed install), its flush runs before the compaction: no restore in it yet.
+    for (const f of b.flushes) assert.ok(!requestText(f.body).includes(RESTORE_MARK), 'no restore in the memory flush before the compaction')
     const first = b.chat[0]
     const text = requestText(first.body)
     assert.equal(text.split(RESTORE_MARK).length - 1, 1, `the restore exactly once in the first request after compaction: ${text.slice(-1500)}`)
