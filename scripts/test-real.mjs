@@ -95,7 +95,8 @@ const lastTag = (body) => {
   const msgs = body.messages ?? []
   for (let i = msgs.length - 1; i >= 0; i--) {
     if (msgs[i].role !== 'user') continue
-    const m = contentText(msgs[i].content).match(/\[(t\d+)\]/)
+    // The message's last tag: a restore prepended to the turn's message quotes an earlier turn's task and tag.
+    const m = [...contentText(msgs[i].content).matchAll(/\[(t\d+)\]/g)].at(-1)
     if (m) return { tag: m[1], index: i }
   }
   return undefined
