@@ -11,7 +11,8 @@
 //
 // Prints `test:real: N passed, N failed` and how long it took. Exit 1 on any failure.
 // TEST_REAL_KEEP=1 keeps the temporary folder; TEST_REAL_VERBOSE=1 prints OpenClaw's output of every turn;
-// TEST_REAL_ONLY=<text> runs only the checks whose name contains it.
+// TEST_REAL_ONLY=<text> runs only the checks whose name contains it; TEST_REAL_PACKED=0 loads the plugin's
+// TypeScript sources by path instead of installing the packed tarballs (see installPlugin).
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -39,9 +40,10 @@ const workspace = join(work, 'workspace')
 mkdirSync(workspace, { recursive: true })
 
 // ---------------------------------------------------------------------------------------------------
-// The plugin's installation: the sources in a folder OpenClaw loads by path (the default), or with
-// TEST_REAL_PACKED=1 the packed tarballs (`npm run pack:local -- --host --from-build`) installed by OpenClaw's own
-// `plugins install` from a local registry on 127.0.0.1, so the compiled entry in dist/plugin/ runs. The install
+// The plugin's installation: the packed tarballs (`npm run pack:local -- --host --from-build`; `npm test` packs
+// them first) installed by OpenClaw's own `plugins install` from a local registry on 127.0.0.1, so the compiled
+// entry in dist/plugin/ runs as a user's install does (the default), or with TEST_REAL_PACKED=0 the sources in a
+// folder OpenClaw loads by path (no pack needed while working on plugin/). The install
 // writes no `plugins.allow`, so OpenClaw's bundled plugins stay on as in a user's install (their tools too; the
 // memory plugin runs its pre-compaction memory flush, an agent run of its own in an internal session before a
 // compaction: `turn()` keeps it out of `chat`); the sources run under `plugins.allow: ['context-native']`.
@@ -57,11 +59,11 @@ async function installPackedCopy() {
 }
 
 async function installPlugin() {
-  if (process.env.TEST_REAL_PACKED === '1') {
+  if (process.env.TEST_REAL_PACKED !== '0') {
     packedTarballs() // throws with the command that makes them
     return installPackedCopy()
   }
-  console.log('  the plugin loaded from its TypeScript sources by path (TEST_REAL_PACKED=1: the packed install)')
+  console.log('  the plugin loaded from its TypeScript sources by path (TEST_REAL_PACKED=0)')
   return { plugins: installSourceCopy() }
 }
 
