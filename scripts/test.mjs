@@ -14,7 +14,8 @@
 //      (served by a local registry on 127.0.0.1), then `openclaw-context setup`, checked with
 //      `openclaw plugins inspect --runtime` (`npm run test:plugin-install`; ~2-3 min)
 //   8. the plugin in real agent runs of that OpenClaw's CLI, `--local` and through a gateway, against a
-//      scripted model server on 127.0.0.1 (`npm run test:real`; 14 agent turns, about 4 minutes)
+//      scripted model server on 127.0.0.1, installed by `openclaw plugins install` from the tarballs of stage 5
+//      (`npm run test:real`; 14 agent turns, about 5-6 minutes)
 // Environment: TEST_SKIP_CARGO=1, TEST_SKIP_NODE24=1, TEST_SKIP_RELIABILITY=1, TEST_SKIP_INSTALL=1,
 // TEST_SKIP_HOST=1, TEST_SKIP_PLUGIN_INSTALL=1, TEST_SKIP_REAL=1 skip a stage.
 import { spawnSync } from 'node:child_process'
@@ -116,7 +117,7 @@ if (process.env.TEST_SKIP_HOST !== '1') counted('test:host', 'scripts/test-host.
 if (process.env.TEST_SKIP_PLUGIN_INSTALL !== '1' && pack()) counted('plugin-install', 'scripts/test-plugin-install.mjs')
 
 // 8. the plugin in real OpenClaw agent runs
-if (process.env.TEST_SKIP_REAL !== '1') counted('test:real', 'scripts/test-real.mjs')
+if (process.env.TEST_SKIP_REAL !== '1' && pack()) counted('test:real', 'scripts/test-real.mjs')
 
 console.log(`\n${failures.length ? `failed stages: ${failures.join(', ')}` : 'all stages passed'}`)
 console.log(`total: ${totals.passed} passed, ${totals.failed} failed`)
