@@ -7,7 +7,7 @@ import path from 'node:path'
 
 vi.mock('@openclaw/context-native', () => createRequire(import.meta.url)('../index.js'))
 const native = createRequire(import.meta.url)('../index.js')
-const { scheduleRetention, resolveRetentionSettings, deleteSessionData, persistEntries, readPersisted } = await import('../plugin/retention.ts')
+const { scheduleRetention, resolveRetentionSettings, persistEntries, readPersisted } = await import('../plugin/retention.ts')
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'plugin-retention-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -52,7 +52,7 @@ describe('plugin retention', () => {
     await Promise.all(Array.from({ length: 40 }, (_, i) => persistEntries(stateDir, key, [{ customType: `openclaw:test:${i}`, data: `v${i}` }])))
     const saved = await readPersisted(stateDir, key)
     expect(Object.keys(saved)).toHaveLength(40)
-    await deleteSessionData(stateDir, key)
+    await native.deleteSession({ stateDir, sessionKey: key })
     expect(await readPersisted(stateDir, key)).toEqual({})
   })
 })

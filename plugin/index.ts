@@ -26,6 +26,7 @@
 import { definePluginEntry, type OpenClawPluginApi } from 'openclaw/plugin-sdk/plugin-entry'
 import {
   clearScratchpad,
+  deleteSession,
   evaluateContextUsage,
   evaluateScratchpadNudge,
   getScratchpadContent,
@@ -37,7 +38,7 @@ import { PROVIDER_ID, registerCompaction } from './compaction.ts'
 import { configuredWindow, estimateTokens, gaugeThresholds } from './gauge.ts'
 import { emptyRecord, forgetMemory, memoryOf, processState, readRecord, updateRecord, warnOnce, type SessionRecord } from './state.ts'
 import { registerTools, scratchpadStore, unbridgeMessages } from './tools.ts'
-import { deleteSessionData, noteActivity, scheduleRetention } from './retention.ts'
+import { noteActivity, scheduleRetention } from './retention.ts'
 import { resolveSettings } from './settings.ts'
 
 export { InvalidSettingsError, resolveSettings, type ContextNativeSettings } from './settings.ts'
@@ -83,7 +84,7 @@ export function registerContextNative(api: OpenClawPluginApi): void {
     const { compactionSerial } = await readRecord(stateDir, sessionKey)
     await store.drop(sessionKey)
     // Everything the package holds for the session: checkpoints, state, observations, the persisted scratchpad.
-    await deleteSessionData(stateDir, sessionKey)
+    await deleteSession({ stateDir, sessionKey })
     await updateRecord(stateDir, sessionKey, () => emptyRecord(nextSessionId, compactionSerial))
   }
   // Retention off the turn's path: idle sessions' data and expired observations reclaimed on an unref'd timer.

@@ -4,14 +4,13 @@
 //                         `retention.intervalMinutes` per process and state dir, each visiting at most
 //                         `retention.maxDirsPerRun` session directories (unref'd timers: never keeps a process alive)
 //   noteActivity          a turn of a session: retention must not count it idle (fire and forget, never throws)
-//   deleteSessionData     a session reset or deleted: everything the package holds for it goes (deleteSession)
 //   persistEntries        the scratchpad's persist entries, merged under the session lock (persistScratchpad)
 //   readPersisted         the persisted spaces, read with the cap every write respects (readPersistedScratchpad)
 //
 // Settings: `retention.*` in plugin/settings.ts (the manifest's configSchema and docs/configuration.md follow it).
 import type { OpenClawPluginApi } from 'openclaw/plugin-sdk/plugin-entry'
 import { resolveSettings, type ContextNativeSettings } from './settings.ts'
-import { deleteSession, gcStateDir, persistScratchpad, readPersistedScratchpad, touchSession, type GcStateDirResult } from '@openclaw/context-native'
+import { gcStateDir, persistScratchpad, readPersistedScratchpad, touchSession, type GcStateDirResult } from '@openclaw/context-native'
 
 /** The `retention` settings (plugin/settings.ts defines them with the others: ranges, defaults, docs). */
 export type RetentionSettings = ContextNativeSettings['retention']
@@ -96,18 +95,13 @@ export function noteActivity(stateDir: string, sessionKey: string): void {
   touchSession({ stateDir, sessionKey }).catch(() => undefined)
 }
 
-/** Removes everything the package holds for a session (checkpoints, state, observations, the persisted scratchpad). */
-export async function deleteSessionData(stateDir: string, sessionKey: string): Promise<void> {
-  await deleteSession({ stateDir, sessionKey })
-}
-
 /** The scratchpad's persist entries merged into the session's persisted spaces under its lock (no lost update). */
 export async function persistEntries(
   stateDir: string,
   sessionKey: string,
   entries: ReadonlyArray<{ customType: string; data: string | string[] }>,
 ): Promise<void> {
-  await persistScratchpad({ stateDir, sessionKey, entries: entries.map((e) => ({ customType: e.customType, data: e.data })) })
+  await persistScratchpad({ stateDir, sessionKey, entries: [...entries] })
 }
 
 /** The session's persisted scratchpad spaces (`{}` when none). */
