@@ -22,7 +22,7 @@ import { join } from 'node:path'
 import { createRequire } from 'node:module'
 import { ensureOpenClaw, hostNode, OPENCLAW_VERSION, root } from './host.mjs'
 import { contentText, requestText, startModelServer } from './lib/model-server.mjs'
-import { installPackedPlugin, packedTarballs } from './lib/install-plugin.mjs'
+import { installPackedPlugin, openclaw as runOpenClaw, packedTarballs } from './lib/install-plugin.mjs'
 
 const t0 = Date.now()
 /** The package's binding, to locate what the plugin wrote (its directory names). */
@@ -151,22 +151,13 @@ function writeConfig({ toolSearch, pluginConfig = {}, compaction, gatewayPort } 
 }
 const env = { ...process.env, HOME: home, OPENCLAW_STATE_DIR: stateDir, OPENCLAW_CONFIG_PATH: join(stateDir, 'openclaw.json'), NO_COLOR: '1', OPENCLAW_NO_UPDATE_CHECK: '1' }
 
-/** Runs one `openclaw` CLI process to its end; resolves `{ code, out, err, ms }`. */
-function openclaw(args, { timeoutMs = TURN_TIMEOUT_MS } = {}) {
-  return new Promise((resolve) => {
-    const t = Date.now()
-    const child = spawn(node, [openclawBin, ...args], { env, cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    let err = ''
-    child.stdout.on('data', (d) => (out += d))
-    child.stderr.on('data', (d) => (err += d))
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      if (verbose) console.log(`       [openclaw ${args.slice(0, 4).join(' ')}] exit ${code} in ${Date.now() - t} ms\n${err.split('\n').map((l) => `         ${l}`).join('\n')}`)
-      resolve({ code, out, err, ms: Date.now() - t })
-    })
-  })
+/** Runs one `openclaw` CLI process to its end (install-plugin.mjs's runner, in the workspace); `{ code, out, err, ms }`. */
+async function openclaw(args, { timeoutMs = TURN_TIMEOUT_MS } = {}) {
+  const t = Date.now()
+  const r = await runOpenClaw(args, { stateDir, home, cwd: workspace, timeoutMs, env: { OPENCLAW_CONFIG_PATH: env.OPENCLAW_CONFIG_PATH, OPENCLAW_NO_UPDATE_CHECK: '1' } })
+  const ms = Date.now() - t
+  if (verbose) console.log(`       [openclaw ${args.slice(0, 4).join(' ')}] exit ${r.status} in ${ms} ms\n${r.stderr.split('\n').map((l) => `         ${l}`).join('\n')}`)
+  return { code: r.status, out: r.stdout, err: r.stderr, ms }
 }
 
 /** One agent turn; returns the requests the model received during it. */
