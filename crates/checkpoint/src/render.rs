@@ -141,6 +141,8 @@ const TASK_MIN_CHARS: usize = 80;
 const PROPORTION_ITEMS: usize = 100;
 /// Characters of a key exchange's gist (seed 001, 11.2).
 const GIST_CHARS: usize = 120;
+/// Longest identifier shown.
+const IDENTIFIER_SHOWN_CHARS: usize = 60;
 
 /// Every file of the checkpoint, most active first, and whether it was changed. With
 /// `active_files` (written since this version) its order; files it lacks (or every file of an
@@ -338,6 +340,42 @@ struct Prepared {
     open_items: Vec<String>,
     /// The thread summary says nothing the task and topic do not.
     summary_redundant: bool,
+    /// The identifiers as shown, by rank: `None` for one another identifier shows already.
+    identifiers: Vec<Option<String>>,
+}
+
+/// The identifiers with each name said once: a name another one contains (`touch` in
+/// `Registry.touch`, `load/1` in `load/1`'s own `load`) is shown by that one. A name contained in
+/// a better-ranked one is left out; a name whose container ranks lower takes the container's
+/// text at its own rank, and the container is left out. Case-insensitive.
+fn merge_contained(items: &[String]) -> Vec<Option<String>> {
+    let lower: Vec<String> = items
+        .iter()
+        .map(|s| clean(s, IDENTIFIER_SHOWN_CHARS).to_lowercase())
+        .collect();
+    let mut shown: Vec<Option<usize>> = (0..items.len()).map(Some).collect();
+    for i in 0..items.len() {
+        if shown[i].is_none() || lower[i].is_empty() {
+            continue;
+        }
+        let covered = (0..i).any(|k| shown[k].is_some_and(|t| lower[t].contains(&lower[i])));
+        if covered {
+            shown[i] = None;
+            continue;
+        }
+        if let Some(j) =
+            (i + 1..items.len()).find(|&j| shown[j] == Some(j) && lower[j].contains(&lower[i]))
+        {
+            if lower[j] != lower[i] {
+                shown[i] = Some(j);
+            }
+            shown[j] = None;
+        }
+    }
+    shown
+        .into_iter()
+        .map(|t| t.map(|t| items[t].clone()))
+        .collect()
 }
 
 fn dup_flags<'a>(items: impl Iterator<Item = &'a str>) -> Vec<bool> {
@@ -377,6 +415,7 @@ impl Prepared {
             .as_deref()
             .is_some_and(|s| s.split(" ... ").all(stated));
         Prepared {
+            identifiers: merge_contained(&cp.resources.identifiers),
             root,
             exchange_hidden,
             decision_dup: dup_flags(cp.decisions.iter().map(|d| d.what.as_str())),
@@ -578,7 +617,13 @@ fn compose(
         push_inline(&mut o, "Commands run: ", &commands);
         // identifiers the text does not already show (a file name, a command)
         let shown_so_far = o.to_lowercase();
-        let mut idents = kept(&cp.resources.identifiers, Piece::Identifier, 60);
+        let mut idents: Vec<String> = pre
+            .identifiers
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| keep(Piece::Identifier(*i)))
+            .filter_map(|(_, s)| s.as_deref().map(|s| clean(s, IDENTIFIER_SHOWN_CHARS)))
+            .collect();
         idents.retain(|s| !shown_so_far.contains(&s.to_lowercase()));
         push_inline(&mut o, "Identifiers: ", &idents);
         push_inline(&mut o, "Tools used: ", &tools);
@@ -723,6 +768,40 @@ mod tests {
         )
         .unwrap();
         assert!(resume.starts_with("[Session resume"));
+    }
+
+    #[test]
+    fn an_identifier_another_contains_is_said_once() {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        // `touch` ranks above `Registry.touch`: shown as the longer name at its own rank;
+        // `load/1` below `load` is covered by it once promoted; case does not matter
+        let merged = merge_contained(&names(&[
+            "touch",
+            "session_id",
+            "Registry.touch",
+            "Session_ID",
+            "load",
+            "load/1",
+        ]));
+        assert_eq!(
+            merged,
+            vec![
+                Some("Registry.touch".to_string()),
+                Some("session_id".to_string()),
+                None,
+                None,
+                Some("load/1".to_string()),
+                None,
+            ]
+        );
+        let mut cp = seed();
+        cp.resources.identifiers = names(&["render", "render_message/1", "render/2"]);
+        let text = render(&cp, RenderOptions::default()).unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("Identifiers: "))
+            .unwrap();
+        assert_eq!(line, "Identifiers: render_message/1, render/2");
     }
 
     #[test]
