@@ -372,7 +372,9 @@ try {
     assert.match(c, /other\.rs/, 'the file read through the tool_call bridge')
     assert.doesNotMatch(c, /- "tool_call"/, 'the bridge is not taken for a tool the agent used')
     assert.match(c, /context_window: 128000/, "the session model's window")
-    assertFlushLeftAlone(all.filter((q) => isMemoryFlush(q.body)))
+    const flushes = all.filter((q) => isMemoryFlush(q.body))
+    assert.ok(flushes.length > 0, 'the memory plugin ran its pre-compaction flush')
+    assertFlushLeftAlone(flushes)
   })
 
   // ==== --local, Tool Search off, 200k model: the gauge at 70 % and the checkpoint at 80 % ===========
@@ -465,6 +467,7 @@ try {
     gw.stderr.on('data', (d) => (log += d))
     try {
       await waitForPort(port, 120_000, () => log)
+      const first = server.requests.length
       const SG = 'agent:main:real-gateway'
       turns.set('t12', [
         { toolCalls: [{ name: 'session_scratchpad', arguments: { action: 'set_plan', content: '1. profile the cache\n2. shrink the hot path' } }] },
@@ -515,6 +518,10 @@ try {
       assert.equal(own.length, 1, `one compaction checkpoint in the new conversation (got ${own.length})`)
       assert.match(own[0], /README introduction/, 'with the new task')
       assert.doesNotMatch(own[0], /cache lookups|hot path/, 'and nothing of the old conversation')
+      // The gateway runs the memory flush in its own process too (before each compaction): left alone there.
+      const flushes = server.requests.slice(first).filter((q) => isMemoryFlush(q.body))
+      assert.ok(flushes.length > 0, 'the memory plugin ran its pre-compaction flush in the gateway')
+      assertFlushLeftAlone(flushes)
     } finally {
       writeFileSync(join(work, 'gateway.log'), log)
       stopGateway('SIGTERM')
