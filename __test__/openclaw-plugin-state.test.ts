@@ -1,14 +1,15 @@
 // The plugin's host-independent pieces (plugin/state.ts, tools.ts, compaction.ts) without OpenClaw: the Tool
 // Search bridge seen through, the compaction provider's messages matched to the right session when several
-// compact at once, and the durable session record's read-modify-write. `npm run test:real` runs them in
+// compact at once, the durable session record's read-modify-write, OpenClaw's housekeeping runs told from the
+// session's, and the session model's window where a hook carries no model. `npm run test:real` runs them in
 // OpenClaw itself.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { claimPending, currentContext } from '../plugin/compaction.ts'
-import { configuredWindow, gaugeThresholds } from '../plugin/gauge.ts'
-import { processState, readRecord, updateRecord } from '../plugin/state.ts'
+import { configuredWindow, gaugeThresholds, sessionWindow } from '../plugin/gauge.ts'
+import { isHousekeeping, processState, readRecord, updateRecord } from '../plugin/state.ts'
 import { innerToolCall, unbridgeMessages } from '../plugin/tools.ts'
 
 const stateDir = mkdtempSync(join(tmpdir(), 'context-native-plugin-state-'))
@@ -127,5 +128,47 @@ describe('plugin: the gauge before OpenClaw compacts', () => {
     expect(configuredWindow(config)).toBe(32_768)
     expect(configuredWindow(config, 'other', 'x')).toBeUndefined()
     expect(configuredWindow({})).toBeUndefined()
+  })
+  // OpenClaw's compaction hooks carry no model: a session on another model than the default (`--model`) is
+  // checkpointed against its own model's window (the one its runs reported), not the default model's.
+  it("the session's model's window: the run's budget, the run's model, the reported one, then the default's", () => {
+    const config = {
+      agents: { defaults: { model: { primary: 'p/m128' } } },
+      models: { providers: { p: { models: [{ id: 'm128', contextWindow: 128_000 }, { id: 'm200', contextWindow: 200_000 }] } } },
+    }
+    const reported = { contextWindow: 200_000 }
+    expect(sessionWindow(config, reported)).toBe(200_000) // a compaction hook: no model, the record wins over the default
+    expect(sessionWindow(config, {})).toBe(128_000) // nothing reported yet: the default model's
+    expect(sessionWindow(config, { contextWindow: 128_000 }, { modelProviderId: 'p', modelId: 'm200' })).toBe(200_000) // the run's model first
+    expect(sessionWindow(config, reported, { contextTokenBudget: 150_000, modelProviderId: 'p', modelId: 'm200' })).toBe(150_000) // the budget above all
+    expect(sessionWindow(config, reported, { modelProviderId: 'other', modelId: 'x' })).toBe(200_000) // a model the config does not list
+    expect(sessionWindow({}, {})).toBeUndefined()
+  })
+})
+
+describe("plugin: OpenClaw's housekeeping runs (the memory plugin's pre-compaction flush)", () => {
+  it("a run with trigger 'memory' is housekeeping; its run id and session key tell the hooks that carry no trigger", () => {
+    const flush = { trigger: 'memory', runId: 'flush-run-1', sessionKey: 'agent:main:internal-session-effects:flush-run-1-0123456789abcdef' }
+    expect(isHousekeeping({ runId: flush.runId, sessionKey: flush.sessionKey })).toBe(false) // not seen yet
+    expect(isHousekeeping(flush)).toBe(true) // before_prompt_build / llm_output
+    expect(isHousekeeping({ runId: flush.runId, sessionKey: flush.sessionKey })).toBe(true) // the tool-result middleware
+    expect(isHousekeeping({ sessionKey: flush.sessionKey })).toBe(true) // before/after_compaction, session cleanup
+    expect(isHousekeeping({ runId: flush.runId })).toBe(true)
+  })
+  it("the session's own runs are not: user, manual, overflow, cron and heartbeat triggers, or none", () => {
+    const key = 'agent:main:explicit:real'
+    for (const trigger of ['user', 'manual', 'overflow', 'cron', 'heartbeat', undefined]) {
+      expect(isHousekeeping({ trigger, runId: `run-${trigger}`, sessionKey: key })).toBe(false)
+    }
+    expect(isHousekeeping({ sessionKey: key })).toBe(false)
+    expect(isHousekeeping({})).toBe(false)
+  })
+  it('remembers a bounded number of runs, the oldest forgotten first', () => {
+    const first = { trigger: 'memory', runId: 'bounded-0', sessionKey: 'agent:main:internal-session-effects:bounded-0' }
+    isHousekeeping(first)
+    for (let i = 1; i <= 300; i++) isHousekeeping({ trigger: 'memory', runId: `bounded-${i}`, sessionKey: `agent:main:internal-session-effects:bounded-${i}` })
+    expect(processState().housekeeping.size).toBeLessThanOrEqual(512)
+    expect(isHousekeeping({ sessionKey: first.sessionKey })).toBe(false)
+    expect(isHousekeeping({ sessionKey: 'agent:main:internal-session-effects:bounded-300' })).toBe(true)
   })
 })

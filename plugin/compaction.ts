@@ -14,7 +14,7 @@
 import type { OpenClawPluginApi } from 'openclaw/plugin-sdk/plugin-entry'
 import { estimateContextTokens, evaluateScratchpadNudge, renderCheckpoint, writeCheckpoint } from '@openclaw/context-native'
 import { unbridgeMessages } from './tools.ts'
-import { memoryOf, obj, processState, readRecord, updateRecord, warnOnce, type PendingCompaction, type SessionRecord } from './state.ts'
+import { isHousekeeping, memoryOf, obj, processState, readRecord, updateRecord, warnOnce, type PendingCompaction, type SessionRecord } from './state.ts'
 
 /** The plugin id, also its compaction provider's id. */
 export const PROVIDER_ID = 'context-native'
@@ -140,7 +140,8 @@ export function registerCompaction(api: OpenClawPluginApi, s: CompactionSettings
 
   api.on('before_compaction', async (event, ctx) => {
     const sessionKey = ctx.sessionKey
-    if (!sessionKey || !s.checkpoints) return
+    // A compaction of a housekeeping run's private copy (the memory flush's) is not the session's.
+    if (!sessionKey || !s.checkpoints || isHousekeeping(ctx)) return
     try {
       // OpenClaw 2026.9.6 fires this hook twice for one compaction (its attempt, then the compaction): the
       // second one refreshes the pending compaction instead of counting and checkpointing it again.
@@ -185,7 +186,7 @@ export function registerCompaction(api: OpenClawPluginApi, s: CompactionSettings
 
   api.on('after_compaction', async (event, ctx) => {
     const sessionKey = ctx.sessionKey
-    if (!sessionKey) return
+    if (!sessionKey || isHousekeeping(ctx)) return
     try {
       const state = processState()
       // The provider's claim, else the compaction before_compaction announced (no provider configured).

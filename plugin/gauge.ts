@@ -53,3 +53,18 @@ export function configuredWindow(config: unknown, provider?: string, model?: str
   return typeof w === 'number' && w > 0 ? w : undefined
 }
 
+
+/**
+ * The window of a session's model, else `undefined`: the run's budget, the run's model's config entry, the window
+ * the session's runs last reported (`record.contextWindow`, from `llm_output`), the default model's config entry.
+ * A hook that carries no model (the compaction hooks) thus gets the session's model's window, not the default's.
+ */
+export function sessionWindow(
+  config: unknown,
+  record: { contextWindow?: number },
+  ctx?: { contextTokenBudget?: number; modelProviderId?: string; modelId?: string },
+): number | undefined {
+  if (ctx?.contextTokenBudget) return ctx.contextTokenBudget
+  const runModel = ctx?.modelProviderId && ctx.modelId ? configuredWindow(config, ctx.modelProviderId, ctx.modelId) : undefined
+  return runModel ?? record.contextWindow ?? configuredWindow(config)
+}

@@ -5,6 +5,9 @@
 //
 //   tools (factory keyed by ctx.sessionKey)   session_scratchpad, scratchpad_read: `catalogMode: 'direct-only'`,
 //                                             so Tool Search (on by default) leaves them callable by name
+//   OpenClaw's housekeeping runs              left alone (state.ts `isHousekeeping`): the memory plugin's
+//                                             pre-compaction flush (trigger 'memory') gets no prepend, no
+//                                             checkpoint, no record, no capture
 //   before_prompt_build                       prependContext: the restore pending since the last compaction
 //                                             (once), nudges, the scratchpad block, the gauge line (and the
 //                                             80% checkpoint); appendSystemContext: the scratchpad guidance
@@ -35,8 +38,20 @@ import {
   type ScratchpadLimits,
 } from '@openclaw/context-native'
 import { PROVIDER_ID, registerCompaction } from './compaction.ts'
-import { configuredWindow, estimateTokens, gaugeThresholds } from './gauge.ts'
-import { emptyRecord, forgetMemory, memoryOf, processState, readRecord, updateRecord, warnOnce, type SessionRecord } from './state.ts'
+import { estimateTokens, gaugeThresholds, sessionWindow } from './gauge.ts'
+import {
+  emptyRecord,
+  forgetMemory,
+  isHousekeeping,
+  memoryOf,
+  processState,
+  readEntry,
+  readRecord,
+  SESSION_ENTRY,
+  updateRecord,
+  warnOnce,
+  type SessionRecord,
+} from './state.ts'
 import { registerTools, scratchpadStore, unbridgeMessages } from './tools.ts'
 import { noteActivity, scheduleRetention } from './retention.ts'
 import { resolveSettings } from './settings.ts'
@@ -69,23 +84,29 @@ export function registerContextNative(api: OpenClawPluginApi): void {
   }
   const store = scratchpadStore(stateDir, limits)
 
-  /** The session model's window: the run's budget, the model's config entry, the last one reported, the setting. */
+  /**
+   * The session model's window: the run's budget, the run's model's config entry, the last one the session's
+   * runs reported, the default model's config entry, the setting. The compaction hooks carry no model: a session
+   * on another model than the default (`--model`) gets its own model's window from the record, not the default's.
+   */
   const contextWindow = (_sessionKey: string, record: SessionRecord, ctx?: { contextTokenBudget?: number; modelProviderId?: string; modelId?: string }) =>
-    ctx?.contextTokenBudget ?? configuredWindow(api.config, ctx?.modelProviderId, ctx?.modelId) ?? record.contextWindow ?? settings.contextWindow
+    sessionWindow(api.config, record, ctx) ?? settings.contextWindow
 
   // --- a conversation's state belongs to that conversation -------------------------------------------
   /** Forgets the key's conversation: scratchpad, incremental state, checkpoints, pending restore. */
   const forget = async (sessionKey: string | undefined, nextSessionId?: string) => {
-    if (!sessionKey) return
+    // OpenClaw's housekeeping sessions (the memory flush's) have nothing here, and get nothing written.
+    if (!sessionKey || isHousekeeping({ sessionKey })) return
     forgetMemory(sessionKey)
     clearScratchpad(sessionKey)
     processState().pendingCompactions = processState().pendingCompactions.filter((p) => p.sessionKey !== sessionKey)
     // The compaction serial keeps counting: a checkpoint after the reset is never taken for an older one.
-    const { compactionSerial } = await readRecord(stateDir, sessionKey)
+    const existing = await readEntry<SessionRecord>(stateDir, sessionKey, SESSION_ENTRY)
     await store.drop(sessionKey)
     // Everything the package holds for the session: checkpoints, state, observations, the persisted scratchpad.
     await deleteSession({ stateDir, sessionKey })
-    await updateRecord(stateDir, sessionKey, () => emptyRecord(nextSessionId, compactionSerial))
+    // A key the plugin never saw (one OpenClaw resets or deletes) keeps nothing: no record is made for it.
+    if (existing || nextSessionId) await updateRecord(stateDir, sessionKey, () => emptyRecord(nextSessionId, existing?.compactionSerial ?? 0))
   }
   // Retention off the turn's path: idle sessions' data and expired observations reclaimed on an unref'd timer.
   scheduleRetention(api, stateDir)
@@ -114,6 +135,8 @@ export function registerContextNative(api: OpenClawPluginApi): void {
   // --- before_prompt_build: the prepend ----------------------------------------------------------
   const guidance = settings.scratchpad.enabled ? getScratchpadSystemPrompt(limits) : undefined
   api.on('before_prompt_build', async (event, ctx) => {
+    // OpenClaw's housekeeping runs (the memory flush) are no conversation: nothing prepended, nothing written.
+    if (isHousekeeping(ctx)) return undefined
     const sessionKey = ctx.sessionKey
     if (!sessionKey) return guidance ? { appendSystemContext: guidance } : undefined
     const parts: string[] = []
@@ -191,7 +214,7 @@ export function registerContextNative(api: OpenClawPluginApi): void {
   // --- llm_output: the session's context window, and the plan nudge over what the model wrote -------
   api.on('llm_output', async (event, ctx) => {
     const sessionKey = ctx.sessionKey
-    if (!sessionKey) return
+    if (!sessionKey || isHousekeeping(ctx)) return
     try {
       const budget = event.contextTokenBudget
       if (budget) {

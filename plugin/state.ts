@@ -67,6 +67,8 @@ interface ProcessState {
   claimed: PendingCompaction[]
   /** Warnings already logged (a failing hook logs once per code). */
   warned: Set<string>
+  /** Run ids and session keys of OpenClaw's housekeeping runs seen in this process (see `isHousekeeping`). */
+  housekeeping: Set<string>
 }
 
 /** A compaction between `before_compaction` and the provider's `summarize` (which has no session key). */
@@ -97,10 +99,47 @@ export function processState(): ProcessState {
   const g = globalThis as unknown as Record<symbol, ProcessState | undefined>
   let s = g[KEY]
   if (!s) {
-    s = { sessions: new Map(), writes: new Map(), scratchpadVersion: new Map(), pendingCompactions: [], claimed: [], warned: new Set() }
+    s = { sessions: new Map(), writes: new Map(), scratchpadVersion: new Map(), pendingCompactions: [], claimed: [], warned: new Set(), housekeeping: new Set() }
     g[KEY] = s
   }
   return s
+}
+
+/**
+ * The run triggers that are OpenClaw's own housekeeping, not a conversation: `memory` is the memory plugin's
+ * pre-compaction memory flush (`EmbeddedRunTrigger`: "what initiated this agent run"), an agent run of its own
+ * in an internal session (`agent:<id>:internal-session-effects:<run>`) over a private copy of the conversation.
+ */
+export const HOUSEKEEPING_TRIGGERS: ReadonlySet<string> = new Set(['memory'])
+/** Housekeeping run ids and session keys a process remembers (oldest out first). */
+const MAX_HOUSEKEEPING = 512
+
+/** The hook context fields that tell a run (each hook passes some of them). */
+export interface RunContext {
+  trigger?: string
+  runId?: string
+  sessionKey?: string
+}
+
+/**
+ * Whether the hook's run is OpenClaw's housekeeping, which the plugin leaves alone (no prepend, no checkpoint,
+ * no record, no capture). The agent hooks (`before_prompt_build`, `llm_output`) carry the run's `trigger`; there
+ * the run id and session key are remembered, so the hooks of the same run that carry no trigger (the tool-result
+ * middleware: run id and key; the compaction hooks and session cleanup: the key only) are told too.
+ */
+export function isHousekeeping(ctx: RunContext): boolean {
+  const state = processState()
+  const seen = (state.housekeeping ??= new Set()) // a state made before this field existed
+  if (ctx.trigger !== undefined && HOUSEKEEPING_TRIGGERS.has(ctx.trigger)) {
+    for (const id of [ctx.runId, ctx.sessionKey]) {
+      if (!id) continue
+      seen.delete(id)
+      seen.add(id)
+      if (seen.size > MAX_HOUSEKEEPING) seen.delete(seen.values().next().value as string)
+    }
+    return true
+  }
+  return (ctx.runId !== undefined && seen.has(ctx.runId)) || (ctx.sessionKey !== undefined && seen.has(ctx.sessionKey))
 }
 
 /** The memory-only state of a session (created on first use, least recently used evicted past 256). */

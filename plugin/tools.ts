@@ -21,7 +21,7 @@ import {
   type ScratchpadLimits,
   type SessionEntryLike,
 } from '@openclaw/context-native'
-import { memoryOf, obj, PROTECTED_ENTRIES, processState, SCRATCHPAD_ENTRY, warnOnce } from './state.ts'
+import { isHousekeeping, memoryOf, obj, PROTECTED_ENTRIES, processState, SCRATCHPAD_ENTRY, warnOnce } from './state.ts'
 import { persistEntries, readPersisted } from './retention.ts'
 
 /** The name of OpenClaw's Tool Search bridge tool; its arguments are `{ id, args }`. */
@@ -189,7 +189,7 @@ export function registerTools(api: OpenClawPluginApi, s: ToolSettings, store: Sc
       (ctx: OpenClawPluginToolContext) => {
         // No session key (a metadata-only catalog build, a detached run): no tools rather than a shared pad.
         const sessionKey = ctx.sessionKey
-        if (!sessionKey) return null
+        if (!sessionKey || isHousekeeping({ sessionKey })) return null
         const tools: AnyAgentTool[] = []
         if (s.scratchpad) tools.push(scratchpadTool(sessionKey))
         if (s.offload.enabled) tools.push(readTool(sessionKey))
@@ -202,7 +202,8 @@ export function registerTools(api: OpenClawPluginApi, s: ToolSettings, store: Sc
   api.registerAgentToolResultMiddleware(
     async (event, ctx) => {
       const sessionKey = ctx.sessionKey
-      if (!sessionKey) return
+      // A housekeeping run's tool calls (the memory flush's read and write) are not the session's work.
+      if (!sessionKey || isHousekeeping(ctx)) return
       try {
         const call = innerToolCall(event.toolName, event.args)
         const content = Array.isArray(event.result.content) ? event.result.content : []

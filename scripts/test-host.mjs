@@ -325,6 +325,30 @@ await check('a compaction leaves a checkpoint (before_compaction) and the restor
   assert.ok(!after.prependContext?.includes(restore), 'the restore is injected once')
 })
 
+await check("OpenClaw's memory flush (trigger 'memory', an internal session) is left alone: no prepend, no capture, no checkpoint, nothing on disk", async () => {
+  // As OpenClaw 2026.9.6 runs it (src/auto-reply/reply/agent-runner-memory.ts): its own run id, an
+  // `agent:<id>:internal-session-effects:<run>` key, `trigger: 'memory'` on the agent hooks only.
+  const flushKey = 'agent:main:internal-session-effects:flush-run-0123456789abcdef'
+  const flushCtx = { ...hookCtx('flush-run'), sessionKey: flushKey, sessionId: 'internal-session-effects-flush-run', trigger: 'memory' }
+  const history = [userMessage('fix the auth bug in src/auth.ts'), assistantMessage('The refresh token is dropped on 401.')]
+  const p = await oc.resolvePromptBuildHookResult({ config, prompt: 'Pre-compaction memory flush. Store durable memories now.', messages: history, hookCtx: flushCtx, hookRunner })
+  promptBuilds.push(p)
+  assert.ok(!p.prependContext, `nothing prepended: ${p.prependContext}`)
+  assert.ok(!p.appendSystemContext, `no scratchpad guidance: ${p.appendSystemContext}`)
+  const runner = oc.createAgentToolResultMiddlewareRunner({ runtime: 'openclaw', agentId, sessionId: flushCtx.sessionId, sessionKey: flushKey, runId: 'flush-run' })
+  const out = await runner.applyToolResultMiddleware({ toolCallId: 'f1', toolName: 'read', args: { path: 'memory/today.md' }, isError: false, result: { content: [{ type: 'text', text: big }], details: {} } })
+  assert.equal(out.content[0].text, big, 'its large read is not offloaded')
+  const compactionHooks = oc.asCompactionHookRunner(hookRunner)
+  const metrics = oc.buildBeforeCompactionHookMetrics({ originalMessages: history, currentMessages: history, estimateTokensFn: (m) => Math.ceil(JSON.stringify(m).length / 4) })
+  await oc.runBeforeCompactionHooks({ hookRunner: compactionHooks, sessionId: flushCtx.sessionId, sessionKey: flushKey, sessionAgentId: agentId, workspaceDir, metrics })
+  const dir = native.sessionDirName(flushKey)
+  const written = ['checkpoints', 'state', 'observations', 'sessions'].flatMap((d) => (existsSync(join(stateDir, 'context', d)) ? readdirSync(join(stateDir, 'context', d)) : []).filter((f) => f.startsWith(dir)))
+  assert.deepEqual(written, [], 'nothing under the package store for the flush session')
+  // The session's own runs are untouched by it: its next prompt still has its scratchpad.
+  const next = await buildPrompt('run-flush-after', 'go on', [userMessage('summary of earlier turns')])
+  assert.ok(next.prependContext?.includes('2. Fix token refresh'), 'the session keeps its scratchpad')
+})
+
 await check('no hook result replaces the system prompt', async () => {
   assert.ok(promptBuilds.length >= 5, `${promptBuilds.length} prompt builds`)
   for (const p of promptBuilds) assert.equal(p.systemPrompt, undefined)

@@ -46,7 +46,8 @@ mkdirSync(workspace, { recursive: true })
 // folder OpenClaw loads by path (no pack needed while working on plugin/). The install
 // writes no `plugins.allow`, so OpenClaw's bundled plugins stay on as in a user's install (their tools too; the
 // memory plugin runs its pre-compaction memory flush, an agent run of its own in an internal session before a
-// compaction: `turn()` keeps it out of `chat`); the sources run under `plugins.allow: ['context-native']`.
+// compaction: `turn()` keeps it out of `chat`); the sources run under `plugins.allow: ['context-native',
+// 'memory-core']`, so the memory plugin's flush runs there too.
 // Returns `{ plugins }`: the `plugins` block openclaw.json needs.
 
 /** The plugin as `openclaw plugins install` puts it into the state dir, from the packed tarballs. */
@@ -83,7 +84,8 @@ function installSourceCopy() {
   const binaries = readdirSync(root).filter((f) => f.endsWith('.node'))
   if (binaries.length === 0) throw new Error('no built binding (*.node) in the package root: run `npm run build` first')
   for (const f of binaries) cpSync(join(root, f), join(pkgDir, f))
-  return { allow: ['context-native'], load: { paths: [pluginDir] } }
+  // memory-core: the bundled memory plugin, whose pre-compaction flush runs the plugin must leave alone.
+  return { allow: ['context-native', 'memory-core'], load: { paths: [pluginDir] } }
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -105,9 +107,10 @@ const lastTag = (body) => {
 }
 const isSummaryRequest = (body) => !(body.tools?.length > 0)
 /**
- * OpenClaw's pre-compaction memory flush (the bundled memory plugin, on by default in a user's install: the
- * packed copy runs with it, the sources under `plugins.allow` without): an agent run of its own in an internal
- * session, before the compaction, so it is no request of the turn's own conversation.
+ * OpenClaw's pre-compaction memory flush (the bundled memory plugin, memory-core, on by default in a user's
+ * install and allowed with the sources): an agent run of its own (`trigger: 'memory'`) in an internal session
+ * (`agent:main:internal-session-effects:...`), before the compaction, so it is no request of the turn's own
+ * conversation.
  */
 const isMemoryFlush = (body) => {
   const msgs = body.messages ?? []
@@ -222,6 +225,35 @@ async function waitForPort(port, timeoutMs, log) {
 const checkpointsDir = (sessionKey) => {
   const dir = join(stateDir, 'context/checkpoints', native.sessionDirName(sessionKey))
   return existsSync(dir) ? dir : undefined
+}
+/**
+ * What the plugin wrote for OpenClaw's internal sessions (the memory flush's): every file or folder under the
+ * package's store named after an `agent:<id>:internal-session-effects:` key. Empty when the flush was left alone.
+ */
+const internalSessionPaths = () => {
+  const found = []
+  const walk = (dir, depth) => {
+    if (depth > 4 || !existsSync(dir)) return
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.name.includes('internal-session-effects')) found.push(join(dir, e.name).slice(stateDir.length + 1))
+      else if (e.isDirectory()) walk(join(dir, e.name), depth + 1)
+    }
+  }
+  walk(join(stateDir, 'context'), 0)
+  return found
+}
+/** The memory flush's requests carry nothing of the plugin: no gauge line, scratchpad, restore or guidance. */
+function assertFlushLeftAlone(flushes) {
+  for (const f of flushes) {
+    const prompt = lastUserText(f)
+    assert.doesNotMatch(prompt, /\[Context: \d+%/, `no gauge line in the memory flush's prompt: ${prompt.slice(0, 400)}`)
+    assert.ok(!prompt.includes(SCRATCHPAD_MARK), `no scratchpad block in the memory flush's prompt: ${prompt.slice(0, 400)}`)
+    assert.ok(!prompt.includes(RESTORE_MARK), 'no restore in the memory flush')
+    const system = (f.body.messages ?? []).filter((m) => m.role === 'system').map((m) => contentText(m.content)).join('\n')
+    assert.ok(!system.includes('## Session Scratchpad'), "no scratchpad guidance in the memory flush's system prompt")
+    assert.ok(!toolNames(f).includes('session_scratchpad'), `no scratchpad tool in the memory flush: ${toolNames(f).join(', ')}`)
+  }
+  assert.deepEqual(internalSessionPaths(), [], 'nothing written for the internal session of a memory flush (no checkpoint, record or state)')
 }
 const checkpoints = (sessionKey) => {
   const dir = checkpointsDir(sessionKey)
@@ -339,6 +371,10 @@ try {
     assert.match(c, /run the tests/i, 'its plan')
     assert.match(c, /other\.rs/, 'the file read through the tool_call bridge')
     assert.doesNotMatch(c, /- "tool_call"/, 'the bridge is not taken for a tool the agent used')
+    assert.match(c, /context_window: 128000/, "the session model's window")
+    const flushes = all.filter((q) => isMemoryFlush(q.body))
+    assert.ok(flushes.length > 0, 'the memory plugin ran its pre-compaction flush')
+    assertFlushLeftAlone(flushes)
   })
 
   // ==== --local, Tool Search off, 200k model: the gauge at 70 % and the checkpoint at 80 % ===========
@@ -380,6 +416,13 @@ try {
     const compaction = checkpoints(KEY2).find((y) => /trigger: "compaction"/.test(y))
     assert.ok(compaction, 'a compaction checkpoint from the compacted messages')
     assert.match(compaction, /Find the parser bug/, 'its task')
+    // The session runs m200 (--model) while the default is m128: the compaction's hooks carry no model, the
+    // window is the session's (200k), in the checkpoint and in the restore's `context then`.
+    assert.match(compaction, /context_window: 200000/, `the session model's window, not the default's: ${compaction.match(/context_window: \d+/)?.[0]}`)
+    assert.match(lastUserText(d.chat[0]), /context then: \d+% \([^/)]+\/200k\)/, `the restore's context then against 200k: ${lastUserText(d.chat[0]).slice(0, 600)}`)
+    const flushes = [...c.flushes, ...d.flushes]
+    assert.ok(flushes.length > 0, 'the memory plugin ran its pre-compaction flush')
+    assertFlushLeftAlone(flushes)
   })
 
   // ==== --local, compaction.mode 'replace' (the provider selected): the restore is the summary ========
@@ -397,7 +440,8 @@ try {
     const summaries = [...a.summaries, ...b.summaries]
     assert.equal(summaries.length, 0, 'OpenClaw made no summary model call')
     // With the memory plugin on (the packed install), its flush runs before the compaction: no restore in it yet.
-    for (const f of b.flushes) assert.ok(!requestText(f.body).includes(RESTORE_MARK), 'no restore in the memory flush before the compaction')
+    assert.ok(a.flushes.length + b.flushes.length > 0, 'the memory plugin ran its pre-compaction flush')
+    assertFlushLeftAlone([...a.flushes, ...b.flushes])
     const first = b.chat[0]
     const text = requestText(first.body)
     assert.equal(text.split(RESTORE_MARK).length - 1, 1, `the restore exactly once in the first request after compaction: ${text.slice(-1500)}`)
@@ -423,6 +467,7 @@ try {
     gw.stderr.on('data', (d) => (log += d))
     try {
       await waitForPort(port, 120_000, () => log)
+      const first = server.requests.length
       const SG = 'agent:main:real-gateway'
       turns.set('t12', [
         { toolCalls: [{ name: 'session_scratchpad', arguments: { action: 'set_plan', content: '1. profile the cache\n2. shrink the hot path' } }] },
@@ -473,6 +518,10 @@ try {
       assert.equal(own.length, 1, `one compaction checkpoint in the new conversation (got ${own.length})`)
       assert.match(own[0], /README introduction/, 'with the new task')
       assert.doesNotMatch(own[0], /cache lookups|hot path/, 'and nothing of the old conversation')
+      // The gateway runs the memory flush in its own process too (before each compaction): left alone there.
+      const flushes = server.requests.slice(first).filter((q) => isMemoryFlush(q.body))
+      assert.ok(flushes.length > 0, 'the memory plugin ran its pre-compaction flush in the gateway')
+      assertFlushLeftAlone(flushes)
     } finally {
       writeFileSync(join(work, 'gateway.log'), log)
       stopGateway('SIGTERM')
