@@ -253,4 +253,21 @@ describe('replay: a real Claude Code transcript', () => {
     expect(text).toContain('Claude Code / Claude Agent SDK transcript (written by Claude Code 2.1.39)')
     expect(text).toContain('line 754: 170,251 tokens before')
   })
+
+  it('reads the bookkeeping lines newer Claude Code versions write (pr-link, ai-title, mode) as such, not as damage', () => {
+    const lines = readFileSync(CC, 'utf8').split('\n').filter((l) => l !== '').slice(0, 200)
+    const sessionId = JSON.parse(lines.find((l) => JSON.parse(l).sessionId) as string).sessionId
+    const extra = [
+      { type: 'pr-link', sessionId, prNumber: 7, prUrl: 'https://github.com/o/r/pull/7', prRepository: 'o/r', timestamp: '2026-02-19T20:00:00.000Z' },
+      { type: 'ai-title', sessionId, aiTitle: 'Fix the breadcrumbs' },
+      { type: 'mode', sessionId, mode: 'normal' },
+    ].map((o) => JSON.stringify(o))
+    const file = join(tmp, 'bookkeeping.jsonl')
+    writeFileSync(file, [...lines.slice(0, 100), ...extra, ...lines.slice(100)].join('\n') + '\n')
+    const withExtra = JSON.parse(run(['inspect', file, '--json']).stdout)
+    expect(withExtra.problems).toEqual([])
+    writeFileSync(file, [...lines.slice(0, 100), JSON.stringify({ type: 'telemetry-ping', sessionId }), ...lines.slice(100)].join('\n') + '\n')
+    const withUnknown = JSON.parse(run(['inspect', file, '--json']).stdout)
+    expect(withUnknown.problems.map((p: any) => [p.line, p.kind])).toEqual([[101, 'unknown-type']])
+  })
 })

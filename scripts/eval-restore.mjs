@@ -3,6 +3,8 @@
 //
 // Usage: node scripts/eval-restore.mjs [file-or-dir ...] [--max-tokens N] [--json | --markdown] [--missed]
 //   --missed lists the summary items each restore missed; --markdown prints the BENCHMARKS.md section.
+//   Without a path: the bundled transcripts (__test__/fixtures/transcripts). Real compactions of other projects the
+//   rules were not shaped on: `npm run eval:restore -- __test__/fixtures/transcripts-validation` (see its README).
 // Exit codes: 0 measured (whatever the figures), 1 nothing could be measured (no transcript with a
 // compaction), 2 bad arguments or a path that does not exist.
 import { relative, resolve } from 'node:path'

@@ -52,6 +52,12 @@ export const CLAUDE_CODE_TYPES = new Set([
   'custom-title',
   'attachment',
   'last-prompt',
+  // Bookkeeping lines newer Claude Code versions write (seen in the real sessions of
+  // __test__/fixtures/transcripts-validation and other public ones): a pull request opened in the session,
+  // the session's generated title, the permission mode. Not context.
+  'pr-link',
+  'ai-title',
+  'mode',
 ])
 
 /** The transcript formats `parseTranscript` reads, as the unknown-format error lists them. */
