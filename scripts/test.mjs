@@ -15,7 +15,7 @@
 //      `openclaw plugins inspect --runtime` (`npm run test:plugin-install`; ~2-3 min)
 //   8. the plugin in real agent runs of that OpenClaw's CLI, `--local` and through a gateway, against a
 //      scripted model server on 127.0.0.1, installed by `openclaw plugins install` from the tarballs of stage 5
-//      (`npm run test:real`; 14 agent turns, about 5-6 minutes)
+//      (`npm run test:real`; 14 agent turns and the memory flushes they set off, about 5 minutes)
 // Environment: TEST_SKIP_CARGO=1, TEST_SKIP_NODE24=1, TEST_SKIP_RELIABILITY=1, TEST_SKIP_INSTALL=1,
 // TEST_SKIP_HOST=1, TEST_SKIP_PLUGIN_INSTALL=1, TEST_SKIP_REAL=1 skip a stage.
 import { spawnSync } from 'node:child_process'
