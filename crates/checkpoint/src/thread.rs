@@ -85,12 +85,6 @@ impl Tally {
         *self.uses.entry(item.to_string()).or_default() += 1;
         self.last.insert(item.to_string(), at);
     }
-    /// Forgets the items used fewer than `min` times.
-    fn at_least(mut self, min: usize) -> Self {
-        let uses = &self.uses;
-        self.score.retain(|k, _| uses[k] >= min);
-        self
-    }
     /// Items by score (ties: the later first), at most `max`.
     fn ranked(&self, max: usize) -> Vec<String> {
         let mut v: Vec<(&String, f64)> = self.score.iter().map(|(k, s)| (k, *s)).collect();
@@ -311,9 +305,77 @@ fn tool_use(messages: &[Value], out: &mut Extracted) {
         .collect();
 }
 
-/// Shell commands from the `command` argument of the agent's tool calls (heredoc bodies and list
-/// lines are not commands: [`command_parts`]). A command run once is a look around (a grep, a
-/// commit); one the agent kept running is part of its workflow (the check, the test run).
+/// Programs that only look around (list, print, search, count): run once, they are part of
+/// reading, not of the work, and they weigh less than a command that builds, tests or changes
+/// something.
+const LOOK_PROGRAMS: &[&str] = &[
+    "ls", "ll", "la", "dir", "cat", "bat", "less", "more", "head", "tail", "grep", "egrep", "rg",
+    "ag", "ack", "find", "fd", "locate", "echo", "printf", "pwd", "wc", "which", "whereis", "type",
+    "file", "stat", "tree", "du", "df", "date", "env", "printenv", "sleep", "true", "false",
+    "sort", "uniq", "cut", "jq", "yq", "basename", "dirname", "readlink", "realpath", "ps",
+    "whoami", "id", "uname", "hostname", "history", "diff", "cmp", "xxd", "hexdump", "od",
+    "strings", "nl", "column", "man", "lsof", "top", "free", "nproc", "tldr",
+];
+/// Subcommands that only show something, in any command-line tool (`git status`, `gh pr view`,
+/// `npm ls`, `cargo tree`, `kubectl get`).
+const LOOK_SUBCOMMANDS: &[&str] = &[
+    "status",
+    "show",
+    "list",
+    "ls",
+    "log",
+    "diff",
+    "view",
+    "info",
+    "help",
+    "--help",
+    "-h",
+    "--version",
+    "-V",
+    "version",
+    "describe",
+    "tree",
+    "search",
+    "blame",
+    "ls-files",
+    "rev-parse",
+    "whoami",
+    "outdated",
+    "why",
+    "explain",
+    "inspect",
+    "cat",
+    "grep",
+];
+/// Weight of a use of a look-around command (a working command's use weighs 1).
+const LOOK_WEIGHT: f64 = 0.3;
+
+/// True for a command that only looks around: a program of [`LOOK_PROGRAMS`] (`sed -n` and
+/// `awk` printing), or a tool's subcommand of [`LOOK_SUBCOMMANDS`] among its first words.
+pub fn looks_around(command: &str) -> bool {
+    let mut words = command
+        .split_whitespace()
+        .skip_while(|w| w.contains('=') && !w.starts_with('-'));
+    let Some(program) = words.next() else {
+        return true;
+    };
+    let program = program.rsplit('/').next().unwrap_or(program);
+    let rest: Vec<&str> = words.take(3).collect();
+    if program == "sed" {
+        return rest.first() == Some(&"-n");
+    }
+    LOOK_PROGRAMS.contains(&program)
+        || rest
+            .iter()
+            .take_while(|w| !w.contains(['/', '.', '"', '\'']) || w.starts_with('-'))
+            .any(|w| LOOK_SUBCOMMANDS.contains(w))
+}
+
+/// Shell commands from the `command` argument of the agent's tool calls (heredoc bodies, list
+/// lines and messages are not commands: [`command_parts`]), ranked by how often and how lately
+/// the agent ran them. A command that builds, tests or changes something counts from its first
+/// run; a look around ([`looks_around`]: `ls`, `grep`, `git status`) weighs less and only when the
+/// agent kept running it.
 fn commands(messages: &[Value]) -> Vec<String> {
     let n = messages.len();
     let mut commands = Tally::default();
@@ -321,12 +383,21 @@ fn commands(messages: &[Value]) -> Vec<String> {
         if let Some(cmd) = args.get("command").and_then(Value::as_str) {
             for part in command_parts(cmd) {
                 if part.chars().count() <= COMMAND_CHARS {
-                    commands.add(&part, 1.0, at, n);
+                    let weight = if looks_around(&part) {
+                        LOOK_WEIGHT
+                    } else {
+                        1.0
+                    };
+                    commands.add(&part, weight, at, n);
                 }
             }
         }
     }
-    commands.at_least(2).ranked(MAX_COMMANDS)
+    let uses = &commands.uses;
+    commands
+        .score
+        .retain(|k, _| uses[k] >= 2 || !looks_around(k));
+    commands.ranked(MAX_COMMANDS)
 }
 
 /// The agent's latest plan: its last numbered or unchecked todo list, a todo tool's open items,
@@ -901,6 +972,71 @@ mod tests {
     }
 
     #[test]
+    fn commands_that_work_count_from_their_first_run_look_arounds_when_repeated() {
+        let bash = |c: &str| call_with("Bash", json!({ "command": c }));
+        let e = extract(&[
+            user("ship the stylesheet"),
+            bash("ls priv/static/assets/"),
+            bash("grep -rn transcript lib/ | head"),
+            bash("cd /home/u/app/assets && npm install highlight.js 2>&1 | tail -5"),
+            bash("mix compile 2>&1 | tail -10"),
+            bash("git add -f priv/static/app.css && git commit -m \"$(cat <<'EOF'\nfeat: theme\n\nlong body\nEOF\n)\""),
+            bash("sed -n '1,40p' lib/a.ex"),
+            bash("sed -i 's/a/b/' lib/a.ex"),
+            bash("git status"),
+            bash("git status"),
+            bash("mix test test/a_test.exs"),
+            bash("mix test test/a_test.exs"),
+            bash("python3 - <<'EOF'\nimport json\nprint(1)\nEOF"),
+        ]);
+        assert_eq!(e.commands[0], "mix test test/a_test.exs");
+        for cmd in [
+            "npm install highlight.js",
+            "mix compile",
+            "git add -f priv/static/app.css",
+            "git commit",
+            "sed -i 's/a/b/' lib/a.ex",
+            "git status",
+            "python3 -",
+        ] {
+            assert!(
+                e.commands.iter().any(|c| c == cmd),
+                "{cmd} in {:?}",
+                e.commands
+            );
+        }
+        // look-arounds run once, the heredoc's lines and a cut commit message are left out
+        for c in &e.commands {
+            assert!(
+                !c.starts_with("ls ") && !c.starts_with("grep") && !c.starts_with("sed -n"),
+                "{c}"
+            );
+            assert!(
+                !c.contains("$(") && !c.contains("import") && !c.starts_with("cd "),
+                "{c}"
+            );
+        }
+        // a repeated look around ranks below a working command run as often
+        let pos = |c: &str| e.commands.iter().position(|x| x == c).unwrap();
+        assert!(pos("mix test test/a_test.exs") < pos("git status"));
+        for (cmd, look) in [
+            ("ls -la", true),
+            ("cat a.py", true),
+            ("git log --oneline -5", true),
+            ("gh pr view 12", true),
+            ("FOO=1 /usr/bin/find . -name x", true),
+            ("sed -n 1,20p a.ts", true),
+            ("npm run build", false),
+            ("cargo test -p core", false),
+            ("sed -i s/a/b/ a.ts", false),
+            ("bd update x-1 --status in_progress", false),
+            ("./scripts/status.sh", false),
+        ] {
+            assert_eq!(looks_around(cmd), look, "{cmd}");
+        }
+    }
+
+    #[test]
     fn next_action_from_the_latest_plan() {
         let list = "Done with the core.\n\nNext:\n1. Create `src/utils/`\n   - with an index\n2. Move files\n3. Run `npm run check`\n\nShall I?";
         let e = extract(&[user("go on with the refactor"), agent(list)]);
@@ -977,7 +1113,8 @@ mod tests {
         let moved = extract(&[user("move the files please"), tree]);
         assert_eq!(moved.identifiers, ["src/", "compaction.ts"]); // src/ twice: first
                                                                   // run once: left out; run three times lately: first
-        assert_eq!(e.commands, ["git status", "npm run check"]);
+                                                                  // run twice: kept, a working command above a look around run as often; `ls` run once: out
+        assert_eq!(e.commands, ["npm run check", "git status"]);
         // changed above read, then by activity
         assert_eq!(
             e.active_files,

@@ -254,8 +254,10 @@ pub fn command_parts(cmd: &str) -> Vec<String> {
     }
     let mut out = Vec::new();
     for (part, _) in parts {
-        let words: Vec<&str> = part
-            .split_whitespace()
+        let all = shell_words(&part);
+        let words: Vec<&str> = all
+            .iter()
+            .map(String::as_str)
             .take_while(|w| {
                 !w.starts_with(['>', '<'])
                     && !w.starts_with("2>")
@@ -265,7 +267,7 @@ pub fn command_parts(cmd: &str) -> Vec<String> {
             .collect();
         // a lone program whose input or output was redirected (`cat > a.py <<EOF`) wrote or
         // read a file: the file is the subject, the program alone says nothing
-        let cut = words.len() < part.split_whitespace().count();
+        let cut = words.len() < all.len();
         if words.is_empty()
             || matches!(words[0], "cd" | "pushd" | "popd")
             || !command_like(words[0])
@@ -273,7 +275,81 @@ pub fn command_parts(cmd: &str) -> Vec<String> {
         {
             continue;
         }
-        out.push(words.join(" "));
+        out.push(without_messages(&words).join(" "));
+    }
+    out
+}
+
+/// Longest quoted argument with spaces kept in a command: a longer one is a message or a script
+/// (`git commit -m "..."`, `--reason="..."`), not something a person retypes.
+pub const QUOTED_ARG_CHARS: usize = 40;
+
+/// The words of one shell command: split at whitespace outside quotes and `$( )`, each word as
+/// written (quotes kept).
+fn shell_words(part: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let (mut quote, mut escaped, mut depth) = (None::<char>, false, 0usize);
+    let mut prev = ' ';
+    for c in part.chars() {
+        if escaped {
+            escaped = false;
+        } else if c == '\\' && quote != Some('\'') {
+            escaped = true;
+        } else if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            }
+        } else if c == '\'' || c == '"' {
+            quote = Some(c);
+        } else if c == '(' && prev == '$' {
+            depth += 1;
+        } else if c == ')' && depth > 0 {
+            depth -= 1;
+        } else if c.is_whitespace() && depth == 0 {
+            if !cur.is_empty() {
+                words.push(std::mem::take(&mut cur));
+            }
+            prev = c;
+            continue;
+        }
+        cur.push(c);
+        prev = c;
+    }
+    if !cur.is_empty() {
+        words.push(cur);
+    }
+    words
+}
+
+/// The words without message arguments: a command substitution, a multi-line text or a quoted
+/// text with spaces longer than [`QUOTED_ARG_CHARS`] (a commit message, a reason, a script),
+/// together with the flag it is the value of (`-m "..."`, `--reason="..."`).
+fn without_messages<'a>(words: &[&'a str]) -> Vec<&'a str> {
+    let message = |w: &str| {
+        let value = match w.split_once('=') {
+            Some((flag, v)) if flag.starts_with('-') => v,
+            _ => w,
+        };
+        let quoted = value.starts_with(['"', '\'']);
+        value.contains("$(")
+            || value.contains('`')
+            || value.contains('\n')
+            || (quoted && value.contains(' ') && value.chars().count() > QUOTED_ARG_CHARS)
+    };
+    let mut out: Vec<&str> = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        if i > 0 && message(w) {
+            if out.len() > 1
+                && out
+                    .last()
+                    .is_some_and(|f| f.starts_with('-') && !f.contains('='))
+            {
+                out.pop();
+            }
+            continue;
+        }
+        out.push(w);
     }
     out
 }
@@ -403,6 +479,49 @@ pub fn code_spans(text: &str) -> Vec<&str> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn messages_and_scripts_are_not_part_of_a_command() {
+        // a commit message from a heredoc in a command substitution (Claude Code's usual commit)
+        let commit = "git add -f priv/static/app.css && git commit -m \"$(cat <<'EOF'\nfeat: rebuild the panel\n\nCo-Authored-By: x\nEOF\n)\" && git log --oneline -1";
+        assert_eq!(
+            command_parts(commit),
+            [
+                "git add -f priv/static/app.css",
+                "git commit",
+                "git log --oneline -1"
+            ]
+        );
+        // a long quoted value with its flag, in either form; later flags stay
+        assert_eq!(
+            command_parts(
+                "bd close spotter-x.1 --reason=\"Enriched the renderer with metadata fields and tests\""
+            ),
+            ["bd close spotter-x.1"]
+        );
+        assert_eq!(
+            command_parts(
+                "gh pr create --title \"Add retry to the HTTP client with backoff and jitter\" --draft"
+            ),
+            ["gh pr create --draft"]
+        );
+        // short quoted arguments and patterns are part of the command
+        assert_eq!(
+            command_parts("git commit -m 'fix typo' && npm test -- -t \"retry policy\""),
+            [
+                "git commit -m 'fix typo'",
+                "npm test -- -t \"retry policy\""
+            ]
+        );
+        assert_eq!(
+            command_parts("python3 -c \"$(cat script.py)\" --verbose"),
+            ["python3 --verbose"]
+        );
+        assert_eq!(
+            command_parts("cd web && npm test 2>&1 | tail -20"),
+            ["npm test"]
+        );
+    }
 
     #[test]
     fn substance_by_structure_in_several_languages() {
