@@ -4,7 +4,7 @@
 
 use crate::model::{Exchange, Role, Status, ToolCall};
 use context_state::dialogue::{read_dialogue, Line, Said};
-use context_state::substance::{code_spans, command_parts, is_path_like};
+use context_state::substance::{code_spans, command_parts, is_path_like, looks_around};
 use context_state::{classify_tool, extract_paths, gist, squash, Access};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -305,77 +305,32 @@ fn tool_use(messages: &[Value], out: &mut Extracted) {
         .collect();
 }
 
-/// Programs that only look around (list, print, search, count): run once, they are part of
-/// reading, not of the work, and they weigh less than a command that builds, tests or changes
-/// something.
-const LOOK_PROGRAMS: &[&str] = &[
-    "ls", "ll", "la", "dir", "cat", "bat", "less", "more", "head", "tail", "grep", "egrep", "rg",
-    "ag", "ack", "find", "fd", "locate", "echo", "printf", "pwd", "wc", "which", "whereis", "type",
-    "file", "stat", "tree", "du", "df", "date", "env", "printenv", "sleep", "true", "false",
-    "sort", "uniq", "cut", "jq", "yq", "basename", "dirname", "readlink", "realpath", "ps",
-    "whoami", "id", "uname", "hostname", "history", "diff", "cmp", "xxd", "hexdump", "od",
-    "strings", "nl", "column", "man", "lsof", "top", "free", "nproc", "tldr",
+/// Programs that keep house (make a directory, move, copy or remove files, set a variable):
+/// they change something, but nothing a person would run again to get back into the work.
+const HOUSEKEEPING: &[&str] = &[
+    "mkdir", "rmdir", "rm", "cp", "mv", "touch", "chmod", "chown", "ln", "kill", "pkill",
+    "killall", "export", "source", ".", "set", "unset", "alias", "clear", "open", "xdg-open",
+    "exit", "wait", "trap", "shopt", "read", "umask",
 ];
-/// Subcommands that only show something, in any command-line tool (`git status`, `gh pr view`,
-/// `npm ls`, `cargo tree`, `kubectl get`).
-const LOOK_SUBCOMMANDS: &[&str] = &[
-    "status",
-    "show",
-    "list",
-    "ls",
-    "log",
-    "diff",
-    "view",
-    "info",
-    "help",
-    "--help",
-    "-h",
-    "--version",
-    "-V",
-    "version",
-    "describe",
-    "tree",
-    "search",
-    "blame",
-    "ls-files",
-    "rev-parse",
-    "whoami",
-    "outdated",
-    "why",
-    "explain",
-    "inspect",
-    "cat",
-    "grep",
-];
-/// Weight of a use of a look-around command (a working command's use weighs 1).
-const LOOK_WEIGHT: f64 = 0.3;
 
-/// True for a command that only looks around: a program of [`LOOK_PROGRAMS`] (`sed -n` and
-/// `awk` printing), or a tool's subcommand of [`LOOK_SUBCOMMANDS`] among its first words.
-pub fn looks_around(command: &str) -> bool {
-    let mut words = command
+/// True for a command that weighs less: a look around ([`looks_around`]) or housekeeping
+/// ([`HOUSEKEEPING`]).
+fn minor(command: &str) -> bool {
+    let program = command
         .split_whitespace()
-        .skip_while(|w| w.contains('=') && !w.starts_with('-'));
-    let Some(program) = words.next() else {
-        return true;
-    };
-    let program = program.rsplit('/').next().unwrap_or(program);
-    let rest: Vec<&str> = words.take(3).collect();
-    if program == "sed" {
-        return rest.first() == Some(&"-n");
-    }
-    LOOK_PROGRAMS.contains(&program)
-        || rest
-            .iter()
-            .take_while(|w| !w.contains(['/', '.', '"', '\'']) || w.starts_with('-'))
-            .any(|w| LOOK_SUBCOMMANDS.contains(w))
+        .find(|w| !(w.contains('=') && !w.starts_with('-')))
+        .unwrap_or_default();
+    looks_around(command) || HOUSEKEEPING.contains(&program.rsplit('/').next().unwrap_or(program))
 }
+
+/// Weight of a use of a minor command (a working command's use weighs 1).
+const MINOR_WEIGHT: f64 = 0.3;
 
 /// Shell commands from the `command` argument of the agent's tool calls (heredoc bodies, list
 /// lines and messages are not commands: [`command_parts`]), ranked by how often and how lately
 /// the agent ran them. A command that builds, tests or changes something counts from its first
-/// run; a look around ([`looks_around`]: `ls`, `grep`, `git status`) weighs less and only when the
-/// agent kept running it.
+/// run; a look around or housekeeping ([`minor`]: `ls`, `grep`, `git status`, `mkdir -p`) weighs
+/// less and only when the agent kept running it.
 fn commands(messages: &[Value]) -> Vec<String> {
     let n = messages.len();
     let mut commands = Tally::default();
@@ -383,20 +338,14 @@ fn commands(messages: &[Value]) -> Vec<String> {
         if let Some(cmd) = args.get("command").and_then(Value::as_str) {
             for part in command_parts(cmd) {
                 if part.chars().count() <= COMMAND_CHARS {
-                    let weight = if looks_around(&part) {
-                        LOOK_WEIGHT
-                    } else {
-                        1.0
-                    };
+                    let weight = if minor(&part) { MINOR_WEIGHT } else { 1.0 };
                     commands.add(&part, weight, at, n);
                 }
             }
         }
     }
     let uses = &commands.uses;
-    commands
-        .score
-        .retain(|k, _| uses[k] >= 2 || !looks_around(k));
+    commands.score.retain(|k, _| uses[k] >= 2 || !minor(k));
     commands.ranked(MAX_COMMANDS)
 }
 
@@ -471,6 +420,304 @@ fn edit_texts(args: &Value) -> Vec<(&str, &str)> {
     out
 }
 
+/// Keywords that put a name on what follows them, in the common programming languages.
+const DEF_KEYWORDS: &[&str] = &[
+    "def",
+    "defp",
+    "defmacro",
+    "defmacrop",
+    "defguard",
+    "defguardp",
+    "defdelegate",
+    "defmodule",
+    "defprotocol",
+    "defimpl",
+    "function",
+    "function*",
+    "fn",
+    "func",
+    "fun",
+    "class",
+    "struct",
+    "interface",
+    "trait",
+    "enum",
+    "type",
+    "typealias",
+    "module",
+    "namespace",
+    "object",
+    "record",
+    "protocol",
+    "union",
+    "mod",
+    "const",
+    "static",
+    "let",
+    "var",
+    "val",
+    "macro_rules!",
+];
+/// Words that may stand before a definition's keyword (visibility, asynchrony, linkage).
+const DEF_MODIFIERS: &[&str] = &[
+    "export",
+    "default",
+    "pub",
+    "pub(crate)",
+    "pub(super)",
+    "async",
+    "public",
+    "private",
+    "protected",
+    "internal",
+    "abstract",
+    "final",
+    "override",
+    "declare",
+    "readonly",
+    "unsafe",
+    "extern",
+    "inline",
+    "open",
+    "sealed",
+    "data",
+    "static",
+    "partial",
+    "virtual",
+    "suspend",
+];
+/// Words that open a statement, never a method definition (`if (x) {`).
+const STATEMENTS: &[&str] = &[
+    "if", "for", "while", "switch", "catch", "return", "else", "do", "with", "new", "throw",
+    "await", "yield", "case", "elif", "foreach", "until", "unless", "when", "match", "loop",
+    "sizeof", "typeof", "delete", "try", "finally", "assert",
+];
+/// Module attributes Elixir itself defines (`@doc`, `@spec`): not names of the work.
+const RESERVED_ATTRIBUTES: &[&str] = &[
+    "doc",
+    "moduledoc",
+    "typedoc",
+    "spec",
+    "impl",
+    "type",
+    "typep",
+    "opaque",
+    "callback",
+    "macrocallback",
+    "behaviour",
+    "derive",
+    "enforce_keys",
+    "since",
+    "deprecated",
+    "dialyzer",
+    "compile",
+    "on_load",
+    "on_definition",
+    "vsn",
+    "external_resource",
+    "before_compile",
+    "after_compile",
+    "tag",
+    "moduletag",
+    "describetag",
+    "optional_callbacks",
+    "file",
+];
+
+/// A name as code writes it: letters, digits, `_`, `$`, and a final `?` or `!` (Elixir, Ruby).
+fn name_at(s: &str) -> &str {
+    let end = s
+        .char_indices()
+        .find(|&(_, c)| !(c.is_alphanumeric() || matches!(c, '_' | '$' | '.')))
+        .map_or(s.len(), |(i, _)| i);
+    let mut end = end;
+    if s[end..].starts_with(['?', '!']) {
+        end += 1;
+    }
+    s[..end].trim_end_matches('.')
+}
+
+/// Arguments of the parenthesised list at the start of `s` (top-level commas, across lines):
+/// `None` without a list.
+fn arity(s: &str) -> Option<usize> {
+    let s = s.strip_prefix('(')?;
+    let (mut depth, mut commas, mut any) = (0i32, 0usize, false);
+    let mut quote = None::<char>;
+    for c in s.chars() {
+        if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' => quote = Some(c),
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' if depth == 0 => return Some(if any { commas + 1 } else { 0 }),
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => commas += 1,
+            _ => {}
+        }
+        if !c.is_whitespace() && !(c == '<' && depth == 0) {
+            any = true;
+        }
+    }
+    None
+}
+
+/// Names a text defines, in order, each once: functions, methods, classes, modules, types and
+/// constants in any common language (`def`, `defp`, `function`, `fn`, `func`, `class`, `struct`,
+/// `interface`, `type`, `const X =`, a method's `name(...) {`, `NAME = ` at the top level), an
+/// Elixir or Erlang function as `name/arity` (how their people name one), an Elixir module
+/// attribute (`@max_lines`), and the custom properties (`--panel-bg`) and class selectors
+/// (`.is-active`) a stylesheet defines.
+pub fn definitions(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |s: String| {
+        if s.trim_start_matches(['@', '.', '-']).chars().count() >= 3 && !out.contains(&s) {
+            out.push(s);
+        }
+    };
+    let elixir = text.contains("defmodule ") || text.contains("defp ") || text.contains(" do\n");
+    for line in text.lines() {
+        let t = line.trim();
+        let top = !line.starts_with([' ', '\t']);
+        // stylesheet: `--name: value;` and selector lines `.a, .b:hover {`
+        if let Some(rest) = t.strip_prefix("--") {
+            let n = rest
+                .split(|c: char| !(c.is_alphanumeric() || matches!(c, '-' | '_')))
+                .next()
+                .unwrap_or_default();
+            if !n.is_empty() && rest[n.len()..].trim_start().starts_with(':') {
+                push(format!("--{n}"));
+            }
+            continue;
+        }
+        if (t.starts_with('.') || t.starts_with("&."))
+            && t.ends_with(['{', ','])
+            && !t.contains("=")
+        {
+            for piece in t.split('.').skip(1) {
+                let n: String = piece
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || matches!(c, '-' | '_'))
+                    .collect();
+                if n.starts_with(|c: char| c.is_alphabetic()) && !piece[n.len()..].starts_with('(')
+                {
+                    push(format!(".{n}"));
+                }
+            }
+            continue;
+        }
+        // a module attribute given a value (`@max_lines 5`); not a decorator (`@property`,
+        // `@Input()`), an instance variable (`@name = x`) or a stylesheet's at-rule (`@media {`)
+        if let Some(rest) = t.strip_prefix('@') {
+            let n = name_at(rest);
+            let value = &rest[n.len()..];
+            if !n.is_empty()
+                && !n.contains('.')
+                && value.starts_with(' ')
+                && !value.trim_start().starts_with('=')
+                && !t.ends_with(['{', ';'])
+                && !RESERVED_ATTRIBUTES.contains(&n)
+            {
+                push(format!("@{n}"));
+            }
+            continue;
+        }
+        let mut words = t.split_whitespace().peekable();
+        while words.peek().is_some_and(|w| DEF_MODIFIERS.contains(w)) {
+            words.next();
+        }
+        let Some(first) = words.next() else { continue };
+        let first_at = t.find(first).unwrap_or(0);
+        if DEF_KEYWORDS.contains(&first) {
+            if matches!(first, "let" | "var" | "val") && !top {
+                continue;
+            }
+            // `func (r *T) name(` names the method after its receiver
+            let mut rest = t[first_at + first.len()..].trim_start();
+            if first == "func" && rest.starts_with('(') {
+                if let Some(close) = rest.find(')') {
+                    rest = rest[close + 1..].trim_start();
+                }
+            }
+            let rest = rest
+                .trim_start_matches(['*', '&'])
+                .trim_start_matches("mut ");
+            let n = name_at(rest);
+            if n.is_empty() || !n.starts_with(|c: char| c.is_alphabetic() || c == '_') {
+                continue;
+            }
+            let after = &rest[n.len()..];
+            let elixir_fn = first.starts_with("def")
+                && first != "defmodule"
+                && (first != "def" || elixir)
+                && !t.ends_with(':');
+            if elixir_fn {
+                // the arity counts every argument, defaults (`opts \\ []`) included, over lines
+                let args_at = rest.as_ptr() as usize - text.as_ptr() as usize + n.len();
+                push(format!("{n}/{}", arity(&text[args_at..]).unwrap_or(0)));
+            } else if first == "const" || first == "static" {
+                // `const X =`, `const X: T =`; not `const fn`
+                if after.trim_start().starts_with(['=', ':']) {
+                    push(n.to_string());
+                }
+            } else {
+                push(n.to_string());
+            }
+            continue;
+        }
+        // Erlang: `name(Args) ->` at the top level
+        if top && !elixir && t.ends_with("->") {
+            let n = name_at(t);
+            if !n.is_empty() && n.starts_with(|c: char| c.is_ascii_lowercase()) {
+                if let Some(a) = arity(&t[n.len()..]) {
+                    push(format!("{n}/{a}"));
+                }
+            }
+            continue;
+        }
+        // a top-level constant: `MAX_RETRIES = 3`, `MAX_RETRIES: int = 3`
+        if top {
+            let n = name_at(t);
+            let after = t[n.len()..].trim_start();
+            if n.len() >= 3
+                && n.chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                && n.contains('_')
+                && (after.starts_with('=') && !after.starts_with("==") || after.starts_with(':'))
+            {
+                push(n.to_string());
+                continue;
+            }
+        }
+        // a method: `name(args) {`, `async name(args): T {`, `Type name(args) {`
+        if t.ends_with('{') && !t.contains("=>") && !t.starts_with(['}', '.', '<']) {
+            let mut w = t
+                .split_whitespace()
+                .filter(|w| !DEF_MODIFIERS.contains(w) && !matches!(*w, "get" | "set"));
+            let Some(a) = w.next() else { continue };
+            let cand = if a.contains('(') {
+                a
+            } else {
+                w.next().unwrap_or_default()
+            };
+            let n = name_at(cand);
+            if !n.is_empty()
+                && !n.contains('.')
+                && cand[n.len()..].starts_with('(')
+                && n.starts_with(|c: char| c.is_alphabetic() || c == '_')
+                && !STATEMENTS.contains(&n)
+                && !STATEMENTS.contains(&a.split('(').next().unwrap_or_default())
+            {
+                push(n.to_string());
+            }
+        }
+    }
+    out
+}
+
 /// Names written the way code names things, in any programming language: a lower-to-upper case
 /// change (`setModel`, `AgentSession`), an inner underscore (`first_kept`, `MAX_FILES`), a
 /// qualified name (`MapSet.new`, `session.compact`), or a name called (`dispose(`). Each once, in
@@ -538,19 +785,37 @@ pub fn worth_naming(s: &str) -> bool {
     !(hex || comment || marker || own)
 }
 
+/// Weight of a name an edit or write defines ([`definitions`]); one it rewrote weighs half.
+const DEFINED_WEIGHT: f64 = 2.0;
+
+/// Weight of a code span the agent wrote: 1, less for a plain word (`nil`, `kind`, `input`: a
+/// keyword or a common word, found anywhere) and for a snippet of several words (long, and
+/// kept word for word only by chance).
+fn mention_weight(span: &str) -> f64 {
+    if span.chars().all(|c| c.is_ascii_lowercase()) {
+        0.3
+    } else if span.contains(char::is_whitespace) {
+        0.5
+    } else {
+        1.0
+    }
+}
+
 /// Identifiers of the work itself, ranked by how often and how recently the agent used them:
-/// the agent's code spans, the file names it wrote about (weighing less), and the names its
-/// edits and writes introduced (a name the edit did not replace weighs more than one it kept).
+/// the names its edits and writes define ([`definitions`], weighing most), the agent's code spans
+/// (plain words and snippets weighing less), the file names it wrote about (less), and the names
+/// its edits and writes use (a name the edit did not replace weighs more than one it kept).
 fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
     let n = messages.len();
     let mut idents = Tally::default();
+    let mut defined: Vec<String> = Vec::new();
     for (at, line) in lines.iter().enumerate() {
         let Line::Agent { text, .. } = line else {
             continue;
         };
         for span in code_spans(text) {
             if span.chars().count() <= IDENTIFIER_CHARS && worth_naming(span) {
-                idents.add(span, 1.0, at, n);
+                idents.add(span, mention_weight(span), at, n);
             }
         }
         // file names the agent wrote about (in prose, lists and code blocks)
@@ -590,7 +855,7 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
             if let Some(text) = value.as_str().filter(|_| key != "command") {
                 for span in code_spans(text) {
                     if worth_naming(span) {
-                        idents.add(span, 0.5, at, n);
+                        idents.add(span, mention_weight(span) / 2.0, at, n);
                     }
                 }
             }
@@ -600,6 +865,19 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
         }
         let mut seen: Vec<&str> = Vec::new();
         for (new, old) in edit_texts(args) {
+            // what the edit defines: a new name weighs most, one it rewrote less
+            let before = definitions(old);
+            for d in definitions(new) {
+                let weight = if before.contains(&d) {
+                    DEFINED_WEIGHT / 2.0
+                } else {
+                    DEFINED_WEIGHT
+                };
+                idents.add(&d, weight, at, n);
+                if !defined.contains(&d) {
+                    defined.push(d);
+                }
+            }
             let kept = code_names(old);
             for (w, plain) in code_names(new) {
                 if seen.contains(&w) {
@@ -616,6 +894,18 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
                 }
                 idents.add(w, weight, at, n);
             }
+        }
+    }
+    // a function's bare name and its `name/arity` are one item: the bare name's uses count for
+    // the full one, which also shows the bare name
+    for d in &defined {
+        let Some((bare, _)) = d.rsplit_once('/') else {
+            continue;
+        };
+        if let Some(score) = idents.score.remove(bare) {
+            *idents.score.entry(d.clone()).or_default() += score;
+            let last = idents.last[bare].max(idents.last[d]);
+            idents.last.insert(d.clone(), last);
         }
     }
     idents.ranked(MAX_IDENTIFIERS)
@@ -929,7 +1219,7 @@ mod tests {
         let e = extract(&[
             user("add retry to the client"),
             call_with("ExitPlanMode", json!({"plan": "1. Add a `RetryPolicy`\n2. Test it"})),
-            call_with("edit", json!({"path": "src/client.ts", "old_string": "function fetchPage(url) {", "new_string": "function fetchPage(url, retryCount = 3) {\n  return withRetry(() => get(url), retryCount)"})),
+            call_with("edit", json!({"path": "src/client.ts", "old_string": "function fetchPage(url) {\n  return httpGet(url)", "new_string": "function fetchPage(url, retryCount = 3) {\n  return withRetry(() => httpGet(url), retryCount)"})),
             call_with("write", json!({"path": "src/retry.py", "content": "MAX_RETRIES = 3\ndef with_retry(fn):\n    return fn()"})),
             agent("Colours `#fff` and `#a1b2c3`, usage `30/2000`, `# a comment`, `⎿ 12 lines` and `3.`; the new `withRetry` helper."),
         ]);
@@ -946,9 +1236,12 @@ mod tests {
                 e.identifiers
             );
         }
-        // a name the edit introduced outranks one it only kept
+        // a name the code defines outranks the names it uses; a name the edit introduced
+        // outranks one it only kept
         let pos = |n: &str| e.identifiers.iter().position(|i| i == n).unwrap();
-        assert!(pos("retryCount") < pos("fetchPage"));
+        assert!(pos("with_retry") < pos("retryCount"));
+        assert!(pos("fetchPage") < pos("retryCount"));
+        assert!(pos("retryCount") < pos("httpGet"));
         for noise in [
             "#fff",
             "#a1b2c3",
@@ -959,6 +1252,65 @@ mod tests {
         ] {
             assert!(!e.identifiers.iter().any(|i| i == noise), "{noise}");
         }
+    }
+
+    #[test]
+    fn definitions_in_several_languages() {
+        let elixir = "defmodule Spotter.Services.TranscriptRenderer do\n  @max_result_lines 5\n  @doc \"Renders.\"\n  @spec render([map()], keyword()) :: [map()]\n  def render(messages, opts \\\\ []) do\n    Enum.map(messages, &classify_normal_line(&1, [], %{a: 1, b: 2}))\n  end\n\n  defp classify_normal_line(line, acc,\n         state) do\n    acc\n  end\n\n  defp pane_exists?(id), do: id\n  def version, do: 1\nend\n";
+        assert_eq!(
+            definitions(elixir),
+            [
+                "Spotter.Services.TranscriptRenderer",
+                "@max_result_lines",
+                "render/2",
+                "classify_normal_line/3",
+                "pane_exists?/1",
+                "version/0"
+            ]
+        );
+        let python = "MAX_RETRIES = 3\n\nclass RetryPolicy(Base):\n    def __init__(self, n):\n        self.n = n\n\n    @property\n    def delay_ms(self) -> int:\n        return 1\n\nasync def fetch_page(url,\n        retries=MAX_RETRIES):\n    pass\n";
+        assert_eq!(
+            definitions(python),
+            [
+                "MAX_RETRIES",
+                "RetryPolicy",
+                "__init__",
+                "delay_ms",
+                "fetch_page"
+            ]
+        );
+        let ts = "export const DEFAULT_TIMEOUT = 30;\nexport interface RetryOptions {\n  count: number;\n}\nexport type Backoff = 'linear' | 'exp';\nexport default function withRetry(fn) {\n  const local = 1;\n  if (local) {\n    return fn();\n  }\n}\nclass Client {\n  private async fetchPage(url: string): Promise<Page> {\n    return get(url);\n  }\n  get baseUrl() {\n  }\n}\n";
+        assert_eq!(
+            definitions(ts),
+            [
+                "DEFAULT_TIMEOUT",
+                "RetryOptions",
+                "Backoff",
+                "withRetry",
+                "local",
+                "Client",
+                "fetchPage",
+                "baseUrl"
+            ]
+        );
+        let rust_go = "pub(crate) fn parse_line(s: &str) -> Option<Line> {\n}\npub struct Line;\nconst MAX_LINES: usize = 5;\nfunc (s *Server) HandleEvent(e Event) error {\n}\ntype Server struct {\n}\n";
+        assert_eq!(
+            definitions(rust_go),
+            ["parse_line", "Line", "MAX_LINES", "HandleEvent", "Server"]
+        );
+        let css = ":root {\n  --transcript-bg: #fff;\n  --thinking-text: var(--muted);\n}\n@media (max-width: 600px) {\n.transcript-row.is-tool-use,\n.is-thinking:hover {\n  color: var(--transcript-bg);\n}\n";
+        assert_eq!(
+            definitions(css),
+            [
+                "--transcript-bg",
+                "--thinking-text",
+                ".transcript-row",
+                ".is-tool-use",
+                ".is-thinking"
+            ]
+        );
+        // prose and calls define nothing
+        assert!(definitions("Fixed the bug in fetchPage.\nfoo(bar);\n.then(x => {\n").is_empty());
     }
 
     #[test]
@@ -983,6 +1335,7 @@ mod tests {
             bash("git add -f priv/static/app.css && git commit -m \"$(cat <<'EOF'\nfeat: theme\n\nlong body\nEOF\n)\""),
             bash("sed -n '1,40p' lib/a.ex"),
             bash("sed -i 's/a/b/' lib/a.ex"),
+            bash("mkdir -p lib/new && rm -rf _build/tmp"),
             bash("git status"),
             bash("git status"),
             bash("mix test test/a_test.exs"),
@@ -1008,7 +1361,11 @@ mod tests {
         // look-arounds run once, the heredoc's lines and a cut commit message are left out
         for c in &e.commands {
             assert!(
-                !c.starts_with("ls ") && !c.starts_with("grep") && !c.starts_with("sed -n"),
+                !c.starts_with("ls ")
+                    && !c.starts_with("grep")
+                    && !c.starts_with("sed -n")
+                    && !c.starts_with("mkdir")
+                    && !c.starts_with("rm "),
                 "{c}"
             );
             assert!(

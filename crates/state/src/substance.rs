@@ -268,21 +268,57 @@ pub fn command_parts(cmd: &str) -> Vec<String> {
         // a lone program whose input or output was redirected (`cat > a.py <<EOF`) wrote or
         // read a file: the file is the subject, the program alone says nothing
         let cut = words.len() < all.len();
+        // shell grammar is not a command: `do`/`then`/`else` lead into one, loop and test
+        // headers (`for f in *`, `while read x`, `[ -f a ]`) and closers (`done`, `fi`) are none
+        let lead = words
+            .iter()
+            .take_while(|w| {
+                matches!(
+                    **w,
+                    "do" | "then" | "else" | "if" | "!" | "time" | "{" | "("
+                )
+            })
+            .count();
+        let words = &words[lead..];
         if words.is_empty()
-            || matches!(words[0], "cd" | "pushd" | "popd")
+            || matches!(
+                words[0],
+                "cd" | "pushd"
+                    | "popd"
+                    | "for"
+                    | "while"
+                    | "until"
+                    | "case"
+                    | "select"
+                    | "done"
+                    | "fi"
+                    | "esac"
+                    | "}"
+                    | ")"
+                    | "["
+                    | "[["
+                    | "test"
+                    | "function"
+            )
             || !command_like(words[0])
             || (cut && words.len() == 1)
         {
             continue;
         }
-        out.push(without_messages(&words).join(" "));
+        let line = words.join(" ");
+        out.push(if looks_around(&line) {
+            line
+        } else {
+            without_messages(words).join(" ")
+        });
     }
     out
 }
 
-/// Longest quoted argument with spaces kept in a command: a longer one is a message or a script
-/// (`git commit -m "..."`, `--reason="..."`), not something a person retypes.
-pub const QUOTED_ARG_CHARS: usize = 40;
+/// Most words of a quoted argument kept in a command: one with more is a message or a script
+/// (`git commit -m "WP12: Create rpc-mode.ts"`, `--reason="..."`), not something a person
+/// retypes; a pattern or a name (`-t "retry policy"`) has fewer.
+pub const QUOTED_ARG_WORDS: usize = 2;
 
 /// The words of one shell command: split at whitespace outside quotes and `$( )`, each word as
 /// written (quotes kept).
@@ -323,7 +359,7 @@ fn shell_words(part: &str) -> Vec<String> {
 }
 
 /// The words without message arguments: a command substitution, a multi-line text or a quoted
-/// text with spaces longer than [`QUOTED_ARG_CHARS`] (a commit message, a reason, a script),
+/// text of more than [`QUOTED_ARG_WORDS`] words (a commit message, a reason, a script),
 /// together with the flag it is the value of (`-m "..."`, `--reason="..."`).
 fn without_messages<'a>(words: &[&'a str]) -> Vec<&'a str> {
     let message = |w: &str| {
@@ -335,7 +371,7 @@ fn without_messages<'a>(words: &[&'a str]) -> Vec<&'a str> {
         value.contains("$(")
             || value.contains('`')
             || value.contains('\n')
-            || (quoted && value.contains(' ') && value.chars().count() > QUOTED_ARG_CHARS)
+            || (quoted && value.split_whitespace().count() > QUOTED_ARG_WORDS)
     };
     let mut out: Vec<&str> = Vec::new();
     for (i, w) in words.iter().enumerate() {
@@ -365,6 +401,68 @@ fn command_like(first: &str) -> bool {
     first.starts_with(|c: char| c.is_alphanumeric() || matches!(c, '.' | '/' | '~' | '$' | '_'))
         && !numbered
         && !first.ends_with(':')
+}
+
+/// Programs that only look around (list, print, search, count): run once, they are part of
+/// reading, not of the work; their quoted arguments are patterns, not messages.
+const LOOK_PROGRAMS: &[&str] = &[
+    "ls", "ll", "la", "dir", "cat", "bat", "less", "more", "head", "tail", "grep", "egrep", "rg",
+    "ag", "ack", "find", "fd", "locate", "echo", "printf", "pwd", "wc", "which", "whereis", "type",
+    "file", "stat", "tree", "du", "df", "date", "env", "printenv", "sleep", "true", "false",
+    "sort", "uniq", "cut", "jq", "yq", "basename", "dirname", "readlink", "realpath", "ps",
+    "whoami", "id", "uname", "hostname", "history", "diff", "cmp", "xxd", "hexdump", "od",
+    "strings", "nl", "column", "man", "lsof", "top", "free", "nproc", "tldr",
+];
+/// Subcommands that only show something, in any command-line tool (`git status`, `gh pr view`,
+/// `npm ls`, `cargo tree`, `kubectl get`).
+const LOOK_SUBCOMMANDS: &[&str] = &[
+    "status",
+    "show",
+    "list",
+    "ls",
+    "log",
+    "diff",
+    "view",
+    "info",
+    "help",
+    "--help",
+    "-h",
+    "--version",
+    "-V",
+    "version",
+    "describe",
+    "tree",
+    "search",
+    "blame",
+    "ls-files",
+    "rev-parse",
+    "whoami",
+    "outdated",
+    "why",
+    "explain",
+    "inspect",
+    "cat",
+    "grep",
+];
+/// True for a command that only looks around: a program of [`LOOK_PROGRAMS`] (`sed -n` and
+/// `awk` printing), or a tool's subcommand of [`LOOK_SUBCOMMANDS`] among its first words.
+pub fn looks_around(command: &str) -> bool {
+    let mut words = command
+        .split_whitespace()
+        .skip_while(|w| w.contains('=') && !w.starts_with('-'));
+    let Some(program) = words.next() else {
+        return true;
+    };
+    let program = program.rsplit('/').next().unwrap_or(program);
+    let rest: Vec<&str> = words.take(3).collect();
+    if program == "sed" {
+        return rest.first() == Some(&"-n");
+    }
+    LOOK_PROGRAMS.contains(&program)
+        || rest
+            .iter()
+            .take_while(|w| !w.contains(['/', '.', '"', '\'']) || w.starts_with('-'))
+            .any(|w| LOOK_SUBCOMMANDS.contains(w))
 }
 
 /// The shell text without the bodies of its here-documents (`<<EOF` ... `EOF`, `<<-'END'` ...
@@ -520,6 +618,19 @@ mod tests {
         assert_eq!(
             command_parts("cd web && npm test 2>&1 | tail -20"),
             ["npm test"]
+        );
+        assert_eq!(
+            command_parts("git commit -m \"WP12: Create rpc-mode.ts\""),
+            ["git commit"]
+        );
+        // shell grammar: a loop's body is its command, the header and closer are none
+        assert_eq!(
+            command_parts("for f in *.ts; do cp \"$f\" ../out/; done"),
+            ["cp \"$f\" ../out/"]
+        );
+        assert_eq!(
+            command_parts("if [ -f Cargo.toml ]; then cargo build; else make; fi"),
+            ["cargo build", "make"]
         );
     }
 
