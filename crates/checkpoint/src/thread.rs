@@ -788,6 +788,23 @@ pub fn worth_naming(s: &str) -> bool {
 /// Weight of a name an edit or write defines ([`definitions`]); one it rewrote weighs half.
 const DEFINED_WEIGHT: f64 = 2.0;
 
+/// Factor of the weight of a definition whose name occurs nowhere else in what the agent wrote.
+const UNUSED_FACTOR: f64 = 0.3;
+
+/// A character of a name as the word count of [`identifiers`] splits text: letters, digits, `_`,
+/// `$`, `-` (kebab-case), `?` and `!` (Elixir, Ruby).
+fn is_name_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '_' | '$' | '-' | '?' | '!')
+}
+
+/// The word a definition is found by in text: `classify_line/3` -> `classify_line`,
+/// `.is-active` -> `is-active`, `@max_lines` -> `max_lines`, `A.B.Renderer` -> `Renderer`.
+fn name_key(d: &str) -> &str {
+    let d = d.rsplit_once('/').map_or(d, |(name, _)| name);
+    let d = d.trim_start_matches(['.', '@']);
+    d.rsplit('.').next().unwrap_or(d)
+}
+
 /// Weight of a code span the agent wrote: 1, less for a plain word (`nil`, `kind`, `input`: a
 /// keyword or a common word, found anywhere) and for a snippet of several words (long, and
 /// kept word for word only by chance).
@@ -809,6 +826,42 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
     let n = messages.len();
     let mut idents = Tally::default();
     let mut defined: Vec<String> = Vec::new();
+    // how often each word occurs in what the agent wrote (its messages and the texts of its
+    // edits and writes), and how many of those occurrences are definitions: a name used beyond
+    // its definition is part of the work, one only defined (a theme's forty selectors, a
+    // generated list) is not yet
+    let mut words: HashMap<&str, usize> = HashMap::new();
+    let mut sites: HashMap<String, usize> = HashMap::new();
+    for line in lines {
+        if let Line::Agent { text, .. } = line {
+            for w in text
+                .split(|c: char| !is_name_char(c))
+                .filter(|w| !w.is_empty())
+            {
+                *words.entry(w).or_default() += 1;
+            }
+        }
+    }
+    for (_, name, args) in calls(messages) {
+        if classify_tool(name) != Access::Write {
+            continue;
+        }
+        for (new, _) in edit_texts(args) {
+            for w in new
+                .split(|c: char| !is_name_char(c))
+                .filter(|w| !w.is_empty())
+            {
+                *words.entry(w).or_default() += 1;
+            }
+            for d in definitions(new) {
+                *sites.entry(name_key(&d).to_string()).or_default() += 1;
+            }
+        }
+    }
+    let used = |d: &str| {
+        let key = name_key(d);
+        words.get(key).copied().unwrap_or(0) > sites.get(key).copied().unwrap_or(0)
+    };
     for (at, line) in lines.iter().enumerate() {
         let Line::Agent { text, .. } = line else {
             continue;
@@ -868,11 +921,14 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
             // what the edit defines: a new name weighs most, one it rewrote less
             let before = definitions(old);
             for d in definitions(new) {
-                let weight = if before.contains(&d) {
+                let mut weight = if before.contains(&d) {
                     DEFINED_WEIGHT / 2.0
                 } else {
                     DEFINED_WEIGHT
                 };
+                if !used(&d) {
+                    weight *= UNUSED_FACTOR;
+                }
                 idents.add(&d, weight, at, n);
                 if !defined.contains(&d) {
                     defined.push(d);
@@ -1311,6 +1367,41 @@ mod tests {
         );
         // prose and calls define nothing
         assert!(definitions("Fixed the bug in fetchPage.\nfoo(bar);\n.then(x => {\n").is_empty());
+    }
+
+    #[test]
+    fn definitions_used_elsewhere_outrank_those_only_defined_and_arity_takes_the_bare_name() {
+        let css = ":root {\n  --panel-bg: #fff;\n}\n.panel {\n  background: var(--panel-bg);\n}\n.hljs-keyword,\n.hljs-string {\n  color: red;\n}\n.is-active {\n  color: blue;\n}\n";
+        let heex = "<div class={[\"panel\", @active && \"is-active\"]}>{render_row(@row, 1)}</div>";
+        let ex = "defp render_row(row, depth) do\n  row\nend\n";
+        let e = extract(&[
+            user("style the panel"),
+            call_with("Write", json!({"file_path": "app.css", "content": css})),
+            call_with(
+                "Edit",
+                json!({"file_path": "live.ex", "old_string": "x", "new_string": heex}),
+            ),
+            call_with(
+                "Edit",
+                json!({"file_path": "live.ex", "old_string": "y", "new_string": ex}),
+            ),
+            agent("Added `render_row` and the `.panel` styles."),
+        ]);
+        let pos = |n: &str| {
+            e.identifiers
+                .iter()
+                .position(|i| i == n)
+                .unwrap_or_else(|| panic!("{n} in {:?}", e.identifiers))
+        };
+        for used in ["--panel-bg", ".panel", ".is-active", "render_row/2"] {
+            assert!(
+                pos(used) < pos(".hljs-keyword"),
+                "{used}: {:?}",
+                e.identifiers
+            );
+        }
+        // the bare name the agent wrote about is the function's: one item
+        assert!(!e.identifiers.iter().any(|i| i == "render_row"));
     }
 
     #[test]
