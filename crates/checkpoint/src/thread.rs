@@ -964,7 +964,28 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
             idents.last.insert(d.clone(), last);
         }
     }
-    idents.ranked(MAX_IDENTIFIERS)
+    // a name a higher-ranked one already shows whole (`Registry` in `App.Registry`,
+    // `upsert` in `upsert!/2`, `touch` in `Registry.touch`) would only repeat it
+    let mut out: Vec<String> = Vec::new();
+    for id in idents.ranked(usize::MAX) {
+        if out.len() >= MAX_IDENTIFIERS {
+            break;
+        }
+        if !out.iter().any(|o| contains_name(o, &id)) {
+            out.push(id);
+        }
+    }
+    out
+}
+
+/// True when `name` occurs in `text` as a whole name: not inside a longer word (`id` is in
+/// `App.id/1`, not in `valid`).
+fn contains_name(text: &str, name: &str) -> bool {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(name).any(|(i, _)| {
+        !text[..i].chars().next_back().is_some_and(word)
+            && !text[i + name.len()..].chars().next().is_some_and(word)
+    })
 }
 
 /// The turns of the dialogue: a request opens one; answers, acknowledgements, slash commands and
