@@ -153,6 +153,16 @@ pub fn last_list(text: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// True for a list item marked done: a check mark (`✅ Added`, `✓`, `[x]`) or struck through
+/// (`~~old step~~`).
+fn is_done(item: &str) -> bool {
+    let t = item.trim_start_matches(['*', '_', ' ']);
+    t.starts_with(['✅', '✓', '✔', '☑', '☒', '🟢'])
+        || t.starts_with("[x]")
+        || t.starts_with("[X]")
+        || t.starts_with("~~")
+}
+
 /// `1. a; 2. b; ...` of a plan's items, each at most [`PLAN_ITEM_CHARS`], the whole at most
 /// [`NEXT_ACTION_CHARS`].
 fn plan_text(items: &[String]) -> String {
@@ -357,7 +367,11 @@ fn next_action(messages: &[Value], lines: &[Line]) -> Option<String> {
         let Line::Agent { text, .. } = line else {
             continue;
         };
-        let list = last_list(text);
+        // items marked done (a report of finished steps) are not what comes next
+        let list: Vec<String> = last_list(text)
+            .into_iter()
+            .filter(|it| !is_done(it))
+            .collect();
         if !list.is_empty() {
             next = Some(plan_text(&list));
         }
@@ -1548,6 +1562,26 @@ mod tests {
                 .next_action
                 .as_deref(),
             Some("1. Add `RetryPolicy`; 2. テストを書く")
+        );
+        // steps marked done are left out; a list of finished steps only is a report, not a plan
+        let report =
+            "Status:\n1. ✅ Added the parser\n2. ✅ **Wrote tests**\n3. Document `parse()`\n";
+        assert_eq!(
+            extract(&[user("go on with the refactor"), agent(list), agent(report)])
+                .next_action
+                .as_deref(),
+            Some("1. Document `parse()`")
+        );
+        let finished = "1. ✅ Added the parser\n2. ~~Wrote tests~~ not needed";
+        assert_eq!(
+            extract(&[
+                user("go on with the refactor"),
+                agent(list),
+                agent(finished)
+            ])
+            .next_action
+            .as_deref(),
+            Some("1. Create `src/utils/`; 2. Move files; 3. Run `npm run check`")
         );
         // a single numbered line is not a plan; a list restarting at 1 is a new list
         assert_eq!(extract(&[agent("1. only one")]).next_action, None);
