@@ -4,7 +4,7 @@
 
 use crate::model::{Exchange, Role, Status, ToolCall};
 use context_state::dialogue::{read_dialogue, Line, Said};
-use context_state::substance::{code_spans, command_parts, is_path_like, looks_around};
+use context_state::substance::{code_spans, is_path_like, looks_around, shell_commands};
 use context_state::{classify_tool, extract_paths, gist, squash, Access};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -333,6 +333,16 @@ fn minor(command: &str) -> bool {
     looks_around(command) || HOUSEKEEPING.contains(&program.rsplit('/').next().unwrap_or(program))
 }
 
+/// True for a command that does nothing to retype: it prints a label or waits (`echo "==="`,
+/// `sleep 2`, `true`).
+fn says_nothing(command: &str) -> bool {
+    let program = command.split_whitespace().next().unwrap_or_default();
+    matches!(
+        program,
+        "echo" | "printf" | "true" | "false" | ":" | "sleep" | "clear" | "exit" | "wait"
+    )
+}
+
 /// Weight of a use of a minor command (a working command's use weighs 1).
 const MINOR_WEIGHT: f64 = 0.3;
 
@@ -344,18 +354,26 @@ const MINOR_WEIGHT: f64 = 0.3;
 fn commands(messages: &[Value]) -> Vec<String> {
     let n = messages.len();
     let mut commands = Tally::default();
+    let mut lesser: Vec<String> = Vec::new();
     for (at, _, args) in calls(messages) {
         if let Some(cmd) = args.get("command").and_then(Value::as_str) {
-            for part in command_parts(cmd) {
-                if part.chars().count() <= COMMAND_CHARS {
-                    let weight = if minor(&part) { MINOR_WEIGHT } else { 1.0 };
-                    commands.add(&part, weight, at, n);
+            for (part, cut) in shell_commands(cmd) {
+                if part.chars().count() > COMMAND_CHARS || says_nothing(&part) {
+                    continue;
                 }
+                // a command whose message was cut (`git commit`) did what its message said
+                let less = cut || minor(&part);
+                if less && !lesser.contains(&part) {
+                    lesser.push(part.clone());
+                }
+                commands.add(&part, if less { MINOR_WEIGHT } else { 1.0 }, at, n);
             }
         }
     }
     let uses = &commands.uses;
-    commands.score.retain(|k, _| uses[k] >= 2 || !minor(k));
+    commands
+        .score
+        .retain(|k, _| uses[k] >= 2 || !lesser.contains(k));
     commands.ranked(MAX_COMMANDS)
 }
 
@@ -1463,7 +1481,7 @@ mod tests {
             bash("sed -i 's/a/b/' lib/a.ex"),
             bash("mkdir -p lib/new && rm -rf _build/tmp"),
             bash("git status"),
-            bash("git status"),
+            bash("git status && echo \"===\""),
             bash("mix test test/a_test.exs"),
             bash("mix test test/a_test.exs"),
             bash("python3 - <<'EOF'\nimport json\nprint(1)\nEOF"),
@@ -1473,7 +1491,6 @@ mod tests {
             "npm install highlight.js",
             "mix compile",
             "git add -f priv/static/app.css",
-            "git commit",
             "sed -i 's/a/b/' lib/a.ex",
             "git status",
             "python3 -",
@@ -1499,6 +1516,8 @@ mod tests {
                 "{c}"
             );
         }
+        // a commit whose message was cut weighs like a look around: once, it is left out
+        assert!(!e.commands.iter().any(|c| c == "git commit"));
         // a repeated look around ranks below a working command run as often
         let pos = |c: &str| e.commands.iter().position(|x| x == c).unwrap();
         assert!(pos("mix test test/a_test.exs") < pos("git status"));

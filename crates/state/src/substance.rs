@@ -218,8 +218,16 @@ pub fn call_subject(params: &Value, max: usize) -> Option<String> {
 }
 
 /// The commands of a shell line that do the work: split at `&&`, `||` and `;`, each cut before
-/// its first pipe and its redirections (`2>&1`, `> out.txt`), directory changes (`cd x`) left out.
+/// its first pipe and its redirections (`2>&1`, `> out.txt`), directory changes (`cd x`) left out,
+/// messages too ([`shell_commands`]).
 pub fn command_parts(cmd: &str) -> Vec<String> {
+    shell_commands(cmd).into_iter().map(|(c, _)| c).collect()
+}
+
+/// [`command_parts`], each with whether a message was cut out of it (`git commit -m "..."` ->
+/// `(git commit, true)`): what such a command did was its message. A program left alone by
+/// the cut (`bash -c "..."`) is left out.
+pub fn shell_commands(cmd: &str) -> Vec<(String, bool)> {
     let without = without_heredocs(cmd);
     let cmd = without.as_str();
     // Split at the operators outside quotes; a pipe ends the part's useful text.
@@ -306,11 +314,16 @@ pub fn command_parts(cmd: &str) -> Vec<String> {
             continue;
         }
         let line = words.join(" ");
-        out.push(if looks_around(&line) {
-            line
-        } else {
-            without_messages(words).join(" ")
-        });
+        if looks_around(&line) {
+            out.push((line, false));
+            continue;
+        }
+        let kept = without_messages(words);
+        if kept.len() == words.len() {
+            out.push((line, false));
+        } else if kept.len() > 1 {
+            out.push((kept.join(" "), true));
+        }
     }
     out
 }
@@ -614,6 +627,15 @@ mod tests {
         assert_eq!(
             command_parts("python3 -c \"$(cat script.py)\" --verbose"),
             ["python3 --verbose"]
+        );
+        // a program alone after the cut says nothing
+        assert_eq!(
+            shell_commands("bash -c \"set -e; for f in a b; do echo $f; done\" && make"),
+            [("make".to_string(), false)]
+        );
+        assert_eq!(
+            shell_commands("git commit -m \"fix the retry loop\""),
+            [("git commit".to_string(), true)]
         );
         assert_eq!(
             command_parts("cd web && npm test 2>&1 | tail -20"),

@@ -322,7 +322,7 @@ fn failures_once_per_call_with_a_count_and_resolved_by_a_later_success() {
         k,
         &fail(
             "git add -A && git commit -m \"$(cat <<'EOF'\nfeat: tracing\n\nbody\nEOF\n)\"",
-            "Pre-commit validation failed:\\n\\n[DIALYZER]\\nFinding PLTs\\ndone (warnings were emitted)",
+            "Exit code 1\nPre-commit validation failed:\\n\\n[DIALYZER]\\nFinding PLTs\\ndone (warnings were emitted)",
         ),
     )
     .unwrap();
@@ -333,7 +333,7 @@ fn failures_once_per_call_with_a_count_and_resolved_by_a_later_success() {
             "bash npm run check: > repo check … Command exited with code 2 (3 times)",
             "bash grep -n foo src/a.ts: (no output) … Command exited with code 1",
             "bash cargo test: failed",
-            "bash git add -A && git commit: Pre-commit validation failed: … done (warnings were emitted)",
+            "bash git add -A && git commit: Exit code 1 … done (warnings were emitted)",
         ]
     );
     // the same command succeeding later resolves it, whatever directory it ran from
