@@ -48,11 +48,11 @@ pub struct Extracted {
     /// The agent's latest plan: its last numbered list or unchecked todo list, a todo tool's
     /// open items, or the plan it set in the scratchpad, whichever came last.
     pub next_action: Option<String>,
-    /// Code spans and file names of the agent's messages, most used (recent uses weigh more)
-    /// first.
+    /// Names the agent's edits and writes define, its code spans and the file names it wrote
+    /// about, most used (recent uses weigh more, definitions most) first.
     pub identifiers: Vec<String>,
-    /// Shell commands the agent ran more than once (the working part: no `cd`, no output
-    /// plumbing), most used first.
+    /// Shell commands the agent ran (the working part: no `cd`, no output plumbing, no message),
+    /// most used first; look-arounds only when run more than once.
     pub commands: Vec<String>,
     /// Every file touched, most active first: changed files above read ones, then by how often
     /// and how recently.
@@ -347,7 +347,7 @@ fn says_nothing(command: &str) -> bool {
 const MINOR_WEIGHT: f64 = 0.3;
 
 /// Shell commands from the `command` argument of the agent's tool calls (heredoc bodies, list
-/// lines and messages are not commands: [`command_parts`]), ranked by how often and how lately
+/// lines and messages are not commands: [`shell_commands`]), ranked by how often and how lately
 /// the agent ran them. A command that builds, tests or changes something counts from its first
 /// run; a look around or housekeeping ([`minor`]: `ls`, `grep`, `git status`, `mkdir -p`) weighs
 /// less and only when the agent kept running it.
@@ -1633,9 +1633,9 @@ mod tests {
             "Plan:\n```\nsrc/\n├── compaction.ts   # MOVE from src/\n```\nsee https://x.io/a.ts",
         );
         let moved = extract(&[user("move the files please"), tree]);
-        assert_eq!(moved.identifiers, ["src/", "compaction.ts"]); // src/ twice: first
-                                                                  // run once: left out; run three times lately: first
-                                                                  // run twice: kept, a working command above a look around run as often; `ls` run once: out
+        // src/ twice: first
+        assert_eq!(moved.identifiers, ["src/", "compaction.ts"]);
+        // run twice: kept, a working command above a look around run as often; `ls` run once: out
         assert_eq!(e.commands, ["npm run check", "git status"]);
         // changed above read, then by activity
         assert_eq!(
