@@ -7,6 +7,7 @@ use context_state::dialogue::{read_dialogue, Line, Said};
 use context_state::substance::{code_spans, is_path_like, looks_around, shell_commands};
 use context_state::{classify_tool, extract_paths, gist, squash, Access};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// Characters of a key-exchange gist.
@@ -83,7 +84,8 @@ impl Tally {
         let w = weight * (1.0 + at as f64 / n.max(1) as f64);
         *self.score.entry(item.to_string()).or_default() += w;
         *self.uses.entry(item.to_string()).or_default() += 1;
-        self.last.insert(item.to_string(), at);
+        let last = self.last.entry(item.to_string()).or_default();
+        *last = (*last).max(at);
     }
     /// Items by score (ties: the later first), at most `max`.
     fn ranked(&self, max: usize) -> Vec<String> {
@@ -328,9 +330,31 @@ const HOUSEKEEPING: &[&str] = &[
 fn minor(command: &str) -> bool {
     let program = command
         .split_whitespace()
-        .find(|w| !(w.contains('=') && !w.starts_with('-')))
+        .find(|w| !w.contains('=') || w.starts_with('-'))
         .unwrap_or_default();
     looks_around(command) || HOUSEKEEPING.contains(&program.rsplit('/').next().unwrap_or(program))
+}
+
+/// The shell line of a tool call's `command` argument: a string (pi, OpenClaw's `exec`, Claude
+/// Code's `Bash`), or an argument vector (`["bash", "-lc", "npm test"]` -> `npm test`,
+/// `["npm", "test"]` -> `npm test`).
+fn shell_line(args: &Value) -> Option<Cow<'_, str>> {
+    match args.get("command")? {
+        Value::String(s) => Some(Cow::Borrowed(s)),
+        Value::Array(argv) => {
+            let words: Vec<&str> = argv.iter().filter_map(Value::as_str).collect();
+            let shell = words.len() == 3
+                && ["sh", "bash", "zsh"].contains(&words[0].rsplit('/').next().unwrap_or(""))
+                && words[1].starts_with('-')
+                && words[1].ends_with('c');
+            Some(Cow::Owned(if shell {
+                words[2].to_string()
+            } else {
+                words.join(" ")
+            }))
+        }
+        _ => None,
+    }
 }
 
 /// True for a command that does nothing to retype: it prints a label or waits (`echo "==="`,
@@ -356,8 +380,8 @@ fn commands(messages: &[Value]) -> Vec<String> {
     let mut commands = Tally::default();
     let mut lesser: Vec<String> = Vec::new();
     for (at, _, args) in calls(messages) {
-        if let Some(cmd) = args.get("command").and_then(Value::as_str) {
-            for (part, cut) in shell_commands(cmd) {
+        if let Some(cmd) = shell_line(args) {
+            for (part, cut) in shell_commands(&cmd) {
                 if part.chars().count() > COMMAND_CHARS || says_nothing(&part) {
                     continue;
                 }
@@ -433,9 +457,20 @@ const NEW_TEXT_KEYS: &[&str] = &[
 ];
 const OLD_TEXT_KEYS: &[&str] = &["old_string", "oldText", "old_text", "old_str"];
 
-/// The (new, old) texts of an edit or write call: top-level keys and those of an `edits` array.
-fn edit_texts(args: &Value) -> Vec<(&str, &str)> {
-    fn one(v: &Value) -> Option<(&str, &str)> {
+/// The (new, old) text pairs of an edit or write call.
+type EditTexts<'a> = Vec<(Cow<'a, str>, Cow<'a, str>)>;
+
+/// The (new, old) texts of an edit or write call: top-level keys and those of an `edits` array;
+/// a patch (`apply_patch`'s `input`, a `patch` or `diff` argument: `*** Begin Patch`, unified
+/// diff) by its added and removed lines, its context lines in both.
+fn edit_texts(args: &Value) -> EditTexts<'_> {
+    fn one(v: &Value) -> Option<(Cow<'_, str>, Cow<'_, str>)> {
+        for key in ["input", "patch", "diff"] {
+            if let Some(p) = v.get(key).and_then(Value::as_str).filter(|p| is_patch(p)) {
+                let (new, old) = patch_sides(p);
+                return Some((Cow::Owned(new), Cow::Owned(old)));
+            }
+        }
         let new = NEW_TEXT_KEYS
             .iter()
             .find_map(|k| v.get(*k).and_then(Value::as_str))?;
@@ -443,13 +478,51 @@ fn edit_texts(args: &Value) -> Vec<(&str, &str)> {
             .iter()
             .find_map(|k| v.get(*k).and_then(Value::as_str))
             .unwrap_or("");
-        Some((new, old))
+        Some((Cow::Borrowed(new), Cow::Borrowed(old)))
     }
-    let mut out: Vec<(&str, &str)> = one(args).into_iter().collect();
+    let mut out: EditTexts = one(args).into_iter().collect();
     if let Some(edits) = args.get("edits").and_then(Value::as_array) {
         out.extend(edits.iter().filter_map(one));
     }
     out
+}
+
+/// True for a patch: OpenClaw's and Codex's `*** Begin Patch` format or a unified diff.
+fn is_patch(text: &str) -> bool {
+    text.trim_start().starts_with("*** Begin Patch")
+        || text.lines().any(|l| l.starts_with("@@"))
+            && text
+                .lines()
+                .any(|l| l.starts_with('+') || l.starts_with('-'))
+}
+
+/// The (new, old) texts of a patch: added lines and context lines, removed lines and context
+/// lines, without their markers; headers (`*** Update File:`, `+++ b/x`, `@@`) in neither.
+fn patch_sides(patch: &str) -> (String, String) {
+    let (mut new, mut old) = (String::new(), String::new());
+    for line in patch.lines() {
+        if line.starts_with("***")
+            || line.starts_with("+++")
+            || line.starts_with("---")
+            || line.starts_with("@@")
+        {
+            continue;
+        }
+        if let Some(added) = line.strip_prefix('+') {
+            new.push_str(added);
+            new.push('\n');
+        } else if let Some(removed) = line.strip_prefix('-') {
+            old.push_str(removed);
+            old.push('\n');
+        } else {
+            let context = line.strip_prefix(' ').unwrap_or(line);
+            for side in [&mut new, &mut old] {
+                side.push_str(context);
+                side.push('\n');
+            }
+        }
+    }
+    (new, old)
 }
 
 /// Keywords that put a name on what follows them, in the common programming languages.
@@ -590,7 +663,7 @@ fn arity(s: &str) -> Option<usize> {
             ',' if depth == 0 => commas += 1,
             _ => {}
         }
-        if !c.is_whitespace() && !(c == '<' && depth == 0) {
+        if !c.is_whitespace() {
             any = true;
         }
     }
@@ -874,11 +947,13 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
             }
         }
     }
-    for (_, name, args) in calls(messages) {
-        if classify_tool(name) != Access::Write {
-            continue;
-        }
-        for (new, _) in edit_texts(args) {
+    // the texts of the agent's edits and writes, with the message index
+    let writes: Vec<(usize, EditTexts)> = calls(messages)
+        .filter(|(_, name, _)| classify_tool(name) == Access::Write)
+        .map(|(at, _, args)| (at, edit_texts(args)))
+        .collect();
+    for (_, texts) in &writes {
+        for (new, _) in texts {
             for w in new
                 .split(|c: char| !is_name_char(c))
                 .filter(|w| !w.is_empty())
@@ -932,7 +1007,7 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
             }
         }
     }
-    for (at, name, args) in calls(messages) {
+    for (at, _, args) in calls(messages) {
         // the agent's prose in its tool arguments (a plan it presents, a subagent's prompt, a
         // markdown file it writes): their code spans, as in its messages (a shell command's
         // backticks are substitutions, not spans)
@@ -945,11 +1020,11 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
                 }
             }
         }
-        if classify_tool(name) != Access::Write {
-            continue;
-        }
+    }
+    for (at, texts) in &writes {
+        let at = *at;
         let mut seen: Vec<&str> = Vec::new();
-        for (new, old) in edit_texts(args) {
+        for (new, old) in texts {
             // what the edit defines: a new name weighs most, one it rewrote less
             let before = definitions(old);
             for d in definitions(new) {
@@ -1455,6 +1530,51 @@ mod tests {
         }
         // the bare name the agent wrote about is the function's: one item
         assert!(!e.identifiers.iter().any(|i| i == "render_row"));
+    }
+
+    #[test]
+    fn patches_and_argument_vectors() {
+        let patch = "*** Begin Patch\n*** Update File: src/retry.ts\n@@ class Client {\n   constructor() {}\n-  fetchPage(url) {\n+  async fetchPage(url, retries = 3) {\n+    return withBackoff(() => get(url), retries);\n+  }\n+  resetBackoff() {\n*** Add File: src/backoff.py\n+BACKOFF_BASE_MS = 100\n+def with_backoff(fn):\n+    return fn()\n*** End Patch";
+        let e = extract(&[
+            user("add backoff"),
+            call_with("apply_patch", json!({ "input": patch })),
+            call_with(
+                "exec",
+                json!({ "command": ["bash", "-lc", "cd web && npm test"] }),
+            ),
+            call_with(
+                "shell",
+                json!({ "command": ["cargo", "build", "--release"] }),
+            ),
+        ]);
+        for name in [
+            "resetBackoff",
+            "BACKOFF_BASE_MS",
+            "with_backoff",
+            "fetchPage",
+        ] {
+            assert!(
+                e.identifiers.iter().any(|i| i == name),
+                "{name} in {:?}",
+                e.identifiers
+            );
+        }
+        // new definitions above the rewritten one; the patch's markers are no names
+        let pos = |n: &str| e.identifiers.iter().position(|i| i == n).unwrap();
+        assert!(pos("resetBackoff") < pos("fetchPage"));
+        assert!(!e
+            .identifiers
+            .iter()
+            .any(|i| i.contains("***") || i.starts_with('+')));
+        assert_eq!(e.commands, ["cargo build --release", "npm test"]);
+        let diff = "--- a/lib/a.ex\n+++ b/lib/a.ex\n@@ -1,3 +1,4 @@\n defmodule App do\n+  defp parse_row(row, opts), do: row\n end\n";
+        assert_eq!(
+            edit_texts(&json!({ "patch": diff }))
+                .into_iter()
+                .map(|(new, _)| definitions(&new))
+                .collect::<Vec<_>>(),
+            [["App", "parse_row/2"]]
+        );
     }
 
     #[test]
