@@ -593,9 +593,38 @@ const DEF_MODIFIERS: &[&str] = &[
 ];
 /// Words that open a statement, never a method definition (`if (x) {`).
 const STATEMENTS: &[&str] = &[
-    "if", "for", "while", "switch", "catch", "return", "else", "do", "with", "new", "throw",
-    "await", "yield", "case", "elif", "foreach", "until", "unless", "when", "match", "loop",
-    "sizeof", "typeof", "delete", "try", "finally", "assert",
+    "if",
+    "for",
+    "while",
+    "switch",
+    "catch",
+    "return",
+    "else",
+    "do",
+    "with",
+    "new",
+    "throw",
+    "await",
+    "yield",
+    "case",
+    "elif",
+    "foreach",
+    "until",
+    "unless",
+    "when",
+    "match",
+    "loop",
+    "sizeof",
+    "typeof",
+    "delete",
+    "try",
+    "finally",
+    "assert",
+    "function",
+    "constructor",
+    "super",
+    "this",
+    "self",
 ];
 /// Module attributes Elixir itself defines (`@doc`, `@spec`): not names of the work.
 const RESERVED_ATTRIBUTES: &[&str] = &[
@@ -640,6 +669,20 @@ fn name_at(s: &str) -> &str {
         end += 1;
     }
     s[..end].trim_end_matches('.')
+}
+
+/// The index of the `)` closing the `(` that `s` starts with, if it is in `s`.
+fn closing_paren(s: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth <= 1 => return Some(i),
+            ')' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Arguments of the parenthesised list at the start of `s` (top-level commas, across lines):
@@ -735,7 +778,7 @@ pub fn definitions(text: &str) -> Vec<String> {
             words.next();
         }
         let Some(first) = words.next() else { continue };
-        let first_at = t.find(first).unwrap_or(0);
+        let first_at = first.as_ptr() as usize - t.as_ptr() as usize;
         if DEF_KEYWORDS.contains(&first) {
             if matches!(first, "let" | "var" | "val") && !top {
                 continue;
@@ -806,12 +849,26 @@ pub fn definitions(text: &str) -> Vec<String> {
             let cand = if a.contains('(') {
                 a
             } else {
-                w.next().unwrap_or_default()
+                match w.next() {
+                    Some(c) => c,
+                    None => continue,
+                }
             };
             let n = name_at(cand);
+            // the parameters close on the line and only a return type or qualifier stands
+            // between them and the body: `setState({` and `expect(x).toEqual({` are calls
+            let params_at = cand.as_ptr() as usize - t.as_ptr() as usize + n.len();
+            let head_only = closing_paren(&t[params_at..])
+                .map(|close| t[params_at + close + 1..].trim_start())
+                .is_some_and(|rest| {
+                    rest == "{"
+                        || (rest.starts_with([':', '-', 't', 'c', 'o', 'n'])
+                            && !rest.contains(['(', '.', '=']))
+                });
             if !n.is_empty()
                 && !n.contains('.')
                 && cand[n.len()..].starts_with('(')
+                && head_only
                 && n.starts_with(|c: char| c.is_alphabetic() || c == '_')
                 && !STATEMENTS.contains(&n)
                 && !STATEMENTS.contains(&a.split('(').next().unwrap_or_default())
@@ -1494,7 +1551,23 @@ mod tests {
             ]
         );
         // prose and calls define nothing
-        assert!(definitions("Fixed the bug in fetchPage.\nfoo(bar);\n.then(x => {\n").is_empty());
+        assert!(definitions(
+            "Fixed the bug in fetchPage.\nfoo(bar);\n.then(x => {\nsetState({\nexpect(x).toEqual({\nrun(a, function() {\n  handler: function() {\n  constructor(x) {\n"
+        )
+        .is_empty());
+        // no panic on any cut of real-looking code (lines that end early, stray brackets)
+        let sample = format!("{elixir}{python}{ts}{rust_go}{css}export {{\nexport default {{\n@\n--\n.\n.a{{\nfunc (\ndef f(\n  get (x) {{\nconst\nfn\nclass \n§é(ü) {{\n");
+        for (i, _) in sample.char_indices().step_by(3) {
+            for (j, _) in sample[i..].char_indices().step_by(41) {
+                definitions(&sample[i..i + j]);
+            }
+            definitions(&sample[i..]);
+        }
+        // a method's head may carry a return type or a qualifier
+        assert_eq!(
+            definitions("  int count_rows(Table t) const {\n  public List<Row> loadRows(int n) throws IOException {\n"),
+            ["count_rows", "loadRows"]
+        );
     }
 
     #[test]
