@@ -1100,6 +1100,12 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
             }
             let kept = code_names(old);
             for (w, plain) in code_names(new) {
+                // `this.save` and `self.save` name `save` of the object at hand
+                let w = ["this.", "self."]
+                    .iter()
+                    .find_map(|p| w.strip_prefix(p))
+                    .filter(|rest| rest.len() >= 3)
+                    .unwrap_or(w);
                 if seen.contains(&w) {
                     continue;
                 }
@@ -1116,15 +1122,25 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
             }
         }
     }
-    // a function's bare name and its `name/arity` are one item: the bare name's uses count for
-    // the full one, which also shows the bare name
-    for d in &defined {
-        let Some((bare, _)) = d.rsplit_once('/') else {
+    // a function's bare name and its `name/arity` or `name()` are one item: the bare name's
+    // uses count for the full one, which also shows the bare name
+    let called: Vec<String> = idents
+        .score
+        .keys()
+        .filter(|k| k.ends_with("()") && k.len() > 2)
+        .cloned()
+        .collect();
+    for d in defined.iter().chain(&called) {
+        let Some(bare) = d
+            .rsplit_once('/')
+            .map(|(b, _)| b)
+            .or_else(|| d.strip_suffix("()"))
+        else {
             continue;
         };
         if let Some(score) = idents.score.remove(bare) {
             *idents.score.entry(d.clone()).or_default() += score;
-            let last = idents.last[bare].max(idents.last[d]);
+            let last = idents.last[bare].max(idents.last.get(d).copied().unwrap_or(0));
             idents.last.insert(d.clone(), last);
         }
     }
@@ -1603,6 +1619,32 @@ mod tests {
         }
         // the bare name the agent wrote about is the function's: one item
         assert!(!e.identifiers.iter().any(|i| i == "render_row"));
+        // `name()` and `name` are one item too; `this.`/`self.` name what follows
+        let e = extract(&[
+            user("fix the session"),
+            agent("`cycleModel()` now resets; `cycleModel` is called by `subscribe`"),
+            call_with(
+                "Edit",
+                json!({"file_path": "a.ts", "old_string": "x", "new_string": "this.saveMessage(m);\nself.load_rows()"}),
+            ),
+        ]);
+        assert!(
+            e.identifiers.iter().any(|i| i == "cycleModel()"),
+            "{:?}",
+            e.identifiers
+        );
+        assert!(!e.identifiers.iter().any(|i| i == "cycleModel"));
+        for name in ["saveMessage", "load_rows"] {
+            assert!(
+                e.identifiers.iter().any(|i| i == name),
+                "{name}: {:?}",
+                e.identifiers
+            );
+        }
+        assert!(!e
+            .identifiers
+            .iter()
+            .any(|i| i.starts_with("this.") || i.starts_with("self.")));
     }
 
     #[test]
