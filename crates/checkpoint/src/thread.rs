@@ -1124,18 +1124,15 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
     }
     // a function's bare name and its `name/arity` or `name()` are one item: the bare name's
     // uses count for the full one, which also shows the bare name
-    let called: Vec<String> = idents
+    let mut decorated: Vec<String> = idents
         .score
         .keys()
-        .filter(|k| k.ends_with("()") && k.len() > 2)
+        .filter(|k| bare_name(k).is_some())
         .cloned()
         .collect();
-    for d in defined.iter().chain(&called) {
-        let Some(bare) = d
-            .rsplit_once('/')
-            .map(|(b, _)| b)
-            .or_else(|| d.strip_suffix("()"))
-        else {
+    decorated.sort();
+    for d in defined.iter().chain(&decorated) {
+        let Some(bare) = bare_name(d) else {
             continue;
         };
         if let Some(score) = idents.score.remove(bare) {
@@ -1156,6 +1153,19 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
         }
     }
     out
+}
+
+/// The plain name a decorated one shows: `name/2`, `name()`, `:name` (an atom or symbol),
+/// `@name` (an attribute) -> `name`; `None` for a plain name.
+fn bare_name(d: &str) -> Option<&str> {
+    let bare = if let Some((b, arity)) = d.rsplit_once('/') {
+        (!arity.is_empty() && arity.chars().all(|c| c.is_ascii_digit())).then_some(b)?
+    } else if let Some(b) = d.strip_suffix("()") {
+        b
+    } else {
+        d.strip_prefix([':', '@'])?
+    };
+    (bare.len() >= 3 && !bare.contains(char::is_whitespace)).then_some(bare)
 }
 
 /// True when `name` occurs in `text` as a whole name: not inside a longer word (`id` is in
@@ -1634,6 +1644,11 @@ mod tests {
             e.identifiers
         );
         assert!(!e.identifiers.iter().any(|i| i == "cycleModel"));
+        assert_eq!(bare_name(":session_cwd"), Some("session_cwd"));
+        assert_eq!(bare_name("@max_lines"), Some("max_lines"));
+        assert_eq!(bare_name("parse/2"), Some("parse"));
+        assert_eq!(bare_name("src/a.ts"), None);
+        assert_eq!(bare_name("retry"), None);
         for name in ["saveMessage", "load_rows"] {
             assert!(
                 e.identifiers.iter().any(|i| i == name),
