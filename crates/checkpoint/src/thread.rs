@@ -757,15 +757,21 @@ pub fn definitions(text: &str) -> Vec<String> {
             }
             continue;
         }
-        // a module attribute given a value (`@max_lines 5`); not a decorator (`@property`,
-        // `@Input()`), an instance variable (`@name = x`) or a stylesheet's at-rule (`@media {`)
+        // a module attribute given a value (`@max_lines 5`, `@pattern ~r/x/`, `@adapter A.B`);
+        // not a decorator (`@property`, `@Input()`), an instance variable (`@name = x`), a
+        // stylesheet's at-rule (`@media {`) or a handle in prose (`@ana thanks for the fix`)
         if let Some(rest) = t.strip_prefix('@') {
             let n = name_at(rest);
             let value = &rest[n.len()..];
+            let v = value.trim_start();
+            let literal = v.starts_with(|c: char| {
+                c.is_ascii_digit() || c.is_uppercase() || "\"'%[{~:-<".contains(c)
+            }) || !v.contains(char::is_whitespace);
             if !n.is_empty()
                 && !n.contains('.')
                 && value.starts_with(' ')
-                && !value.trim_start().starts_with('=')
+                && !v.starts_with('=')
+                && literal
                 && !t.ends_with(['{', ';'])
                 && !RESERVED_ATTRIBUTES.contains(&n)
             {
@@ -798,6 +804,33 @@ pub fn definitions(text: &str) -> Vec<String> {
                 continue;
             }
             let after = &rest[n.len()..];
+            // code goes on the way a definition does (`(`, `{`, `=`, `:`, `<`, ` do`, ` extends`,
+            // the end of the line); prose (`type of the file`, `let them know`) does not
+            let next = after.trim_start();
+            let next_word = next
+                .split(|c: char| !c.is_alphanumeric())
+                .next()
+                .unwrap_or("");
+            if !(next.is_empty()
+                || next.starts_with(['(', '{', '=', ':', '<', ',', ';', '[', '!', '*'])
+                || matches!(
+                    next_word,
+                    "do" | "extends"
+                        | "implements"
+                        | "struct"
+                        | "interface"
+                        | "where"
+                        | "with"
+                        | "func"
+                        | "enum"
+                        | "when"
+                        | "as"
+                        | "is"
+                        | "for"
+                ))
+            {
+                continue;
+            }
             let elixir_fn = first.starts_with("def")
                 && first != "defmodule"
                 && (first != "def" || elixir)
@@ -1575,6 +1608,20 @@ mod tests {
                 ".is-tool-use",
                 ".is-thinking"
             ]
+        );
+        // prose lines that start with a keyword define nothing
+        assert!(definitions(
+            "type of the file\nlet them know\nclass notes are here\nfunction names differ\n"
+        )
+        .is_empty());
+        assert_eq!(
+            definitions("module Billing\ntype UserId = string\nstruct Point;\ntype Store interface {\nimpl Foo for Bar {\n"),
+            ["Billing", "UserId", "Point", "Store"]
+        );
+        // a handle in prose is no attribute; an attribute's value may be any literal
+        assert_eq!(
+            definitions("@ana thanks for the fix\n@adapter Spotter.Tail\n@pattern ~r/agent-[a-z]+/\n@enabled true\n"),
+            ["@adapter", "@pattern", "@enabled"]
         );
         // prose and calls define nothing
         assert!(definitions(
