@@ -785,6 +785,20 @@ pub fn definitions(text: &str) -> Vec<String> {
         }
         let Some(first) = words.next() else { continue };
         let first_at = first.as_ptr() as usize - t.as_ptr() as usize;
+        // a declaration of a data model or a pipeline in an Elixir or Ruby DSL: `field :title`,
+        // `has_many :comments`, `identity :unique_email, [:email]`, `attr_accessor :name`
+        if !DEF_KEYWORDS.contains(&first)
+            && first.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+        {
+            if let Some(atom) = t[first_at + first.len()..]
+                .strip_prefix(' ')
+                .and_then(|r| r.strip_prefix(':'))
+                .filter(|r| r.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+            {
+                push(format!(":{}", name_at(atom)));
+                continue;
+            }
+        }
         if DEF_KEYWORDS.contains(&first) {
             if matches!(first, "let" | "var" | "val") && !top {
                 continue;
@@ -1617,6 +1631,11 @@ mod tests {
         assert_eq!(
             definitions("module Billing\ntype UserId = string\nstruct Point;\ntype Store interface {\nimpl Foo for Bar {\n"),
             ["Billing", "UserId", "Point", "Store"]
+        );
+        // the fields and relations a DSL declares
+        assert_eq!(
+            definitions("  attribute :state, :atom\n  has_many :message_refs, Ref\n  identity :unique_session_uuid, [:session_id]\n  x ::y\n  plug(:fetch)\n"),
+            [":state", ":message_refs", ":unique_session_uuid"]
         );
         // a handle in prose is no attribute; an attribute's value may be any literal
         assert_eq!(
