@@ -1437,6 +1437,13 @@ mod tests {
         assert_eq!(e.key_exchanges, vec![]);
     }
 
+    /// Asserts that every one of `names` is in `list`.
+    fn assert_has(list: &[String], names: &[&str]) {
+        for name in names {
+            assert!(list.iter().any(|i| i == name), "{name} in {list:?}");
+        }
+    }
+
     fn call_with(name: &str, args: Value) -> Value {
         json!({"role": "assistant", "content": [{"type": "toolCall", "id": "t", "name": name, "arguments": args}], "stopReason": "toolUse"})
     }
@@ -1537,19 +1544,16 @@ mod tests {
             call_with("write", json!({"path": "src/retry.py", "content": "MAX_RETRIES = 3\ndef with_retry(fn):\n    return fn()"})),
             agent("Colours `#fff` and `#a1b2c3`, usage `30/2000`, `# a comment`, `⎿ 12 lines` and `3.`; the new `withRetry` helper."),
         ]);
-        for name in [
-            "retryCount",
-            "withRetry",
-            "MAX_RETRIES",
-            "with_retry",
-            "fetchPage",
-        ] {
-            assert!(
-                e.identifiers.iter().any(|i| i == name),
-                "{name} in {:?}",
-                e.identifiers
-            );
-        }
+        assert_has(
+            &e.identifiers,
+            &[
+                "retryCount",
+                "withRetry",
+                "MAX_RETRIES",
+                "with_retry",
+                "fetchPage",
+            ],
+        );
         // a name the code defines outranks the names it uses; a name the edit introduced
         // outranks one it only kept
         let pos = |n: &str| e.identifiers.iter().position(|i| i == n).unwrap();
@@ -1715,13 +1719,7 @@ mod tests {
         assert_eq!(bare_name("parse/2"), Some("parse"));
         assert_eq!(bare_name("src/a.ts"), None);
         assert_eq!(bare_name("retry"), None);
-        for name in ["saveMessage", "load_rows"] {
-            assert!(
-                e.identifiers.iter().any(|i| i == name),
-                "{name}: {:?}",
-                e.identifiers
-            );
-        }
+        assert_has(&e.identifiers, &["saveMessage", "load_rows"]);
         assert!(!e
             .identifiers
             .iter()
@@ -1743,18 +1741,15 @@ mod tests {
                 json!({ "command": ["cargo", "build", "--release"] }),
             ),
         ]);
-        for name in [
-            "resetBackoff",
-            "BACKOFF_BASE_MS",
-            "with_backoff",
-            "fetchPage",
-        ] {
-            assert!(
-                e.identifiers.iter().any(|i| i == name),
-                "{name} in {:?}",
-                e.identifiers
-            );
-        }
+        assert_has(
+            &e.identifiers,
+            &[
+                "resetBackoff",
+                "BACKOFF_BASE_MS",
+                "with_backoff",
+                "fetchPage",
+            ],
+        );
         // new definitions above the rewritten one; the patch's markers are no names
         let pos = |n: &str| e.identifiers.iter().position(|i| i == n).unwrap();
         assert!(pos("resetBackoff") < pos("fetchPage"));
@@ -1803,20 +1798,17 @@ mod tests {
             bash("python3 - <<'EOF'\nimport json\nprint(1)\nEOF"),
         ]);
         assert_eq!(e.commands[0], "mix test test/a_test.exs");
-        for cmd in [
-            "npm install highlight.js",
-            "mix compile",
-            "git add -f priv/static/app.css",
-            "sed -i 's/a/b/' lib/a.ex",
-            "git status",
-            "python3 -",
-        ] {
-            assert!(
-                e.commands.iter().any(|c| c == cmd),
-                "{cmd} in {:?}",
-                e.commands
-            );
-        }
+        assert_has(
+            &e.commands,
+            &[
+                "npm install highlight.js",
+                "mix compile",
+                "git add -f priv/static/app.css",
+                "sed -i 's/a/b/' lib/a.ex",
+                "git status",
+                "python3 -",
+            ],
+        );
         // look-arounds run once, the heredoc's lines and a cut commit message are left out
         for c in &e.commands {
             assert!(

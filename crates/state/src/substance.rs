@@ -232,28 +232,20 @@ pub fn shell_commands(cmd: &str) -> Vec<(String, bool)> {
     let cmd = without.as_str();
     // Split at the operators outside quotes; a pipe ends the part's useful text.
     let mut parts: Vec<(String, bool)> = vec![(String::new(), false)];
-    let (mut quote, mut escaped) = (None::<char>, false);
+    let mut quoting = Quoting::default();
     let chars: Vec<char> = cmd.chars().collect();
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
         let (cur, piped) = parts.last_mut().expect("never empty");
-        if escaped {
-            escaped = false;
-        } else if c == '\\' && quote != Some('\'') {
-            escaped = true;
-        } else if let Some(q) = quote {
-            if c == q {
-                quote = None;
+        if quoting.syntax(c) {
+            if c == ';' || c == '\n' || (c == '&' || c == '|') && chars.get(i + 1) == Some(&c) {
+                parts.push((String::new(), false));
+                i += if c == ';' || c == '\n' { 1 } else { 2 };
+                continue;
+            } else if c == '|' {
+                *piped = true;
             }
-        } else if c == '\'' || c == '"' {
-            quote = Some(c);
-        } else if c == ';' || c == '\n' || (c == '&' || c == '|') && chars.get(i + 1) == Some(&c) {
-            parts.push((String::new(), false));
-            i += if c == ';' || c == '\n' { 1 } else { 2 };
-            continue;
-        } else if c == '|' {
-            *piped = true;
         }
         if !*piped {
             cur.push(c);
@@ -333,34 +325,54 @@ pub fn shell_commands(cmd: &str) -> Vec<(String, bool)> {
 /// retypes; a pattern or a name (`-t "retry policy"`) has fewer.
 pub const QUOTED_ARG_WORDS: usize = 2;
 
+/// Where a shell text stands as it is read: inside quotes, or right after a backslash.
+#[derive(Default)]
+struct Quoting {
+    quote: Option<char>,
+    escaped: bool,
+}
+
+impl Quoting {
+    /// Reads `c`: true when it is shell syntax (outside quotes, not escaped, not a quote or an
+    /// escape itself).
+    fn syntax(&mut self, c: char) -> bool {
+        if self.escaped {
+            self.escaped = false;
+        } else if c == '\\' && self.quote != Some('\'') {
+            self.escaped = true;
+        } else if let Some(q) = self.quote {
+            if c == q {
+                self.quote = None;
+            }
+        } else if c == '\'' || c == '"' {
+            self.quote = Some(c);
+        } else {
+            return true;
+        }
+        false
+    }
+}
+
 /// The words of one shell command: split at whitespace outside quotes and `$( )`, each word as
 /// written (quotes kept).
 fn shell_words(part: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut cur = String::new();
-    let (mut quote, mut escaped, mut depth) = (None::<char>, false, 0usize);
+    let (mut quoting, mut depth) = (Quoting::default(), 0usize);
     let mut prev = ' ';
     for c in part.chars() {
-        if escaped {
-            escaped = false;
-        } else if c == '\\' && quote != Some('\'') {
-            escaped = true;
-        } else if let Some(q) = quote {
-            if c == q {
-                quote = None;
+        if quoting.syntax(c) {
+            if c == '(' && prev == '$' {
+                depth += 1;
+            } else if c == ')' && depth > 0 {
+                depth -= 1;
+            } else if c.is_whitespace() && depth == 0 {
+                if !cur.is_empty() {
+                    words.push(std::mem::take(&mut cur));
+                }
+                prev = c;
+                continue;
             }
-        } else if c == '\'' || c == '"' {
-            quote = Some(c);
-        } else if c == '(' && prev == '$' {
-            depth += 1;
-        } else if c == ')' && depth > 0 {
-            depth -= 1;
-        } else if c.is_whitespace() && depth == 0 {
-            if !cur.is_empty() {
-                words.push(std::mem::take(&mut cur));
-            }
-            prev = c;
-            continue;
         }
         cur.push(c);
         prev = c;
