@@ -4,9 +4,10 @@
 
 use crate::model::{Exchange, Role, Status, ToolCall};
 use context_state::dialogue::{read_dialogue, Line, Said};
-use context_state::substance::{code_spans, command_parts, is_path_like};
+use context_state::substance::{code_spans, is_path_like, looks_around, shell_commands};
 use context_state::{classify_tool, extract_paths, gist, squash, Access};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// Characters of a key-exchange gist.
@@ -48,11 +49,11 @@ pub struct Extracted {
     /// The agent's latest plan: its last numbered list or unchecked todo list, a todo tool's
     /// open items, or the plan it set in the scratchpad, whichever came last.
     pub next_action: Option<String>,
-    /// Code spans and file names of the agent's messages, most used (recent uses weigh more)
-    /// first.
+    /// Names the agent's edits and writes define, its code spans and the file names it wrote
+    /// about, most used (recent uses weigh more, definitions most) first.
     pub identifiers: Vec<String>,
-    /// Shell commands the agent ran more than once (the working part: no `cd`, no output
-    /// plumbing), most used first.
+    /// Shell commands the agent ran (the working part: no `cd`, no output plumbing, no message),
+    /// most used first; look-arounds only when run more than once.
     pub commands: Vec<String>,
     /// Every file touched, most active first: changed files above read ones, then by how often
     /// and how recently.
@@ -83,13 +84,8 @@ impl Tally {
         let w = weight * (1.0 + at as f64 / n.max(1) as f64);
         *self.score.entry(item.to_string()).or_default() += w;
         *self.uses.entry(item.to_string()).or_default() += 1;
-        self.last.insert(item.to_string(), at);
-    }
-    /// Forgets the items used fewer than `min` times.
-    fn at_least(mut self, min: usize) -> Self {
-        let uses = &self.uses;
-        self.score.retain(|k, _| uses[k] >= min);
-        self
+        let last = self.last.entry(item.to_string()).or_default();
+        *last = (*last).max(at);
     }
     /// Items by score (ties: the later first), at most `max`.
     fn ranked(&self, max: usize) -> Vec<String> {
@@ -157,6 +153,16 @@ pub fn last_list(text: &str) -> Vec<String> {
         .rev()
         .find(|l| l.len() >= 2)
         .unwrap_or_default()
+}
+
+/// True for a list item marked done: a check mark (`✅ Added`, `✓`, `[x]`) or struck through
+/// (`~~old step~~`).
+fn is_done(item: &str) -> bool {
+    let t = item.trim_start_matches(['*', '_', ' ']);
+    t.starts_with(['✅', '✓', '✔', '☑', '☒', '🟢'])
+        || t.starts_with("[x]")
+        || t.starts_with("[X]")
+        || t.starts_with("~~")
 }
 
 /// `1. a; 2. b; ...` of a plan's items, each at most [`PLAN_ITEM_CHARS`], the whole at most
@@ -311,22 +317,88 @@ fn tool_use(messages: &[Value], out: &mut Extracted) {
         .collect();
 }
 
-/// Shell commands from the `command` argument of the agent's tool calls (heredoc bodies and list
-/// lines are not commands: [`command_parts`]). A command run once is a look around (a grep, a
-/// commit); one the agent kept running is part of its workflow (the check, the test run).
+/// Programs that keep house (make a directory, move, copy or remove files, set a variable):
+/// they change something, but nothing a person would run again to get back into the work.
+const HOUSEKEEPING: &[&str] = &[
+    "mkdir", "rmdir", "rm", "cp", "mv", "touch", "chmod", "chown", "ln", "kill", "pkill",
+    "killall", "export", "source", ".", "set", "unset", "alias", "clear", "open", "xdg-open",
+    "exit", "wait", "trap", "shopt", "read", "umask",
+];
+
+/// True for a command that weighs less: a look around ([`looks_around`]) or housekeeping
+/// ([`HOUSEKEEPING`]).
+fn minor(command: &str) -> bool {
+    let program = command
+        .split_whitespace()
+        .find(|w| !w.contains('=') || w.starts_with('-'))
+        .unwrap_or_default();
+    looks_around(command) || HOUSEKEEPING.contains(&program.rsplit('/').next().unwrap_or(program))
+}
+
+/// The shell line of a tool call's `command` argument: a string (pi, OpenClaw's `exec`, Claude
+/// Code's `Bash`), or an argument vector (`["bash", "-lc", "npm test"]` -> `npm test`,
+/// `["npm", "test"]` -> `npm test`).
+fn shell_line(args: &Value) -> Option<Cow<'_, str>> {
+    match args.get("command")? {
+        Value::String(s) => Some(Cow::Borrowed(s)),
+        Value::Array(argv) => {
+            let words: Vec<&str> = argv.iter().filter_map(Value::as_str).collect();
+            let shell = words.len() == 3
+                && ["sh", "bash", "zsh"].contains(&words[0].rsplit('/').next().unwrap_or(""))
+                && words[1].starts_with('-')
+                && words[1].ends_with('c');
+            Some(Cow::Owned(if shell {
+                words[2].to_string()
+            } else {
+                words.join(" ")
+            }))
+        }
+        _ => None,
+    }
+}
+
+/// True for a command that does nothing to retype: it prints a label or waits (`echo "==="`,
+/// `sleep 2`, `true`).
+fn says_nothing(command: &str) -> bool {
+    let program = command.split_whitespace().next().unwrap_or_default();
+    matches!(
+        program,
+        "echo" | "printf" | "true" | "false" | ":" | "sleep" | "clear" | "exit" | "wait"
+    )
+}
+
+/// Weight of a use of a minor command (a working command's use weighs 1).
+const MINOR_WEIGHT: f64 = 0.3;
+
+/// Shell commands from the `command` argument of the agent's tool calls (heredoc bodies, list
+/// lines and messages are not commands: [`shell_commands`]), ranked by how often and how lately
+/// the agent ran them. A command that builds, tests or changes something counts from its first
+/// run; a look around or housekeeping ([`minor`]: `ls`, `grep`, `git status`, `mkdir -p`) weighs
+/// less and only when the agent kept running it.
 fn commands(messages: &[Value]) -> Vec<String> {
     let n = messages.len();
     let mut commands = Tally::default();
+    let mut lesser: Vec<String> = Vec::new();
     for (at, _, args) in calls(messages) {
-        if let Some(cmd) = args.get("command").and_then(Value::as_str) {
-            for part in command_parts(cmd) {
-                if part.chars().count() <= COMMAND_CHARS {
-                    commands.add(&part, 1.0, at, n);
+        if let Some(cmd) = shell_line(args) {
+            for (part, cut) in shell_commands(&cmd) {
+                if part.chars().count() > COMMAND_CHARS || says_nothing(&part) {
+                    continue;
                 }
+                // a command whose message was cut (`git commit`) did what its message said
+                let less = cut || minor(&part);
+                if less && !lesser.contains(&part) {
+                    lesser.push(part.clone());
+                }
+                commands.add(&part, if less { MINOR_WEIGHT } else { 1.0 }, at, n);
             }
         }
     }
-    commands.at_least(2).ranked(MAX_COMMANDS)
+    let uses = &commands.uses;
+    commands
+        .score
+        .retain(|k, _| uses[k] >= 2 || !lesser.contains(k));
+    commands.ranked(MAX_COMMANDS)
 }
 
 /// The agent's latest plan: its last numbered or unchecked todo list, a todo tool's open items,
@@ -337,7 +409,11 @@ fn next_action(messages: &[Value], lines: &[Line]) -> Option<String> {
         let Line::Agent { text, .. } = line else {
             continue;
         };
-        let list = last_list(text);
+        // items marked done (a report of finished steps) are not what comes next
+        let list: Vec<String> = last_list(text)
+            .into_iter()
+            .filter(|it| !is_done(it))
+            .collect();
         if !list.is_empty() {
             next = Some(plan_text(&list));
         }
@@ -381,9 +457,20 @@ const NEW_TEXT_KEYS: &[&str] = &[
 ];
 const OLD_TEXT_KEYS: &[&str] = &["old_string", "oldText", "old_text", "old_str"];
 
-/// The (new, old) texts of an edit or write call: top-level keys and those of an `edits` array.
-fn edit_texts(args: &Value) -> Vec<(&str, &str)> {
-    fn one(v: &Value) -> Option<(&str, &str)> {
+/// The (new, old) text pairs of an edit or write call.
+type EditTexts<'a> = Vec<(Cow<'a, str>, Cow<'a, str>)>;
+
+/// The (new, old) texts of an edit or write call: top-level keys and those of an `edits` array;
+/// a patch (`apply_patch`'s `input`, a `patch` or `diff` argument: `*** Begin Patch`, unified
+/// diff) by its added and removed lines, its context lines in both.
+fn edit_texts(args: &Value) -> EditTexts<'_> {
+    fn one(v: &Value) -> Option<(Cow<'_, str>, Cow<'_, str>)> {
+        for key in ["input", "patch", "diff"] {
+            if let Some(p) = v.get(key).and_then(Value::as_str).filter(|p| is_patch(p)) {
+                let (new, old) = patch_sides(p);
+                return Some((Cow::Owned(new), Cow::Owned(old)));
+            }
+        }
         let new = NEW_TEXT_KEYS
             .iter()
             .find_map(|k| v.get(*k).and_then(Value::as_str))?;
@@ -391,11 +478,451 @@ fn edit_texts(args: &Value) -> Vec<(&str, &str)> {
             .iter()
             .find_map(|k| v.get(*k).and_then(Value::as_str))
             .unwrap_or("");
-        Some((new, old))
+        Some((Cow::Borrowed(new), Cow::Borrowed(old)))
     }
-    let mut out: Vec<(&str, &str)> = one(args).into_iter().collect();
+    let mut out: EditTexts = one(args).into_iter().collect();
     if let Some(edits) = args.get("edits").and_then(Value::as_array) {
         out.extend(edits.iter().filter_map(one));
+    }
+    out
+}
+
+/// True for a patch: OpenClaw's and Codex's `*** Begin Patch` format or a unified diff.
+fn is_patch(text: &str) -> bool {
+    text.trim_start().starts_with("*** Begin Patch")
+        || text.lines().any(|l| l.starts_with("@@"))
+            && text
+                .lines()
+                .any(|l| l.starts_with('+') || l.starts_with('-'))
+}
+
+/// The (new, old) texts of a patch: added lines and context lines, removed lines and context
+/// lines, without their markers; headers (`*** Update File:`, `+++ b/x`, `@@`) in neither.
+fn patch_sides(patch: &str) -> (String, String) {
+    let (mut new, mut old) = (String::new(), String::new());
+    for line in patch.lines() {
+        if line.starts_with("***")
+            || line.starts_with("+++")
+            || line.starts_with("---")
+            || line.starts_with("@@")
+        {
+            continue;
+        }
+        if let Some(added) = line.strip_prefix('+') {
+            new.push_str(added);
+            new.push('\n');
+        } else if let Some(removed) = line.strip_prefix('-') {
+            old.push_str(removed);
+            old.push('\n');
+        } else {
+            let context = line.strip_prefix(' ').unwrap_or(line);
+            for side in [&mut new, &mut old] {
+                side.push_str(context);
+                side.push('\n');
+            }
+        }
+    }
+    (new, old)
+}
+
+/// Keywords that put a name on what follows them, in the common programming languages.
+const DEF_KEYWORDS: &[&str] = &[
+    "def",
+    "defp",
+    "defmacro",
+    "defmacrop",
+    "defguard",
+    "defguardp",
+    "defdelegate",
+    "defmodule",
+    "defprotocol",
+    "defimpl",
+    "function",
+    "function*",
+    "fn",
+    "func",
+    "fun",
+    "class",
+    "struct",
+    "interface",
+    "trait",
+    "enum",
+    "type",
+    "typealias",
+    "module",
+    "namespace",
+    "object",
+    "record",
+    "protocol",
+    "union",
+    "mod",
+    "const",
+    "static",
+    "let",
+    "var",
+    "val",
+    "macro_rules!",
+];
+/// Words that may stand before a definition's keyword (visibility, asynchrony, linkage).
+const DEF_MODIFIERS: &[&str] = &[
+    "export",
+    "default",
+    "pub",
+    "pub(crate)",
+    "pub(super)",
+    "async",
+    "public",
+    "private",
+    "protected",
+    "internal",
+    "abstract",
+    "final",
+    "override",
+    "declare",
+    "readonly",
+    "unsafe",
+    "extern",
+    "inline",
+    "open",
+    "sealed",
+    "data",
+    "static",
+    "partial",
+    "virtual",
+    "suspend",
+];
+/// Words that open a statement, never a method definition (`if (x) {`).
+const STATEMENTS: &[&str] = &[
+    "if",
+    "for",
+    "while",
+    "switch",
+    "catch",
+    "return",
+    "else",
+    "do",
+    "with",
+    "new",
+    "throw",
+    "await",
+    "yield",
+    "case",
+    "elif",
+    "foreach",
+    "until",
+    "unless",
+    "when",
+    "match",
+    "loop",
+    "sizeof",
+    "typeof",
+    "delete",
+    "try",
+    "finally",
+    "assert",
+    "function",
+    "constructor",
+    "super",
+    "this",
+    "self",
+];
+/// Module attributes Elixir itself defines (`@doc`, `@spec`): not names of the work.
+const RESERVED_ATTRIBUTES: &[&str] = &[
+    "doc",
+    "moduledoc",
+    "typedoc",
+    "spec",
+    "impl",
+    "type",
+    "typep",
+    "opaque",
+    "callback",
+    "macrocallback",
+    "behaviour",
+    "derive",
+    "enforce_keys",
+    "since",
+    "deprecated",
+    "dialyzer",
+    "compile",
+    "on_load",
+    "on_definition",
+    "vsn",
+    "external_resource",
+    "before_compile",
+    "after_compile",
+    "tag",
+    "moduletag",
+    "describetag",
+    "optional_callbacks",
+    "file",
+];
+
+/// A name as code writes it: letters, digits, `_`, `$`, and a final `?` or `!` (Elixir, Ruby).
+fn name_at(s: &str) -> &str {
+    let end = s
+        .char_indices()
+        .find(|&(_, c)| !(c.is_alphanumeric() || matches!(c, '_' | '$' | '.')))
+        .map_or(s.len(), |(i, _)| i);
+    let mut end = end;
+    if s[end..].starts_with(['?', '!']) {
+        end += 1;
+    }
+    s[..end].trim_end_matches('.')
+}
+
+/// The index of the `)` closing the `(` that `s` starts with, if it is in `s`.
+fn closing_paren(s: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth <= 1 => return Some(i),
+            ')' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Arguments of the parenthesised list at the start of `s` (top-level commas, across lines):
+/// `None` without a list.
+fn arity(s: &str) -> Option<usize> {
+    let s = s.strip_prefix('(')?;
+    let (mut depth, mut commas, mut any) = (0i32, 0usize, false);
+    let mut quote = None::<char>;
+    for c in s.chars() {
+        if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' => quote = Some(c),
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' if depth == 0 => return Some(if any { commas + 1 } else { 0 }),
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => commas += 1,
+            _ => {}
+        }
+        if !c.is_whitespace() {
+            any = true;
+        }
+    }
+    None
+}
+
+/// Names a text defines, in order, each once: functions, methods, classes, modules, types and
+/// constants in any common language (`def`, `defp`, `function`, `fn`, `func`, `class`, `struct`,
+/// `interface`, `type`, `const X =`, a method's `name(...) {`, `NAME = ` at the top level), an
+/// Elixir or Erlang function as `name/arity` (how their people name one), an Elixir module
+/// attribute (`@max_lines`), and the custom properties (`--panel-bg`) and class selectors
+/// (`.is-active`) a stylesheet defines.
+pub fn definitions(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |s: String| {
+        if s.trim_start_matches(['@', '.', '-']).chars().count() >= 3 && !out.contains(&s) {
+            out.push(s);
+        }
+    };
+    let elixir = text.contains("defmodule ") || text.contains("defp ") || text.contains(" do\n");
+    for line in text.lines() {
+        let t = line.trim();
+        let top = !line.starts_with([' ', '\t']);
+        // stylesheet: `--name: value;` and selector lines `.a, .b:hover {`
+        if let Some(rest) = t.strip_prefix("--") {
+            let n = rest
+                .split(|c: char| !(c.is_alphanumeric() || matches!(c, '-' | '_')))
+                .next()
+                .unwrap_or_default();
+            if !n.is_empty() && rest[n.len()..].trim_start().starts_with(':') {
+                push(format!("--{n}"));
+            }
+            continue;
+        }
+        if (t.starts_with('.') || t.starts_with("&."))
+            && t.ends_with(['{', ','])
+            && !t.contains("=")
+        {
+            for piece in t.split('.').skip(1) {
+                let n: String = piece
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || matches!(c, '-' | '_'))
+                    .collect();
+                if n.starts_with(|c: char| c.is_alphabetic()) && !piece[n.len()..].starts_with('(')
+                {
+                    push(format!(".{n}"));
+                }
+            }
+            continue;
+        }
+        // a module attribute given a value (`@max_lines 5`, `@pattern ~r/x/`, `@adapter A.B`);
+        // not a decorator (`@property`, `@Input()`), an instance variable (`@name = x`), a
+        // stylesheet's at-rule (`@media {`) or a handle in prose (`@ana thanks for the fix`)
+        if let Some(rest) = t.strip_prefix('@') {
+            let n = name_at(rest);
+            let value = &rest[n.len()..];
+            let v = value.trim_start();
+            let literal = v.starts_with(|c: char| {
+                c.is_ascii_digit() || c.is_uppercase() || "\"'%[{~:-<".contains(c)
+            }) || !v.contains(char::is_whitespace);
+            if !n.is_empty()
+                && !n.contains('.')
+                && value.starts_with(' ')
+                && !v.starts_with('=')
+                && literal
+                && !t.ends_with(['{', ';'])
+                && !RESERVED_ATTRIBUTES.contains(&n)
+            {
+                push(format!("@{n}"));
+            }
+            continue;
+        }
+        let mut words = t.split_whitespace().peekable();
+        while words.peek().is_some_and(|w| DEF_MODIFIERS.contains(w)) {
+            words.next();
+        }
+        let Some(first) = words.next() else { continue };
+        let first_at = first.as_ptr() as usize - t.as_ptr() as usize;
+        // a declaration of a data model or a pipeline in an Elixir or Ruby DSL: `field :title`,
+        // `has_many :comments`, `identity :unique_email, [:email]`, `attr_accessor :name`
+        if !DEF_KEYWORDS.contains(&first)
+            && first.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+        {
+            if let Some(atom) = t[first_at + first.len()..]
+                .strip_prefix(' ')
+                .and_then(|r| r.strip_prefix(':'))
+                .filter(|r| r.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+            {
+                push(format!(":{}", name_at(atom)));
+                continue;
+            }
+        }
+        if DEF_KEYWORDS.contains(&first) {
+            if matches!(first, "let" | "var" | "val") && !top {
+                continue;
+            }
+            // `func (r *T) name(` names the method after its receiver
+            let mut rest = t[first_at + first.len()..].trim_start();
+            if first == "func" && rest.starts_with('(') {
+                if let Some(close) = rest.find(')') {
+                    rest = rest[close + 1..].trim_start();
+                }
+            }
+            let rest = rest
+                .trim_start_matches(['*', '&'])
+                .trim_start_matches("mut ");
+            let n = name_at(rest);
+            if n.is_empty() || !n.starts_with(|c: char| c.is_alphabetic() || c == '_') {
+                continue;
+            }
+            let after = &rest[n.len()..];
+            // code goes on the way a definition does (`(`, `{`, `=`, `:`, `<`, ` do`, ` extends`,
+            // the end of the line); prose (`type of the file`, `let them know`) does not
+            let next = after.trim_start();
+            let next_word = next
+                .split(|c: char| !c.is_alphanumeric())
+                .next()
+                .unwrap_or("");
+            if !(next.is_empty()
+                || next.starts_with(['(', '{', '=', ':', '<', ',', ';', '[', '!', '*'])
+                || matches!(
+                    next_word,
+                    "do" | "extends"
+                        | "implements"
+                        | "struct"
+                        | "interface"
+                        | "where"
+                        | "with"
+                        | "func"
+                        | "enum"
+                        | "when"
+                        | "as"
+                        | "is"
+                        | "for"
+                ))
+            {
+                continue;
+            }
+            let elixir_fn = first.starts_with("def")
+                && first != "defmodule"
+                && (first != "def" || elixir)
+                && !t.ends_with(':');
+            if elixir_fn {
+                // the arity counts every argument, defaults (`opts \\ []`) included, over lines
+                let args_at = rest.as_ptr() as usize - text.as_ptr() as usize + n.len();
+                push(format!("{n}/{}", arity(&text[args_at..]).unwrap_or(0)));
+            } else if first == "const" || first == "static" {
+                // `const X =`, `const X: T =`; not `const fn`
+                if after.trim_start().starts_with(['=', ':']) {
+                    push(n.to_string());
+                }
+            } else {
+                push(n.to_string());
+            }
+            continue;
+        }
+        // Erlang: `name(Args) ->` at the top level
+        if top && !elixir && t.ends_with("->") {
+            let n = name_at(t);
+            if !n.is_empty() && n.starts_with(|c: char| c.is_ascii_lowercase()) {
+                if let Some(a) = arity(&t[n.len()..]) {
+                    push(format!("{n}/{a}"));
+                }
+            }
+            continue;
+        }
+        // a top-level constant: `MAX_RETRIES = 3`, `MAX_RETRIES: int = 3`
+        if top {
+            let n = name_at(t);
+            let after = t[n.len()..].trim_start();
+            if n.len() >= 3
+                && n.chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                && n.contains('_')
+                && (after.starts_with('=') && !after.starts_with("==") || after.starts_with(':'))
+            {
+                push(n.to_string());
+                continue;
+            }
+        }
+        // a method: `name(args) {`, `async name(args): T {`, `Type name(args) {`
+        if t.ends_with('{') && !t.contains("=>") && !t.starts_with(['}', '.', '<']) {
+            let mut w = t
+                .split_whitespace()
+                .filter(|w| !DEF_MODIFIERS.contains(w) && !matches!(*w, "get" | "set"));
+            let Some(a) = w.next() else { continue };
+            let cand = if a.contains('(') {
+                a
+            } else {
+                match w.next() {
+                    Some(c) => c,
+                    None => continue,
+                }
+            };
+            let n = name_at(cand);
+            // the parameters close on the line and only a return type or qualifier stands
+            // between them and the body: `setState({` and `expect(x).toEqual({` are calls
+            let params_at = cand.as_ptr() as usize - t.as_ptr() as usize + n.len();
+            let head_only = closing_paren(&t[params_at..])
+                .map(|close| t[params_at + close + 1..].trim_start())
+                .is_some_and(|rest| {
+                    rest == "{"
+                        || (rest.starts_with([':', '-', 't', 'c', 'o', 'n'])
+                            && !rest.contains(['(', '.', '=']))
+                });
+            if !n.is_empty()
+                && !n.contains('.')
+                && cand[n.len()..].starts_with('(')
+                && head_only
+                && n.starts_with(|c: char| c.is_alphabetic() || c == '_')
+                && !STATEMENTS.contains(&n)
+                && !STATEMENTS.contains(&a.split('(').next().unwrap_or_default())
+            {
+                push(n.to_string());
+            }
+        }
     }
     out
 }
@@ -467,19 +994,92 @@ pub fn worth_naming(s: &str) -> bool {
     !(hex || comment || marker || own)
 }
 
+/// Weight of a name an edit or write defines ([`definitions`]); one it rewrote weighs half.
+const DEFINED_WEIGHT: f64 = 2.0;
+
+/// Factor of the weight of a definition whose name occurs nowhere else in what the agent wrote.
+const UNUSED_FACTOR: f64 = 0.3;
+
+/// A character of a name as the word count of [`identifiers`] splits text: letters, digits, `_`,
+/// `$`, `-` (kebab-case), `?` and `!` (Elixir, Ruby).
+fn is_name_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '_' | '$' | '-' | '?' | '!')
+}
+
+/// The word a definition is found by in text: `classify_line/3` -> `classify_line`,
+/// `.is-active` -> `is-active`, `@max_lines` -> `max_lines`, `A.B.Renderer` -> `Renderer`.
+fn name_key(d: &str) -> &str {
+    let d = d.rsplit_once('/').map_or(d, |(name, _)| name);
+    let d = d.trim_start_matches(['.', '@']);
+    d.rsplit('.').next().unwrap_or(d)
+}
+
+/// Weight of a code span the agent wrote: 1, less for a plain word (`nil`, `kind`, `input`: a
+/// keyword or a common word, found anywhere) and for a snippet of several words (long, and
+/// kept word for word only by chance).
+fn mention_weight(span: &str) -> f64 {
+    if span.chars().all(|c| c.is_ascii_lowercase()) {
+        0.3
+    } else if span.contains(char::is_whitespace) {
+        0.5
+    } else {
+        1.0
+    }
+}
+
 /// Identifiers of the work itself, ranked by how often and how recently the agent used them:
-/// the agent's code spans, the file names it wrote about (weighing less), and the names its
-/// edits and writes introduced (a name the edit did not replace weighs more than one it kept).
+/// the names its edits and writes define ([`definitions`], weighing most), the agent's code spans
+/// (plain words and snippets weighing less), the file names it wrote about (less), and the names
+/// its edits and writes use (a name the edit did not replace weighs more than one it kept).
 fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
     let n = messages.len();
     let mut idents = Tally::default();
+    let mut defined: Vec<String> = Vec::new();
+    // how often each word occurs in what the agent wrote (its messages and the texts of its
+    // edits and writes), and how many of those occurrences are definitions: a name used beyond
+    // its definition is part of the work, one only defined (a theme's forty selectors, a
+    // generated list) is not yet
+    let mut words: HashMap<&str, usize> = HashMap::new();
+    let mut sites: HashMap<String, usize> = HashMap::new();
+    for line in lines {
+        if let Line::Agent { text, .. } = line {
+            for w in text
+                .split(|c: char| !is_name_char(c))
+                .filter(|w| !w.is_empty())
+            {
+                *words.entry(w).or_default() += 1;
+            }
+        }
+    }
+    // the texts of the agent's edits and writes, with the message index
+    let writes: Vec<(usize, EditTexts)> = calls(messages)
+        .filter(|(_, name, _)| classify_tool(name) == Access::Write)
+        .map(|(at, _, args)| (at, edit_texts(args)))
+        .collect();
+    for (_, texts) in &writes {
+        for (new, _) in texts {
+            for w in new
+                .split(|c: char| !is_name_char(c))
+                .filter(|w| !w.is_empty())
+            {
+                *words.entry(w).or_default() += 1;
+            }
+            for d in definitions(new) {
+                *sites.entry(name_key(&d).to_string()).or_default() += 1;
+            }
+        }
+    }
+    let used = |d: &str| {
+        let key = name_key(d);
+        words.get(key).copied().unwrap_or(0) > sites.get(key).copied().unwrap_or(0)
+    };
     for (at, line) in lines.iter().enumerate() {
         let Line::Agent { text, .. } = line else {
             continue;
         };
         for span in code_spans(text) {
             if span.chars().count() <= IDENTIFIER_CHARS && worth_naming(span) {
-                idents.add(span, 1.0, at, n);
+                idents.add(span, mention_weight(span), at, n);
             }
         }
         // file names the agent wrote about (in prose, lists and code blocks)
@@ -511,7 +1111,7 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
             }
         }
     }
-    for (at, name, args) in calls(messages) {
+    for (at, _, args) in calls(messages) {
         // the agent's prose in its tool arguments (a plan it presents, a subagent's prompt, a
         // markdown file it writes): their code spans, as in its messages (a shell command's
         // backticks are substitutions, not spans)
@@ -519,18 +1119,40 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
             if let Some(text) = value.as_str().filter(|_| key != "command") {
                 for span in code_spans(text) {
                     if worth_naming(span) {
-                        idents.add(span, 0.5, at, n);
+                        idents.add(span, mention_weight(span) / 2.0, at, n);
                     }
                 }
             }
         }
-        if classify_tool(name) != Access::Write {
-            continue;
-        }
+    }
+    for (at, texts) in &writes {
+        let at = *at;
         let mut seen: Vec<&str> = Vec::new();
-        for (new, old) in edit_texts(args) {
+        for (new, old) in texts {
+            // what the edit defines: a new name weighs most, one it rewrote less
+            let before = definitions(old);
+            for d in definitions(new) {
+                let mut weight = if before.contains(&d) {
+                    DEFINED_WEIGHT / 2.0
+                } else {
+                    DEFINED_WEIGHT
+                };
+                if !used(&d) {
+                    weight *= UNUSED_FACTOR;
+                }
+                idents.add(&d, weight, at, n);
+                if !defined.contains(&d) {
+                    defined.push(d);
+                }
+            }
             let kept = code_names(old);
             for (w, plain) in code_names(new) {
+                // `this.save` and `self.save` name `save` of the object at hand
+                let w = ["this.", "self."]
+                    .iter()
+                    .find_map(|p| w.strip_prefix(p))
+                    .filter(|rest| rest.len() >= 3)
+                    .unwrap_or(w);
                 if seen.contains(&w) {
                     continue;
                 }
@@ -547,7 +1169,60 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
             }
         }
     }
-    idents.ranked(MAX_IDENTIFIERS)
+    // a function's bare name and its `name/arity` or `name()` are one item: the bare name's
+    // uses count for the full one, which also shows the bare name
+    let mut decorated: Vec<String> = idents
+        .score
+        .keys()
+        .filter(|k| bare_name(k).is_some())
+        .cloned()
+        .collect();
+    decorated.sort();
+    for d in defined.iter().chain(&decorated) {
+        let Some(bare) = bare_name(d) else {
+            continue;
+        };
+        if let Some(score) = idents.score.remove(bare) {
+            *idents.score.entry(d.clone()).or_default() += score;
+            let last = idents.last[bare].max(idents.last.get(d).copied().unwrap_or(0));
+            idents.last.insert(d.clone(), last);
+        }
+    }
+    // a name a higher-ranked one already shows whole (`Registry` in `App.Registry`,
+    // `upsert` in `upsert!/2`, `touch` in `Registry.touch`) would only repeat it
+    let mut out: Vec<String> = Vec::new();
+    for id in idents.ranked(usize::MAX) {
+        if out.len() >= MAX_IDENTIFIERS {
+            break;
+        }
+        if !out.iter().any(|o| contains_name(o, &id)) {
+            out.push(id);
+        }
+    }
+    out
+}
+
+/// The plain name a decorated one shows: `name/2`, `name()`, `:name` (an atom or symbol),
+/// `@name` (an attribute) -> `name`; `None` for a plain name.
+fn bare_name(d: &str) -> Option<&str> {
+    let bare = if let Some((b, arity)) = d.rsplit_once('/') {
+        (!arity.is_empty() && arity.chars().all(|c| c.is_ascii_digit())).then_some(b)?
+    } else if let Some(b) = d.strip_suffix("()") {
+        b
+    } else {
+        d.strip_prefix([':', '@'])?
+    };
+    (bare.len() >= 3 && !bare.contains(char::is_whitespace)).then_some(bare)
+}
+
+/// True when `name` occurs in `text` as a whole name: not inside a longer word (`id` is in
+/// `App.id/1`, not in `valid`).
+fn contains_name(text: &str, name: &str) -> bool {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(name).any(|(i, _)| {
+        !text[..i].chars().next_back().is_some_and(word)
+            && !text[i + name.len()..].chars().next().is_some_and(word)
+    })
 }
 
 /// The turns of the dialogue: a request opens one; answers, acknowledgements, slash commands and
@@ -762,6 +1437,13 @@ mod tests {
         assert_eq!(e.key_exchanges, vec![]);
     }
 
+    /// Asserts that every one of `names` is in `list`.
+    fn assert_has(list: &[String], names: &[&str]) {
+        for name in names {
+            assert!(list.iter().any(|i| i == name), "{name} in {list:?}");
+        }
+    }
+
     fn call_with(name: &str, args: Value) -> Value {
         json!({"role": "assistant", "content": [{"type": "toolCall", "id": "t", "name": name, "arguments": args}], "stopReason": "toolUse"})
     }
@@ -858,26 +1540,26 @@ mod tests {
         let e = extract(&[
             user("add retry to the client"),
             call_with("ExitPlanMode", json!({"plan": "1. Add a `RetryPolicy`\n2. Test it"})),
-            call_with("edit", json!({"path": "src/client.ts", "old_string": "function fetchPage(url) {", "new_string": "function fetchPage(url, retryCount = 3) {\n  return withRetry(() => get(url), retryCount)"})),
+            call_with("edit", json!({"path": "src/client.ts", "old_string": "function fetchPage(url) {\n  return httpGet(url)", "new_string": "function fetchPage(url, retryCount = 3) {\n  return withRetry(() => httpGet(url), retryCount)"})),
             call_with("write", json!({"path": "src/retry.py", "content": "MAX_RETRIES = 3\ndef with_retry(fn):\n    return fn()"})),
             agent("Colours `#fff` and `#a1b2c3`, usage `30/2000`, `# a comment`, `⎿ 12 lines` and `3.`; the new `withRetry` helper."),
         ]);
-        for name in [
-            "retryCount",
-            "withRetry",
-            "MAX_RETRIES",
-            "with_retry",
-            "fetchPage",
-        ] {
-            assert!(
-                e.identifiers.iter().any(|i| i == name),
-                "{name} in {:?}",
-                e.identifiers
-            );
-        }
-        // a name the edit introduced outranks one it only kept
+        assert_has(
+            &e.identifiers,
+            &[
+                "retryCount",
+                "withRetry",
+                "MAX_RETRIES",
+                "with_retry",
+                "fetchPage",
+            ],
+        );
+        // a name the code defines outranks the names it uses; a name the edit introduced
+        // outranks one it only kept
         let pos = |n: &str| e.identifiers.iter().position(|i| i == n).unwrap();
-        assert!(pos("retryCount") < pos("fetchPage"));
+        assert!(pos("with_retry") < pos("retryCount"));
+        assert!(pos("fetchPage") < pos("retryCount"));
+        assert!(pos("retryCount") < pos("httpGet"));
         for noise in [
             "#fff",
             "#a1b2c3",
@@ -891,6 +1573,202 @@ mod tests {
     }
 
     #[test]
+    fn definitions_in_several_languages() {
+        let elixir = "defmodule Spotter.Services.TranscriptRenderer do\n  @max_result_lines 5\n  @doc \"Renders.\"\n  @spec render([map()], keyword()) :: [map()]\n  def render(messages, opts \\\\ []) do\n    Enum.map(messages, &classify_normal_line(&1, [], %{a: 1, b: 2}))\n  end\n\n  defp classify_normal_line(line, acc,\n         state) do\n    acc\n  end\n\n  defp pane_exists?(id), do: id\n  def version, do: 1\nend\n";
+        assert_eq!(
+            definitions(elixir),
+            [
+                "Spotter.Services.TranscriptRenderer",
+                "@max_result_lines",
+                "render/2",
+                "classify_normal_line/3",
+                "pane_exists?/1",
+                "version/0"
+            ]
+        );
+        let python = "MAX_RETRIES = 3\n\nclass RetryPolicy(Base):\n    def __init__(self, n):\n        self.n = n\n\n    @property\n    def delay_ms(self) -> int:\n        return 1\n\nasync def fetch_page(url,\n        retries=MAX_RETRIES):\n    pass\n";
+        assert_eq!(
+            definitions(python),
+            [
+                "MAX_RETRIES",
+                "RetryPolicy",
+                "__init__",
+                "delay_ms",
+                "fetch_page"
+            ]
+        );
+        let ts = "export const DEFAULT_TIMEOUT = 30;\nexport interface RetryOptions {\n  count: number;\n}\nexport type Backoff = 'linear' | 'exp';\nexport default function withRetry(fn) {\n  const local = 1;\n  if (local) {\n    return fn();\n  }\n}\nclass Client {\n  private async fetchPage(url: string): Promise<Page> {\n    return get(url);\n  }\n  get baseUrl() {\n  }\n}\n";
+        assert_eq!(
+            definitions(ts),
+            [
+                "DEFAULT_TIMEOUT",
+                "RetryOptions",
+                "Backoff",
+                "withRetry",
+                "local",
+                "Client",
+                "fetchPage",
+                "baseUrl"
+            ]
+        );
+        let rust_go = "pub(crate) fn parse_line(s: &str) -> Option<Line> {\n}\npub struct Line;\nconst MAX_LINES: usize = 5;\nfunc (s *Server) HandleEvent(e Event) error {\n}\ntype Server struct {\n}\n";
+        assert_eq!(
+            definitions(rust_go),
+            ["parse_line", "Line", "MAX_LINES", "HandleEvent", "Server"]
+        );
+        let css = ":root {\n  --transcript-bg: #fff;\n  --thinking-text: var(--muted);\n}\n@media (max-width: 600px) {\n.transcript-row.is-tool-use,\n.is-thinking:hover {\n  color: var(--transcript-bg);\n}\n";
+        assert_eq!(
+            definitions(css),
+            [
+                "--transcript-bg",
+                "--thinking-text",
+                ".transcript-row",
+                ".is-tool-use",
+                ".is-thinking"
+            ]
+        );
+        // prose lines that start with a keyword define nothing
+        assert!(definitions(
+            "type of the file\nlet them know\nclass notes are here\nfunction names differ\n"
+        )
+        .is_empty());
+        assert_eq!(
+            definitions("module Billing\ntype UserId = string\nstruct Point;\ntype Store interface {\nimpl Foo for Bar {\n"),
+            ["Billing", "UserId", "Point", "Store"]
+        );
+        // the fields and relations a DSL declares
+        assert_eq!(
+            definitions("  attribute :state, :atom\n  has_many :message_refs, Ref\n  identity :unique_session_uuid, [:session_id]\n  x ::y\n  plug(:fetch)\n"),
+            [":state", ":message_refs", ":unique_session_uuid"]
+        );
+        // a handle in prose is no attribute; an attribute's value may be any literal
+        assert_eq!(
+            definitions("@ana thanks for the fix\n@adapter Spotter.Tail\n@pattern ~r/agent-[a-z]+/\n@enabled true\n"),
+            ["@adapter", "@pattern", "@enabled"]
+        );
+        // prose and calls define nothing
+        assert!(definitions(
+            "Fixed the bug in fetchPage.\nfoo(bar);\n.then(x => {\nsetState({\nexpect(x).toEqual({\nrun(a, function() {\n  handler: function() {\n  constructor(x) {\n"
+        )
+        .is_empty());
+        // no panic on any cut of real-looking code (lines that end early, stray brackets)
+        let sample = format!("{elixir}{python}{ts}{rust_go}{css}export {{\nexport default {{\n@\n--\n.\n.a{{\nfunc (\ndef f(\n  get (x) {{\nconst\nfn\nclass \n§é(ü) {{\n");
+        for (i, _) in sample.char_indices().step_by(3) {
+            for (j, _) in sample[i..].char_indices().step_by(41) {
+                definitions(&sample[i..i + j]);
+            }
+            definitions(&sample[i..]);
+        }
+        // a method's head may carry a return type or a qualifier
+        assert_eq!(
+            definitions("  int count_rows(Table t) const {\n  public List<Row> loadRows(int n) throws IOException {\n"),
+            ["count_rows", "loadRows"]
+        );
+    }
+
+    #[test]
+    fn definitions_used_elsewhere_outrank_those_only_defined_and_arity_takes_the_bare_name() {
+        let css = ":root {\n  --panel-bg: #fff;\n}\n.panel {\n  background: var(--panel-bg);\n}\n.hljs-keyword,\n.hljs-string {\n  color: red;\n}\n.is-active {\n  color: blue;\n}\n";
+        let heex = "<div class={[\"panel\", @active && \"is-active\"]}>{render_row(@row, 1)}</div>";
+        let ex = "defp render_row(row, depth) do\n  row\nend\n";
+        let e = extract(&[
+            user("style the panel"),
+            call_with("Write", json!({"file_path": "app.css", "content": css})),
+            call_with(
+                "Edit",
+                json!({"file_path": "live.ex", "old_string": "x", "new_string": heex}),
+            ),
+            call_with(
+                "Edit",
+                json!({"file_path": "live.ex", "old_string": "y", "new_string": ex}),
+            ),
+            agent("Added `render_row` and the `.panel` styles."),
+        ]);
+        let pos = |n: &str| {
+            e.identifiers
+                .iter()
+                .position(|i| i == n)
+                .unwrap_or_else(|| panic!("{n} in {:?}", e.identifiers))
+        };
+        for used in ["--panel-bg", ".panel", ".is-active", "render_row/2"] {
+            assert!(
+                pos(used) < pos(".hljs-keyword"),
+                "{used}: {:?}",
+                e.identifiers
+            );
+        }
+        // the bare name the agent wrote about is the function's: one item
+        assert!(!e.identifiers.iter().any(|i| i == "render_row"));
+        // `name()` and `name` are one item too; `this.`/`self.` name what follows
+        let e = extract(&[
+            user("fix the session"),
+            agent("`cycleModel()` now resets; `cycleModel` is called by `subscribe`"),
+            call_with(
+                "Edit",
+                json!({"file_path": "a.ts", "old_string": "x", "new_string": "this.saveMessage(m);\nself.load_rows()"}),
+            ),
+        ]);
+        assert!(
+            e.identifiers.iter().any(|i| i == "cycleModel()"),
+            "{:?}",
+            e.identifiers
+        );
+        assert!(!e.identifiers.iter().any(|i| i == "cycleModel"));
+        assert_eq!(bare_name(":session_cwd"), Some("session_cwd"));
+        assert_eq!(bare_name("@max_lines"), Some("max_lines"));
+        assert_eq!(bare_name("parse/2"), Some("parse"));
+        assert_eq!(bare_name("src/a.ts"), None);
+        assert_eq!(bare_name("retry"), None);
+        assert_has(&e.identifiers, &["saveMessage", "load_rows"]);
+        assert!(!e
+            .identifiers
+            .iter()
+            .any(|i| i.starts_with("this.") || i.starts_with("self.")));
+    }
+
+    #[test]
+    fn patches_and_argument_vectors() {
+        let patch = "*** Begin Patch\n*** Update File: src/retry.ts\n@@ class Client {\n   constructor() {}\n-  fetchPage(url) {\n+  async fetchPage(url, retries = 3) {\n+    return withBackoff(() => get(url), retries);\n+  }\n+  resetBackoff() {\n*** Add File: src/backoff.py\n+BACKOFF_BASE_MS = 100\n+def with_backoff(fn):\n+    return fn()\n*** End Patch";
+        let e = extract(&[
+            user("add backoff"),
+            call_with("apply_patch", json!({ "input": patch })),
+            call_with(
+                "exec",
+                json!({ "command": ["bash", "-lc", "cd web && npm test"] }),
+            ),
+            call_with(
+                "shell",
+                json!({ "command": ["cargo", "build", "--release"] }),
+            ),
+        ]);
+        assert_has(
+            &e.identifiers,
+            &[
+                "resetBackoff",
+                "BACKOFF_BASE_MS",
+                "with_backoff",
+                "fetchPage",
+            ],
+        );
+        // new definitions above the rewritten one; the patch's markers are no names
+        let pos = |n: &str| e.identifiers.iter().position(|i| i == n).unwrap();
+        assert!(pos("resetBackoff") < pos("fetchPage"));
+        assert!(!e
+            .identifiers
+            .iter()
+            .any(|i| i.contains("***") || i.starts_with('+')));
+        assert_eq!(e.commands, ["cargo build --release", "npm test"]);
+        let diff = "--- a/lib/a.ex\n+++ b/lib/a.ex\n@@ -1,3 +1,4 @@\n defmodule App do\n+  defp parse_row(row, opts), do: row\n end\n";
+        assert_eq!(
+            edit_texts(&json!({ "patch": diff }))
+                .into_iter()
+                .map(|(new, _)| definitions(&new))
+                .collect::<Vec<_>>(),
+            [["App", "parse_row/2"]]
+        );
+    }
+
+    #[test]
     fn heredoc_lines_are_not_commands() {
         let heredoc = call_with(
             "bash",
@@ -898,6 +1776,74 @@ mod tests {
         );
         let e = extract(&[user("check the data"), heredoc.clone(), heredoc]);
         assert_eq!(e.commands, ["python3 -"]);
+    }
+
+    #[test]
+    fn commands_that_work_count_from_their_first_run_look_arounds_when_repeated() {
+        let bash = |c: &str| call_with("Bash", json!({ "command": c }));
+        let e = extract(&[
+            user("ship the stylesheet"),
+            bash("ls priv/static/assets/"),
+            bash("grep -rn transcript lib/ | head"),
+            bash("cd /home/u/app/assets && npm install highlight.js 2>&1 | tail -5"),
+            bash("mix compile 2>&1 | tail -10"),
+            bash("git add -f priv/static/app.css && git commit -m \"$(cat <<'EOF'\nfeat: theme\n\nlong body\nEOF\n)\""),
+            bash("sed -n '1,40p' lib/a.ex"),
+            bash("sed -i 's/a/b/' lib/a.ex"),
+            bash("mkdir -p lib/new && rm -rf _build/tmp"),
+            bash("git status"),
+            bash("git status && echo \"===\""),
+            bash("mix test test/a_test.exs"),
+            bash("mix test test/a_test.exs"),
+            bash("python3 - <<'EOF'\nimport json\nprint(1)\nEOF"),
+        ]);
+        assert_eq!(e.commands[0], "mix test test/a_test.exs");
+        assert_has(
+            &e.commands,
+            &[
+                "npm install highlight.js",
+                "mix compile",
+                "git add -f priv/static/app.css",
+                "sed -i 's/a/b/' lib/a.ex",
+                "git status",
+                "python3 -",
+            ],
+        );
+        // look-arounds run once, the heredoc's lines and a cut commit message are left out
+        for c in &e.commands {
+            assert!(
+                !c.starts_with("ls ")
+                    && !c.starts_with("grep")
+                    && !c.starts_with("sed -n")
+                    && !c.starts_with("mkdir")
+                    && !c.starts_with("rm "),
+                "{c}"
+            );
+            assert!(
+                !c.contains("$(") && !c.contains("import") && !c.starts_with("cd "),
+                "{c}"
+            );
+        }
+        // a commit whose message was cut weighs like a look around: once, it is left out
+        assert!(!e.commands.iter().any(|c| c == "git commit"));
+        // a repeated look around ranks below a working command run as often
+        let pos = |c: &str| e.commands.iter().position(|x| x == c).unwrap();
+        assert!(pos("mix test test/a_test.exs") < pos("git status"));
+        for (cmd, look) in [
+            ("ls -la", true),
+            ("cat a.py", true),
+            ("git log --oneline -5", true),
+            ("gh pr view 12", true),
+            ("FOO=1 /usr/bin/find . -name x", true),
+            ("sed -n 1,20p a.ts", true),
+            ("npm run build", false),
+            ("cargo test -p core", false),
+            ("sed -i s/a/b/ a.ts", false),
+            ("bd update x-1 --status in_progress", false),
+            ("./scripts/status.sh", false),
+        ] {
+            assert_eq!(looks_around(cmd), look, "{cmd}");
+        }
     }
 
     #[test]
@@ -944,6 +1890,26 @@ mod tests {
                 .as_deref(),
             Some("1. Add `RetryPolicy`; 2. テストを書く")
         );
+        // steps marked done are left out; a list of finished steps only is a report, not a plan
+        let report =
+            "Status:\n1. ✅ Added the parser\n2. ✅ **Wrote tests**\n3. Document `parse()`\n";
+        assert_eq!(
+            extract(&[user("go on with the refactor"), agent(list), agent(report)])
+                .next_action
+                .as_deref(),
+            Some("1. Document `parse()`")
+        );
+        let finished = "1. ✅ Added the parser\n2. ~~Wrote tests~~ not needed";
+        assert_eq!(
+            extract(&[
+                user("go on with the refactor"),
+                agent(list),
+                agent(finished)
+            ])
+            .next_action
+            .as_deref(),
+            Some("1. Create `src/utils/`; 2. Move files; 3. Run `npm run check`")
+        );
         // a single numbered line is not a plan; a list restarting at 1 is a new list
         assert_eq!(extract(&[agent("1. only one")]).next_action, None);
         assert_eq!(last_list("1. a\n2. b\n\ntext\n1. c\n2. d"), ["c", "d"]);
@@ -975,9 +1941,10 @@ mod tests {
             "Plan:\n```\nsrc/\n├── compaction.ts   # MOVE from src/\n```\nsee https://x.io/a.ts",
         );
         let moved = extract(&[user("move the files please"), tree]);
-        assert_eq!(moved.identifiers, ["src/", "compaction.ts"]); // src/ twice: first
-                                                                  // run once: left out; run three times lately: first
-        assert_eq!(e.commands, ["git status", "npm run check"]);
+        // src/ twice: first
+        assert_eq!(moved.identifiers, ["src/", "compaction.ts"]);
+        // run twice: kept, a working command above a look around run as often; `ls` run once: out
+        assert_eq!(e.commands, ["npm run check", "git status"]);
         // changed above read, then by activity
         assert_eq!(
             e.active_files,

@@ -454,8 +454,16 @@ pub const FAILURE_SUBJECT_CHARS: usize = 80;
 
 /// What a failure says: its first non-empty line, and its last when that differs (a command's
 /// output often starts with its own echo and ends with the exit code or the error), at most
-/// [`MAX_FAILURE_CHARS`]. `failed` for an empty error.
+/// [`MAX_FAILURE_CHARS`]. An output escaped into one line (a hook's JSON: `failed:\n\n[X]`) is
+/// read by its escaped line breaks too. `failed` for an empty error.
 fn failure_detail(error: &str) -> String {
+    let unescaped;
+    let error = if error.contains("\\n") {
+        unescaped = error.replace("\\n", "\n");
+        unescaped.as_str()
+    } else {
+        error
+    };
     let mut lines = error.lines().map(str::trim).filter(|l| !l.is_empty());
     let Some(first) = lines.next() else {
         return "failed".into();

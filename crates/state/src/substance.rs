@@ -218,34 +218,34 @@ pub fn call_subject(params: &Value, max: usize) -> Option<String> {
 }
 
 /// The commands of a shell line that do the work: split at `&&`, `||` and `;`, each cut before
-/// its first pipe and its redirections (`2>&1`, `> out.txt`), directory changes (`cd x`) left out.
+/// its first pipe and its redirections (`2>&1`, `> out.txt`), directory changes (`cd x`) left out,
+/// messages too ([`shell_commands`]).
 pub fn command_parts(cmd: &str) -> Vec<String> {
+    shell_commands(cmd).into_iter().map(|(c, _)| c).collect()
+}
+
+/// [`command_parts`], each with whether a message was cut out of it (`git commit -m "..."` ->
+/// `(git commit, true)`): what such a command did was its message. A program left alone by
+/// the cut (`bash -c "..."`) is left out.
+pub fn shell_commands(cmd: &str) -> Vec<(String, bool)> {
     let without = without_heredocs(cmd);
     let cmd = without.as_str();
     // Split at the operators outside quotes; a pipe ends the part's useful text.
     let mut parts: Vec<(String, bool)> = vec![(String::new(), false)];
-    let (mut quote, mut escaped) = (None::<char>, false);
+    let mut quoting = Quoting::default();
     let chars: Vec<char> = cmd.chars().collect();
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
         let (cur, piped) = parts.last_mut().expect("never empty");
-        if escaped {
-            escaped = false;
-        } else if c == '\\' && quote != Some('\'') {
-            escaped = true;
-        } else if let Some(q) = quote {
-            if c == q {
-                quote = None;
+        if quoting.syntax(c) {
+            if c == ';' || c == '\n' || (c == '&' || c == '|') && chars.get(i + 1) == Some(&c) {
+                parts.push((String::new(), false));
+                i += if c == ';' || c == '\n' { 1 } else { 2 };
+                continue;
+            } else if c == '|' {
+                *piped = true;
             }
-        } else if c == '\'' || c == '"' {
-            quote = Some(c);
-        } else if c == ';' || c == '\n' || (c == '&' || c == '|') && chars.get(i + 1) == Some(&c) {
-            parts.push((String::new(), false));
-            i += if c == ';' || c == '\n' { 1 } else { 2 };
-            continue;
-        } else if c == '|' {
-            *piped = true;
         }
         if !*piped {
             cur.push(c);
@@ -254,8 +254,10 @@ pub fn command_parts(cmd: &str) -> Vec<String> {
     }
     let mut out = Vec::new();
     for (part, _) in parts {
-        let words: Vec<&str> = part
-            .split_whitespace()
+        let all = shell_words(&part);
+        let words: Vec<&str> = all
+            .iter()
+            .map(String::as_str)
             .take_while(|w| {
                 !w.starts_with(['>', '<'])
                     && !w.starts_with("2>")
@@ -265,15 +267,150 @@ pub fn command_parts(cmd: &str) -> Vec<String> {
             .collect();
         // a lone program whose input or output was redirected (`cat > a.py <<EOF`) wrote or
         // read a file: the file is the subject, the program alone says nothing
-        let cut = words.len() < part.split_whitespace().count();
+        let cut = words.len() < all.len();
+        // shell grammar is not a command: `do`/`then`/`else` lead into one, loop and test
+        // headers (`for f in *`, `while read x`, `[ -f a ]`) and closers (`done`, `fi`) are none
+        let lead = words
+            .iter()
+            .take_while(|w| {
+                matches!(
+                    **w,
+                    "do" | "then" | "else" | "if" | "!" | "time" | "{" | "("
+                )
+            })
+            .count();
+        let words = &words[lead..];
         if words.is_empty()
-            || matches!(words[0], "cd" | "pushd" | "popd")
+            || matches!(
+                words[0],
+                "cd" | "pushd"
+                    | "popd"
+                    | "for"
+                    | "while"
+                    | "until"
+                    | "case"
+                    | "select"
+                    | "done"
+                    | "fi"
+                    | "esac"
+                    | "}"
+                    | ")"
+                    | "["
+                    | "[["
+                    | "test"
+                    | "function"
+            )
             || !command_like(words[0])
             || (cut && words.len() == 1)
         {
             continue;
         }
-        out.push(words.join(" "));
+        let line = words.join(" ");
+        if looks_around(&line) {
+            out.push((line, false));
+            continue;
+        }
+        let kept = without_messages(words);
+        if kept.len() == words.len() {
+            out.push((line, false));
+        } else if kept.len() > 1 {
+            out.push((kept.join(" "), true));
+        }
+    }
+    out
+}
+
+/// Most words of a quoted argument kept in a command: one with more is a message or a script
+/// (`git commit -m "WP12: Create rpc-mode.ts"`, `--reason="..."`), not something a person
+/// retypes; a pattern or a name (`-t "retry policy"`) has fewer.
+pub const QUOTED_ARG_WORDS: usize = 2;
+
+/// Where a shell text stands as it is read: inside quotes, or right after a backslash.
+#[derive(Default)]
+struct Quoting {
+    quote: Option<char>,
+    escaped: bool,
+}
+
+impl Quoting {
+    /// Reads `c`: true when it is shell syntax (outside quotes, not escaped, not a quote or an
+    /// escape itself).
+    fn syntax(&mut self, c: char) -> bool {
+        if self.escaped {
+            self.escaped = false;
+        } else if c == '\\' && self.quote != Some('\'') {
+            self.escaped = true;
+        } else if let Some(q) = self.quote {
+            if c == q {
+                self.quote = None;
+            }
+        } else if c == '\'' || c == '"' {
+            self.quote = Some(c);
+        } else {
+            return true;
+        }
+        false
+    }
+}
+
+/// The words of one shell command: split at whitespace outside quotes and `$( )`, each word as
+/// written (quotes kept).
+fn shell_words(part: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let (mut quoting, mut depth) = (Quoting::default(), 0usize);
+    let mut prev = ' ';
+    for c in part.chars() {
+        if quoting.syntax(c) {
+            if c == '(' && prev == '$' {
+                depth += 1;
+            } else if c == ')' && depth > 0 {
+                depth -= 1;
+            } else if c.is_whitespace() && depth == 0 {
+                if !cur.is_empty() {
+                    words.push(std::mem::take(&mut cur));
+                }
+                prev = c;
+                continue;
+            }
+        }
+        cur.push(c);
+        prev = c;
+    }
+    if !cur.is_empty() {
+        words.push(cur);
+    }
+    words
+}
+
+/// The words without message arguments: a command substitution, a multi-line text or a quoted
+/// text of more than [`QUOTED_ARG_WORDS`] words (a commit message, a reason, a script),
+/// together with the flag it is the value of (`-m "..."`, `--reason="..."`).
+fn without_messages<'a>(words: &[&'a str]) -> Vec<&'a str> {
+    let message = |w: &str| {
+        let value = match w.split_once('=') {
+            Some((flag, v)) if flag.starts_with('-') => v,
+            _ => w,
+        };
+        let quoted = value.starts_with(['"', '\'']);
+        value.contains("$(")
+            || value.contains('`')
+            || value.contains('\n')
+            || (quoted && value.split_whitespace().count() > QUOTED_ARG_WORDS)
+    };
+    let mut out: Vec<&str> = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        if i > 0 && message(w) {
+            if out.len() > 1
+                && out
+                    .last()
+                    .is_some_and(|f| f.starts_with('-') && !f.contains('='))
+            {
+                out.pop();
+            }
+            continue;
+        }
+        out.push(w);
     }
     out
 }
@@ -289,6 +426,68 @@ fn command_like(first: &str) -> bool {
     first.starts_with(|c: char| c.is_alphanumeric() || matches!(c, '.' | '/' | '~' | '$' | '_'))
         && !numbered
         && !first.ends_with(':')
+}
+
+/// Programs that only look around (list, print, search, count): run once, they are part of
+/// reading, not of the work; their quoted arguments are patterns, not messages.
+const LOOK_PROGRAMS: &[&str] = &[
+    "ls", "ll", "la", "dir", "cat", "bat", "less", "more", "head", "tail", "grep", "egrep", "rg",
+    "ag", "ack", "find", "fd", "locate", "echo", "printf", "pwd", "wc", "which", "whereis", "type",
+    "file", "stat", "tree", "du", "df", "date", "env", "printenv", "sleep", "true", "false",
+    "sort", "uniq", "cut", "jq", "yq", "basename", "dirname", "readlink", "realpath", "ps",
+    "whoami", "id", "uname", "hostname", "history", "diff", "cmp", "xxd", "hexdump", "od",
+    "strings", "nl", "column", "man", "lsof", "top", "free", "nproc", "tldr",
+];
+/// Subcommands that only show something, in any command-line tool (`git status`, `gh pr view`,
+/// `npm ls`, `cargo tree`, `kubectl get`).
+const LOOK_SUBCOMMANDS: &[&str] = &[
+    "status",
+    "show",
+    "list",
+    "ls",
+    "log",
+    "diff",
+    "view",
+    "info",
+    "help",
+    "--help",
+    "-h",
+    "--version",
+    "-V",
+    "version",
+    "describe",
+    "tree",
+    "search",
+    "blame",
+    "ls-files",
+    "rev-parse",
+    "whoami",
+    "outdated",
+    "why",
+    "explain",
+    "inspect",
+    "cat",
+    "grep",
+];
+/// True for a command that only looks around: a program of [`LOOK_PROGRAMS`] (`sed -n` and
+/// `awk` printing), or a tool's subcommand of [`LOOK_SUBCOMMANDS`] among its first words.
+pub fn looks_around(command: &str) -> bool {
+    let mut words = command
+        .split_whitespace()
+        .skip_while(|w| w.contains('=') && !w.starts_with('-'));
+    let Some(program) = words.next() else {
+        return true;
+    };
+    let program = program.rsplit('/').next().unwrap_or(program);
+    let rest: Vec<&str> = words.take(3).collect();
+    if program == "sed" {
+        return rest.first() == Some(&"-n");
+    }
+    LOOK_PROGRAMS.contains(&program)
+        || rest
+            .iter()
+            .take_while(|w| !w.contains(['/', '.', '"', '\'']) || w.starts_with('-'))
+            .any(|w| LOOK_SUBCOMMANDS.contains(w))
 }
 
 /// The shell text without the bodies of its here-documents (`<<EOF` ... `EOF`, `<<-'END'` ...
@@ -403,6 +602,71 @@ pub fn code_spans(text: &str) -> Vec<&str> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn messages_and_scripts_are_not_part_of_a_command() {
+        // a commit message from a heredoc in a command substitution (Claude Code's usual commit)
+        let commit = "git add -f priv/static/app.css && git commit -m \"$(cat <<'EOF'\nfeat: rebuild the panel\n\nCo-Authored-By: x\nEOF\n)\" && git log --oneline -1";
+        assert_eq!(
+            command_parts(commit),
+            [
+                "git add -f priv/static/app.css",
+                "git commit",
+                "git log --oneline -1"
+            ]
+        );
+        // a long quoted value with its flag, in either form; later flags stay
+        assert_eq!(
+            command_parts(
+                "bd close spotter-x.1 --reason=\"Enriched the renderer with metadata fields and tests\""
+            ),
+            ["bd close spotter-x.1"]
+        );
+        assert_eq!(
+            command_parts(
+                "gh pr create --title \"Add retry to the HTTP client with backoff and jitter\" --draft"
+            ),
+            ["gh pr create --draft"]
+        );
+        // short quoted arguments and patterns are part of the command
+        assert_eq!(
+            command_parts("git commit -m 'fix typo' && npm test -- -t \"retry policy\""),
+            [
+                "git commit -m 'fix typo'",
+                "npm test -- -t \"retry policy\""
+            ]
+        );
+        assert_eq!(
+            command_parts("python3 -c \"$(cat script.py)\" --verbose"),
+            ["python3 --verbose"]
+        );
+        // a program alone after the cut says nothing
+        assert_eq!(
+            shell_commands("bash -c \"set -e; for f in a b; do echo $f; done\" && make"),
+            [("make".to_string(), false)]
+        );
+        assert_eq!(
+            shell_commands("git commit -m \"fix the retry loop\""),
+            [("git commit".to_string(), true)]
+        );
+        assert_eq!(
+            command_parts("cd web && npm test 2>&1 | tail -20"),
+            ["npm test"]
+        );
+        assert_eq!(
+            command_parts("git commit -m \"WP12: Create rpc-mode.ts\""),
+            ["git commit"]
+        );
+        // shell grammar: a loop's body is its command, the header and closer are none
+        assert_eq!(
+            command_parts("for f in *.ts; do cp \"$f\" ../out/; done"),
+            ["cp \"$f\" ../out/"]
+        );
+        assert_eq!(
+            command_parts("if [ -f Cargo.toml ]; then cargo build; else make; fi"),
+            ["cargo build", "make"]
+        );
+    }
 
     #[test]
     fn substance_by_structure_in_several_languages() {

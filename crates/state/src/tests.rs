@@ -316,6 +316,16 @@ fn failures_once_per_call_with_a_count_and_resolved_by_a_later_success() {
     )
     .unwrap();
     record_tool_result(&root, k, &fail("cargo test", "")).unwrap();
+    // a hook's output escaped onto one line; a commit message is not part of the subject
+    record_tool_result(
+        &root,
+        k,
+        &fail(
+            "git add -A && git commit -m \"$(cat <<'EOF'\nfeat: tracing\n\nbody\nEOF\n)\"",
+            "Exit code 1\nPre-commit validation failed:\\n\\n[DIALYZER]\\nFinding PLTs\\ndone (warnings were emitted)",
+        ),
+    )
+    .unwrap();
     let b = bundle(&root, k);
     assert_eq!(
         b.tool_failures,
@@ -323,12 +333,13 @@ fn failures_once_per_call_with_a_count_and_resolved_by_a_later_success() {
             "bash npm run check: > repo check … Command exited with code 2 (3 times)",
             "bash grep -n foo src/a.ts: (no output) … Command exited with code 1",
             "bash cargo test: failed",
+            "bash git add -A && git commit: Exit code 1 … done (warnings were emitted)",
         ]
     );
     // the same command succeeding later resolves it, whatever directory it ran from
     record_tool_result(&root, k, &tool("bash", json!({"command": "npm run check"}))).unwrap();
     let b = bundle(&root, k);
-    assert_eq!(b.tool_failures.len(), 2);
+    assert_eq!(b.tool_failures.len(), 3);
     assert!(b.tool_failures.iter().all(|f| !f.contains("npm run check")));
     fs::remove_dir_all(&root).unwrap();
 }
