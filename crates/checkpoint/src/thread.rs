@@ -563,6 +563,9 @@ const DEF_KEYWORDS: &[&str] = &[
     "val",
     "macro_rules!",
 ];
+/// Keywords of [`DEF_KEYWORDS`] that define a function or method (outside Elixir, whose
+/// functions are named `name/arity`).
+const FUNCTION_KEYWORDS: &[&str] = &["def", "function", "function*", "fn", "func", "fun"];
 /// Words that may stand before a definition's keyword (visibility, asynchrony, linkage).
 const DEF_MODIFIERS: &[&str] = &[
     "export",
@@ -854,10 +857,15 @@ pub fn definitions(text: &str) -> Vec<String> {
                 let args_at = rest.as_ptr() as usize - text.as_ptr() as usize + n.len();
                 push(format!("{n}/{}", arity(&text[args_at..]).unwrap_or(0)));
             } else if first == "const" || first == "static" {
-                // `const X =`, `const X: T =`; not `const fn`
-                if after.trim_start().starts_with(['=', ':']) {
+                // `const X =`, `const X: T =`; not `const fn`; a constant indented under a
+                // function is one of its local variables (an upper-case one stays a constant)
+                let constant = top || n.chars().all(|c| !c.is_lowercase());
+                if after.trim_start().starts_with(['=', ':']) && constant {
                     push(n.to_string());
                 }
+            } else if FUNCTION_KEYWORDS.contains(&first) {
+                // a function as people write its name: `build()` (the parentheses say what it is)
+                push(format!("{n}()"));
             } else {
                 push(n.to_string());
             }
@@ -920,7 +928,7 @@ pub fn definitions(text: &str) -> Vec<String> {
                 && !STATEMENTS.contains(&n)
                 && !STATEMENTS.contains(&a.split('(').next().unwrap_or_default())
             {
-                push(n.to_string());
+                push(format!("{n}()"));
             }
         }
     }
@@ -1000,6 +1008,23 @@ const DEFINED_WEIGHT: f64 = 2.0;
 /// Factor of the weight of a definition whose name occurs nowhere else in what the agent wrote.
 const UNUSED_FACTOR: f64 = 0.3;
 
+/// Factor of the weight of a name the user wrote, against one the agent wrote.
+const USER_FACTOR: f64 = 0.7;
+/// Factor of the weight of a name in the agent's reasoning (thinking blocks).
+const THINKING_FACTOR: f64 = 0.4;
+
+/// The text of an agent message's thinking blocks, joined by newlines.
+fn thinking_text(m: &Value) -> String {
+    m.get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("thinking"))
+        .filter_map(|b| b.get("thinking").and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// A character of a name as the word count of [`identifiers`] splits text: letters, digits, `_`,
 /// `$`, `-` (kebab-case), `?` and `!` (Elixir, Ruby).
 fn is_name_char(c: char) -> bool {
@@ -1009,6 +1034,7 @@ fn is_name_char(c: char) -> bool {
 /// The word a definition is found by in text: `classify_line/3` -> `classify_line`,
 /// `.is-active` -> `is-active`, `@max_lines` -> `max_lines`, `A.B.Renderer` -> `Renderer`.
 fn name_key(d: &str) -> &str {
+    let d = d.strip_suffix("()").unwrap_or(d);
     let d = d.rsplit_once('/').map_or(d, |(name, _)| name);
     let d = d.trim_start_matches(['.', '@']);
     d.rsplit('.').next().unwrap_or(d)
@@ -1108,6 +1134,26 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
             });
             if worth_naming(t) && !t.contains("://") && is_path_like(t) {
                 idents.add(t, 0.5, at, n);
+            }
+        }
+    }
+    // names the user wrote (a plan or an error pasted, the functions a request names: what the
+    // work is about) and those of the agent's reasoning (what it looked at and decided about),
+    // both weighing less than what the agent said and did
+    for (at, (m, line)) in messages.iter().zip(lines).enumerate() {
+        let (text, factor) = match line {
+            Line::User { text, .. } => (text.clone(), USER_FACTOR),
+            Line::Agent { .. } => (thinking_text(m), THINKING_FACTOR),
+            Line::Other => continue,
+        };
+        for span in code_spans(&text) {
+            if span.chars().count() <= IDENTIFIER_CHARS && worth_naming(span) {
+                idents.add(span, mention_weight(span) * factor, at, n);
+            }
+        }
+        for (w, plain) in code_names(&text) {
+            if !plain && worth_naming(w) {
+                idents.add(w, factor / 2.0, at, n);
             }
         }
     }
@@ -1550,15 +1596,15 @@ mod tests {
                 "retryCount",
                 "withRetry",
                 "MAX_RETRIES",
-                "with_retry",
-                "fetchPage",
+                "with_retry()",
+                "fetchPage()",
             ],
         );
         // a name the code defines outranks the names it uses; a name the edit introduced
         // outranks one it only kept
         let pos = |n: &str| e.identifiers.iter().position(|i| i == n).unwrap();
-        assert!(pos("with_retry") < pos("retryCount"));
-        assert!(pos("fetchPage") < pos("retryCount"));
+        assert!(pos("with_retry()") < pos("retryCount"));
+        assert!(pos("fetchPage()") < pos("retryCount"));
         assert!(pos("retryCount") < pos("httpGet"));
         for noise in [
             "#fff",
@@ -1570,6 +1616,41 @@ mod tests {
         ] {
             assert!(!e.identifiers.iter().any(|i| i == noise), "{noise}");
         }
+    }
+
+    #[test]
+    fn names_the_user_wrote_and_the_agent_reasoned_about_join_the_identifiers() {
+        // a plan pasted by the user (in Chinese), the agent's thinking, a local constant
+        let e = extract(&[
+            user("请实现这个计划：把 `planning_error_fix` 阶段加到 runRemediation 里，然后更新 `RemediationStep`。"),
+            json!({"role": "assistant", "content": [
+                {"type": "thinking", "thinking": "The failing path is in resolveIpnsRecord, called from loadRegistry()."},
+                {"type": "text", "text": "Looking at the engine."}
+            ], "stopReason": "stop"}),
+            call_with("write", json!({"path": "src/engine.ts", "content": "export function runRemediation(input) {\n  const execCost = 0;\n  const MAX_TRIES = 3;\n  return execCost;\n}\n"})),
+            agent("Done."),
+        ]);
+        assert_has(
+            &e.identifiers,
+            &[
+                "planning_error_fix",
+                "RemediationStep",
+                "runRemediation()",
+                "resolveIpnsRecord",
+                "MAX_TRIES",
+            ],
+        );
+        // the bare name the user wrote is shown by the definition; a function's local is no name
+        // of the work
+        assert!(!e.identifiers.iter().any(|i| i == "runRemediation"));
+        assert_eq!(
+            definitions("export function runRemediation(input) {\n  const execCost = 0;\n  const MAX_TRIES = 3;\n}\n"),
+            ["runRemediation()", "MAX_TRIES"]
+        );
+        // what the agent did outranks what the user and its reasoning named
+        let pos = |n: &str| e.identifiers.iter().position(|i| i == n).unwrap();
+        assert!(pos("runRemediation()") < pos("RemediationStep"));
+        assert!(pos("RemediationStep") < pos("resolveIpnsRecord"));
     }
 
     #[test]
@@ -1592,9 +1673,9 @@ mod tests {
             [
                 "MAX_RETRIES",
                 "RetryPolicy",
-                "__init__",
-                "delay_ms",
-                "fetch_page"
+                "__init__()",
+                "delay_ms()",
+                "fetch_page()"
             ]
         );
         let ts = "export const DEFAULT_TIMEOUT = 30;\nexport interface RetryOptions {\n  count: number;\n}\nexport type Backoff = 'linear' | 'exp';\nexport default function withRetry(fn) {\n  const local = 1;\n  if (local) {\n    return fn();\n  }\n}\nclass Client {\n  private async fetchPage(url: string): Promise<Page> {\n    return get(url);\n  }\n  get baseUrl() {\n  }\n}\n";
@@ -1604,17 +1685,22 @@ mod tests {
                 "DEFAULT_TIMEOUT",
                 "RetryOptions",
                 "Backoff",
-                "withRetry",
-                "local",
+                "withRetry()",
                 "Client",
-                "fetchPage",
-                "baseUrl"
+                "fetchPage()",
+                "baseUrl()"
             ]
         );
         let rust_go = "pub(crate) fn parse_line(s: &str) -> Option<Line> {\n}\npub struct Line;\nconst MAX_LINES: usize = 5;\nfunc (s *Server) HandleEvent(e Event) error {\n}\ntype Server struct {\n}\n";
         assert_eq!(
             definitions(rust_go),
-            ["parse_line", "Line", "MAX_LINES", "HandleEvent", "Server"]
+            [
+                "parse_line()",
+                "Line",
+                "MAX_LINES",
+                "HandleEvent()",
+                "Server"
+            ]
         );
         let css = ":root {\n  --transcript-bg: #fff;\n  --thinking-text: var(--muted);\n}\n@media (max-width: 600px) {\n.transcript-row.is-tool-use,\n.is-thinking:hover {\n  color: var(--transcript-bg);\n}\n";
         assert_eq!(
@@ -1662,7 +1748,7 @@ mod tests {
         // a method's head may carry a return type or a qualifier
         assert_eq!(
             definitions("  int count_rows(Table t) const {\n  public List<Row> loadRows(int n) throws IOException {\n"),
-            ["count_rows", "loadRows"]
+            ["count_rows()", "loadRows()"]
         );
     }
 
@@ -1744,15 +1830,15 @@ mod tests {
         assert_has(
             &e.identifiers,
             &[
-                "resetBackoff",
+                "resetBackoff()",
                 "BACKOFF_BASE_MS",
-                "with_backoff",
-                "fetchPage",
+                "with_backoff()",
+                "fetchPage()",
             ],
         );
         // new definitions above the rewritten one; the patch's markers are no names
         let pos = |n: &str| e.identifiers.iter().position(|i| i == n).unwrap();
-        assert!(pos("resetBackoff") < pos("fetchPage"));
+        assert!(pos("resetBackoff()") < pos("fetchPage()"));
         assert!(!e
             .identifiers
             .iter()
