@@ -21,6 +21,9 @@ pub const MAX_ITEMS: usize = 50;
 /// Most tool failures carried into `open_items` when the input has none of its own.
 pub const MAX_FAILURE_ITEMS: usize = 5;
 
+/// How an open item carried from a tool failure begins.
+pub const FAILURE_ITEM_PREFIX: &str = "Unresolved tool failure: ";
+
 /// `working` as the host gives it; every field optional.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct WorkingInput {
@@ -347,7 +350,7 @@ pub fn assemble(
             let mut items = state.open_items;
             let failures = keep_last(state.tool_failures, MAX_FAILURE_ITEMS);
             for f in failures {
-                items.push(format!("Unresolved tool failure: {f}"));
+                items.push(format!("{FAILURE_ITEM_PREFIX}{f}"));
             }
             items
         }
