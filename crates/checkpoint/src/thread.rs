@@ -1654,6 +1654,104 @@ mod tests {
     }
 
     #[test]
+    fn extraction_never_panics_on_token_soup() {
+        // pieces of code, shell, markup and text in several scripts, glued at random: every
+        // extraction pass (definitions, names, commands, plans, dialogue) must take any of it
+        const PIECES: &[&str] = &[
+            "def ",
+            "defp ",
+            "fn ",
+            "function ",
+            "const ",
+            "class ",
+            "export ",
+            "async ",
+            "func (",
+            "(",
+            ")",
+            "{",
+            "}",
+            "[",
+            "]",
+            "\n",
+            "  ",
+            "\t",
+            "/",
+            "\\",
+            "\"",
+            "'",
+            "`",
+            "```",
+            "$(cat <<'EOF'\n",
+            "EOF",
+            "&&",
+            "||",
+            ";",
+            "|",
+            "cd ",
+            "git commit -m ",
+            "-m",
+            "--",
+            "--x: 1;",
+            ".is-a {",
+            "@attr ",
+            ":atom",
+            "=",
+            "=>",
+            "->",
+            "1.",
+            "- [ ] ",
+            "**2. ",
+            "é",
+            "日本語",
+            "🙂",
+            "ü(",
+            "x",
+            "fooBar",
+            "foo_bar",
+            "Foo.bar",
+            "/2",
+            "()",
+            "*** Begin Patch\n",
+            "+",
+            "-",
+            "@@ ",
+            "# ",
+            "> ",
+            "<checkpoint-data>",
+            "[Hint: x]",
+            "Caveat: The messages",
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for _ in 0..300 {
+            let mut text = String::new();
+            for _ in 0..next(60) {
+                text.push_str(PIECES[next(PIECES.len())]);
+            }
+            let t = text.as_str();
+            let _ = extract(&[
+                user(t),
+                json!({"role": "assistant", "content": [
+                    {"type": "thinking", "thinking": t},
+                    {"type": "text", "text": t},
+                    {"type": "toolCall", "id": "a", "name": "edit", "arguments": {"path": t, "old_string": t, "new_string": t}},
+                    {"type": "toolCall", "id": "b", "name": "bash", "arguments": {"command": t}},
+                    {"type": "toolCall", "id": "c", "name": "apply_patch", "arguments": {"input": t}},
+                    {"type": "toolCall", "id": "d", "name": "ExitPlanMode", "arguments": {"plan": t}}
+                ], "stopReason": "toolUse"}),
+                json!({"role": "toolResult", "toolCallId": "b", "content": [{"type": "text", "text": t}], "isError": true}),
+                agent(t),
+            ]);
+        }
+    }
+
+    #[test]
     fn definitions_in_several_languages() {
         let elixir = "defmodule Spotter.Services.TranscriptRenderer do\n  @max_result_lines 5\n  @doc \"Renders.\"\n  @spec render([map()], keyword()) :: [map()]\n  def render(messages, opts \\\\ []) do\n    Enum.map(messages, &classify_normal_line(&1, [], %{a: 1, b: 2}))\n  end\n\n  defp classify_normal_line(line, acc,\n         state) do\n    acc\n  end\n\n  defp pane_exists?(id), do: id\n  def version, do: 1\nend\n";
         assert_eq!(
