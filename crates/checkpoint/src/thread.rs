@@ -100,6 +100,38 @@ impl Tally {
     }
 }
 
+/// The titles of a text's numbered headings, in order: a markdown heading or a line in bold
+/// that starts with a number (`### 1. Parser`, `## 2) Tests`, `**3. Docs**`), outside fences.
+pub fn numbered_headings(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_fence = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        let title = if let Some(h) = t.strip_prefix('#') {
+            h.trim_start_matches('#').strip_prefix(' ')
+        } else {
+            t.strip_prefix("**")
+                .and_then(|b| b.strip_suffix("**").or_else(|| b.strip_suffix("**:")))
+        };
+        let Some(title) = title.map(str::trim).filter(|_| !in_fence) else {
+            continue;
+        };
+        let digits = title.chars().take_while(char::is_ascii_digit).count();
+        let rest = &title[digits..];
+        if digits > 0 && digits < 4 && rest.starts_with(['.', ')']) {
+            let name = rest[1..].trim().trim_matches('*').trim();
+            if !name.is_empty() {
+                out.push(squash(name));
+            }
+        }
+    }
+    out
+}
+
 /// The items of the last numbered list (`1.`, `2)`) or unchecked todo list (`- [ ]`) of a text
 /// with at least two items, in order.
 pub fn last_list(text: &str) -> Vec<String> {
@@ -430,7 +462,14 @@ fn next_action(messages: &[Value], lines: &[Line]) -> Option<String> {
                 args.get("plan").and_then(Value::as_str)
             };
             if let Some(plan) = plan {
-                let items = last_list(plan);
+                // a plan written as numbered sections (`### 1. Parser`, `**2. Tests**`) is
+                // its sections; otherwise its last list
+                let sections = numbered_headings(plan);
+                let items = if sections.len() >= 2 {
+                    sections
+                } else {
+                    last_list(plan)
+                };
                 next = Some(if items.is_empty() {
                     gist(plan, NEXT_ACTION_CHARS)
                 } else {
@@ -1651,6 +1690,36 @@ mod tests {
         let pos = |n: &str| e.identifiers.iter().position(|i| i == n).unwrap();
         assert!(pos("runRemediation()") < pos("RemediationStep"));
         assert!(pos("RemediationStep") < pos("resolveIpnsRecord"));
+    }
+
+    #[test]
+    fn a_plan_in_numbered_sections_is_its_sections() {
+        let plan = "# Plan: enrich the renderer\n\n## Context\nThe panel is hard to scan.\n\n### 1. render/2 with opts\n- keep `render/1`\n\n**2. Thinking visibility**\n- emit lines\n\n## 3) Tool threading\n```\n### 9. not a section\n```\n## Verification\n1. mix test\n2. mix credo\n";
+        assert_eq!(
+            numbered_headings(plan),
+            [
+                "render/2 with opts",
+                "Thinking visibility",
+                "Tool threading"
+            ]
+        );
+        let e = extract(&[
+            user("enrich it"),
+            call_with("ExitPlanMode", json!({ "plan": plan })),
+        ]);
+        assert_eq!(
+            e.next_action.as_deref(),
+            Some("1. render/2 with opts; 2. Thinking visibility; 3. Tool threading")
+        );
+        // a plan without numbered sections: its last list
+        let e = extract(&[
+            user("enrich it"),
+            call_with(
+                "ExitPlanMode",
+                json!({ "plan": "## Steps\n1. parse\n2. render\n" }),
+            ),
+        ]);
+        assert_eq!(e.next_action.as_deref(), Some("1. parse; 2. render"));
     }
 
     #[test]
