@@ -979,7 +979,15 @@ pub fn definitions(text: &str) -> Vec<String> {
 /// qualified name (`MapSet.new`, `session.compact`), or a name called (`dispose(`). Each once, in
 /// order, with whether it is only a plain word called (`get(`, `map(`: common, weighing less).
 pub fn code_names(text: &str) -> Vec<(&str, bool)> {
-    let mut out: Vec<(&str, bool)> = Vec::new();
+    code_names_called(text)
+        .into_iter()
+        .map(|(w, plain, _)| (w, plain))
+        .collect()
+}
+
+/// [`code_names`], each also with whether the text calls it (`save(` somewhere).
+fn code_names_called(text: &str) -> Vec<(&str, bool, bool)> {
+    let mut out: Vec<(&str, bool, bool)> = Vec::new();
     let bytes = text.as_bytes();
     let is_word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.');
     let mut start = None;
@@ -1014,8 +1022,10 @@ pub fn code_names(text: &str) -> Vec<(&str, bool)> {
         let dotted = w.contains('.');
         // a qualified name needs a code-like part or a call: `e.g` and `i.e` are prose
         let strong = hump || snake || (dotted && call);
-        if (strong || call) && !out.iter().any(|(x, _)| *x == w) {
-            out.push((w, !strong));
+        match out.iter_mut().find(|(x, _, _)| *x == w) {
+            Some(seen) => seen.2 |= call,
+            None if strong || call => out.push((w, !strong, call)),
+            None => {}
         }
     }
     out
@@ -1231,7 +1241,7 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
                 }
             }
             let kept = code_names(old);
-            for (w, plain) in code_names(new) {
+            for (w, plain, called) in code_names_called(new) {
                 // `this.save` and `self.save` name `save` of the object at hand
                 let w = ["this.", "self."]
                     .iter()
@@ -1250,7 +1260,13 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
                 if plain {
                     weight /= 4.0;
                 }
-                idents.add(w, weight, at, n);
+                // a function the code calls, as people write its name: `save()`
+                let shown = if called && !w.contains('.') {
+                    format!("{w}()")
+                } else {
+                    w.to_string()
+                };
+                idents.add(&shown, weight, at, n);
             }
         }
     }
@@ -1633,7 +1649,7 @@ mod tests {
             &e.identifiers,
             &[
                 "retryCount",
-                "withRetry",
+                "withRetry()",
                 "MAX_RETRIES",
                 "with_retry()",
                 "fetchPage()",
@@ -1644,7 +1660,7 @@ mod tests {
         let pos = |n: &str| e.identifiers.iter().position(|i| i == n).unwrap();
         assert!(pos("with_retry()") < pos("retryCount"));
         assert!(pos("fetchPage()") < pos("retryCount"));
-        assert!(pos("retryCount") < pos("httpGet"));
+        assert!(pos("retryCount") < pos("httpGet()"));
         for noise in [
             "#fff",
             "#a1b2c3",
@@ -1972,7 +1988,8 @@ mod tests {
         assert_eq!(bare_name("parse/2"), Some("parse"));
         assert_eq!(bare_name("src/a.ts"), None);
         assert_eq!(bare_name("retry"), None);
-        assert_has(&e.identifiers, &["saveMessage", "load_rows"]);
+        // names the code calls are shown as calls
+        assert_has(&e.identifiers, &["saveMessage()", "load_rows()"]);
         assert!(!e
             .identifiers
             .iter()
