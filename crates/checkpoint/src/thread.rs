@@ -1057,6 +1057,86 @@ const DEFINED_WEIGHT: f64 = 2.0;
 /// Factor of the weight of a definition whose name occurs nowhere else in what the agent wrote.
 const UNUSED_FACTOR: f64 = 0.3;
 
+/// Longest exact value kept (a longer URL is mostly its query).
+const EXACT_VALUE_CHARS: usize = 80;
+/// Weight of an exact value each time it is written.
+const EXACT_VALUE_WEIGHT: f64 = 0.5;
+
+/// The literal values of a text a continuation needs as they are, each once, in order: URLs,
+/// addresses with a port (`localhost:3000`, `10.0.0.5:8080`), UUIDs, commit hashes (7 to 40
+/// hex digits with a digit and a letter) and package versions (`react@18.2.0`). OpenClaw's own
+/// compaction summary keeps them in its `## Exact identifiers` section.
+pub fn exact_values(text: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    let delimiter = |c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                '"' | '\'' | '`' | '<' | '>' | '(' | ')' | '[' | ']' | '{' | '}' | ',' | ';' | '|'
+            )
+    };
+    for raw in text.split(delimiter) {
+        let t = raw.trim_end_matches(['.', ':', '!', '?', '*']);
+        if t.len() < 7 || t.chars().count() > EXACT_VALUE_CHARS || out.contains(&t) {
+            continue;
+        }
+        if is_exact_value(t) {
+            out.push(t);
+        }
+    }
+    out
+}
+
+fn is_exact_value(t: &str) -> bool {
+    let hex = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_hexdigit());
+    if let Some(rest) = t
+        .strip_prefix("https://")
+        .or_else(|| t.strip_prefix("http://"))
+    {
+        return rest.contains(|c: char| c.is_ascii_alphanumeric());
+    }
+    // a UUID: 8-4-4-4-12 hex digits
+    let parts: Vec<&str> = t.split('-').collect();
+    if parts.len() == 5
+        && parts.iter().map(|p| p.len()).eq([8, 4, 4, 4, 12])
+        && parts.iter().all(|p| hex(p))
+    {
+        return true;
+    }
+    // a commit hash: lower-case hex with a digit and a letter
+    if (7..=40).contains(&t.len())
+        && t.chars()
+            .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
+        && t.chars().any(|c| c.is_ascii_digit())
+        && t.chars().any(|c| c.is_ascii_alphabetic())
+    {
+        return true;
+    }
+    // an address with a port: a host name or IPv4 address, a colon, digits
+    if let Some((host, port)) = t.rsplit_once(':') {
+        let ipv4 = host.split('.').count() == 4
+            && host
+                .split('.')
+                .all(|o| !o.is_empty() && o.len() <= 3 && o.chars().all(|c| c.is_ascii_digit()));
+        let named = host == "localhost" || host.ends_with(".local") || host.ends_with(".internal");
+        if (ipv4 || named)
+            && (2..=5).contains(&port.len())
+            && port.chars().all(|c| c.is_ascii_digit())
+        {
+            return true;
+        }
+    }
+    // a package at a version: `name@1.2.3`, `@scope/name@1.2.3`
+    if let Some((name, version)) = t.rsplit_once('@') {
+        let bare = name.strip_prefix('@').unwrap_or(name);
+        let numbered = version.split('.').count() >= 2
+            && version.split('.').all(|p| !p.is_empty())
+            && version.starts_with(|c: char| c.is_ascii_digit());
+        return bare.len() >= 2 && !bare.contains('@') && numbered;
+    }
+    false
+}
+
 /// Factor of the weight of a name the user wrote, against one the agent wrote.
 const USER_FACTOR: f64 = 0.7;
 /// Factor of the weight of a name in the agent's reasoning (thinking blocks).
@@ -1203,6 +1283,27 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
         for (w, plain) in code_names(&text) {
             if !plain && worth_naming(w) {
                 idents.add(w, factor / 2.0, at, n);
+            }
+        }
+    }
+    // the exact values the dialogue and the agent's commands carry (URLs, ports, ids, hashes)
+    for (at, (m, line)) in messages.iter().zip(lines).enumerate() {
+        let mut texts: Vec<Cow<str>> = match line {
+            Line::User { text, .. } | Line::Agent { text, .. } => vec![Cow::Borrowed(text)],
+            Line::Other => continue,
+        };
+        texts.extend(
+            tool_calls(m)
+                .filter_map(|c| c.get("arguments")?.get("command")?.as_str())
+                .map(Cow::Borrowed),
+        );
+        let mut seen: Vec<&str> = Vec::new();
+        for text in &texts {
+            for v in exact_values(text) {
+                if !seen.contains(&v) {
+                    seen.push(v);
+                    idents.add(v, EXACT_VALUE_WEIGHT, at, n);
+                }
             }
         }
     }
@@ -1739,6 +1840,44 @@ mod tests {
     }
 
     #[test]
+    fn exact_values_are_urls_ports_ids_hashes_and_versions() {
+        let text = "Open (https://api.example.com/v1/jwks.json), then `curl http://localhost:3000/health`; \
+                    the API is on 10.0.0.5:8080 and dev on localhost:5173. Session 4d5611e5-241a-462a-8d15-5122611a9569, \
+                    commit b9ed6ed and [main 3bb8701a] added; react@18.2.0 and @chakra-ui/react@3.33.0. \
+                    Not: 1234567, deadbeef, added, decade, 3.14.15, user@example.com, v1.2, 12:30, a:b:c.";
+        assert_eq!(
+            exact_values(text),
+            [
+                "https://api.example.com/v1/jwks.json",
+                "http://localhost:3000/health",
+                "10.0.0.5:8080",
+                "localhost:5173",
+                "4d5611e5-241a-462a-8d15-5122611a9569",
+                "b9ed6ed",
+                "3bb8701a",
+                "react@18.2.0",
+                "@chakra-ui/react@3.33.0"
+            ]
+        );
+        // the user's and the agent's values, and those of its commands, join the identifiers
+        let e = extract(&[
+            user("The staging API is https://staging.example.com/api"),
+            call_with(
+                "bash",
+                json!({"command": "curl -s http://localhost:4040/api/tunnels"}),
+            ),
+            agent("Tunnel is up."),
+        ]);
+        assert_has(
+            &e.identifiers,
+            &[
+                "https://staging.example.com/api",
+                "http://localhost:4040/api/tunnels",
+            ],
+        );
+    }
+
+    #[test]
     fn extraction_never_panics_on_token_soup() {
         // pieces of code, shell, markup and text in several scripts, glued at random: every
         // extraction pass (definitions, names, commands, plans, dialogue) must take any of it
@@ -2211,8 +2350,11 @@ mod tests {
             "Plan:\n```\nsrc/\n├── compaction.ts   # MOVE from src/\n```\nsee https://x.io/a.ts",
         );
         let moved = extract(&[user("move the files please"), tree]);
-        // src/ twice: first
-        assert_eq!(moved.identifiers, ["src/", "compaction.ts"]);
+        // src/ twice: first; the URL is a value, shown whole, not the file name `a.ts`
+        assert_eq!(
+            moved.identifiers,
+            ["src/", "compaction.ts", "https://x.io/a.ts"]
+        );
         // run twice: kept, a working command above a look around run as often; `ls` run once: out
         assert_eq!(e.commands, ["npm run check", "git status"]);
         // changed above read, then by activity
