@@ -1137,6 +1137,113 @@ fn is_exact_value(t: &str) -> bool {
     false
 }
 
+/// Weight of a dependency an edit adds to a package manifest.
+const DEPENDENCY_WEIGHT: f64 = 1.0;
+
+/// The dependencies a package manifest's text declares, by the manifest's file name:
+/// `package.json` (`"name": "^1.2"`), `mix.exs` (`{:name, "~> 1.0"}`), `Cargo.toml` (the
+/// entries under a `[...dependencies]` table), `requirements*.txt` and `pyproject.toml`
+/// (`name>=1.0`), `go.mod` (`path v1.2.3`), `Gemfile` (`gem "name"`). Empty for other files.
+pub fn dependencies<'a>(file_name: &str, text: &'a str) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    let mut push = |d: &'a str| {
+        let d = d.trim();
+        if d.len() >= 2 && !out.contains(&d) && !d.contains(char::is_whitespace) {
+            out.push(d);
+        }
+    };
+    let versionish = |v: &str| {
+        v.starts_with(|c: char| {
+            c.is_ascii_digit() || matches!(c, '^' | '~' | '>' | '<' | '=' | '*')
+        }) || v.starts_with("workspace:")
+            || v.starts_with("npm:")
+    };
+    let requirement = |line: &'a str| -> Option<&'a str> {
+        let t = line.trim().trim_matches(|c| matches!(c, '"' | '\'' | ','));
+        let end = t.find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))?;
+        let rest = t[end..].trim_start();
+        let rest = rest
+            .strip_prefix('[')
+            .map_or(rest, |r| r.split_once(']').map_or("", |x| x.1))
+            .trim_start();
+        (end > 0
+            && ["==", ">=", "<=", "~=", "!=", ">", "<"]
+                .iter()
+                .any(|op| rest.starts_with(op)))
+        .then(|| &t[..end])
+    };
+    let mut in_deps = false;
+    for line in text.lines() {
+        let t = line.trim();
+        match file_name {
+            "package.json" => {
+                if let Some((k, v)) = t.split_once(':') {
+                    let key = k.trim().trim_matches('"');
+                    let value = v.trim().trim_end_matches(',').trim_matches('"');
+                    let engine =
+                        matches!(key, "node" | "npm" | "pnpm" | "yarn" | "bun" | "version");
+                    if k.trim().starts_with('"') && versionish(value) && !engine {
+                        push(key);
+                    }
+                }
+            }
+            "mix.exs" => {
+                let mut rest = t;
+                while let Some(i) = rest.find("{:") {
+                    let name = &rest[i + 2..];
+                    let end = name
+                        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .unwrap_or(name.len());
+                    if name[end..].trim_start().starts_with(',') {
+                        push(&name[..end]);
+                    }
+                    rest = &name[end..];
+                }
+            }
+            "Cargo.toml" => {
+                if t.starts_with('[') {
+                    in_deps = t.trim_end_matches(']').ends_with("dependencies");
+                } else if in_deps {
+                    if let Some((k, _)) = t.split_once('=') {
+                        push(k.trim());
+                    }
+                }
+            }
+            "pyproject.toml" => {
+                if let Some(d) = t.starts_with(['"', '\'']).then(|| requirement(t)).flatten() {
+                    push(d);
+                }
+            }
+            "go.mod" => {
+                let t = t.strip_prefix("require ").unwrap_or(t);
+                if let Some((path, v)) = t.split_once(' ') {
+                    if v.trim().starts_with('v') && path.contains('/') {
+                        push(path);
+                    }
+                }
+            }
+            "Gemfile" => {
+                if let Some(rest) = t.strip_prefix("gem ") {
+                    let q = rest.trim_start();
+                    let quote = q.chars().next().filter(|c| matches!(c, '"' | '\''));
+                    if let Some(q) = quote.and_then(|c| q[1..].split(c).next()) {
+                        push(q);
+                    }
+                }
+            }
+            f if f.starts_with("requirements") && f.ends_with(".txt") => {
+                if !t.starts_with(['#', '-']) {
+                    if let Some(d) = requirement(t) {
+                        push(d);
+                    }
+                }
+            }
+            _ => return out,
+        }
+    }
+    out
+}
+
 /// Factor of the weight of a name the user wrote, against one the agent wrote.
 const USER_FACTOR: f64 = 0.7;
 /// Factor of the weight of a name in the agent's reasoning (thinking blocks).
@@ -1303,6 +1410,29 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
                 if !seen.contains(&v) {
                     seen.push(v);
                     idents.add(v, EXACT_VALUE_WEIGHT, at, n);
+                }
+            }
+        }
+    }
+    // the dependencies its edits add to a package manifest (a library the work now uses)
+    for (at, name, args) in calls(messages) {
+        if classify_tool(name) != Access::Write {
+            continue;
+        }
+        for path in extract_paths(args) {
+            let file = path.rsplit('/').next().unwrap_or(&path);
+            for (new, old) in edit_texts(args) {
+                // an edit says what it added; a whole manifest written lists every dependency
+                let weight = if old.is_empty() {
+                    DEPENDENCY_WEIGHT / 4.0
+                } else {
+                    DEPENDENCY_WEIGHT
+                };
+                let before = dependencies(file, &old);
+                for d in dependencies(file, &new) {
+                    if !before.contains(&d) {
+                        idents.add(d, weight, at, n);
+                    }
                 }
             }
         }
@@ -1875,6 +2005,54 @@ mod tests {
                 "http://localhost:4040/api/tunnels",
             ],
         );
+    }
+
+    #[test]
+    fn dependencies_a_manifest_edit_adds() {
+        let mix_old = "  defp deps do\n    [\n      {:oban, \"~> 2.0\"},\n    ]\n  end\n";
+        let mix_new = "  defp deps do\n    [\n      {:oban, \"~> 2.0\"},\n      {:opentelemetry_api, \"~> 1.5\"},\n      {:bandit, \"~> 1.0\", only: [:dev]}\n    ]\n  end\n";
+        assert_eq!(
+            dependencies("mix.exs", mix_new),
+            ["oban", "opentelemetry_api", "bandit"]
+        );
+        assert_eq!(
+            dependencies("package.json", "{\n  \"name\": \"app\",\n  \"version\": \"1.0.0\",\n  \"engines\": { \"node\": \">=20\" },\n  \"dependencies\": {\n    \"highlight.js\": \"^11.9.0\",\n    \"@noble/ed25519\": \"2.1.0\",\n    \"lib\": \"workspace:*\"\n  }\n}"),
+            ["highlight.js", "@noble/ed25519", "lib"]
+        );
+        assert_eq!(
+            dependencies("Cargo.toml", "[package]\nname = \"x\"\nversion = \"0.1.0\"\n[dependencies]\nserde = \"1\"\ntokio = { version = \"1\" }\n[dev-dependencies]\nproptest = \"1\"\n"),
+            ["serde", "tokio", "proptest"]
+        );
+        assert_eq!(
+            dependencies(
+                "requirements-dev.txt",
+                "# tools\nrequests>=2.31\nrich[jupyter]==13.0\n-e .\n"
+            ),
+            ["requests", "rich"]
+        );
+        assert_eq!(
+            dependencies(
+                "go.mod",
+                "module example.com/app\nrequire (\n\tgithub.com/spf13/cobra v1.8.0\n)\n"
+            ),
+            ["github.com/spf13/cobra"]
+        );
+        assert_eq!(
+            dependencies("Gemfile", "gem \"rails\", \"~> 7.1\"\n"),
+            ["rails"]
+        );
+        assert!(dependencies("main.rs", "serde = \"1\"").is_empty());
+        // an edit adds the dependencies its new text has and its old one had not
+        let e = extract(&[
+            user("add tracing"),
+            call_with(
+                "edit",
+                json!({"file_path": "/p/mix.exs", "old_string": mix_old, "new_string": mix_new}),
+            ),
+            agent("Added the deps."),
+        ]);
+        assert_has(&e.identifiers, &["opentelemetry_api", "bandit"]);
+        assert!(!e.identifiers.iter().any(|i| i == "oban"));
     }
 
     #[test]
