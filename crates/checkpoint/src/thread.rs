@@ -187,11 +187,15 @@ pub fn last_list(text: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// True for a list item marked done: a check mark (`✅ Added`, `✓`, `[x]`) or struck through
-/// (`~~old step~~`).
+/// True for a list item marked done: a check mark before or after it (`✅ Added`, `Tests - done ✓`,
+/// `[x]`) or struck through (`~~old step~~`).
 fn is_done(item: &str) -> bool {
+    const MARKS: [char; 6] = ['✅', '✓', '✔', '☑', '☒', '🟢'];
     let t = item.trim_start_matches(['*', '_', ' ']);
-    t.starts_with(['✅', '✓', '✔', '☑', '☒', '🟢'])
+    // a mark before the step or after it (`Update CHANGELOG - done ✅`)
+    t.starts_with(MARKS)
+        || t.trim_end_matches(['*', '_', ' ', '.', ')'])
+            .ends_with(MARKS)
         || t.starts_with("[x]")
         || t.starts_with("[X]")
         || t.starts_with("~~")
@@ -2479,7 +2483,7 @@ mod tests {
         );
         // steps marked done are left out; a list of finished steps only is a report, not a plan
         let report =
-            "Status:\n1. ✅ Added the parser\n2. ✅ **Wrote tests**\n3. Document `parse()`\n";
+            "Status:\n1. ✅ Added the parser\n2. **Wrote tests** - done ✅\n3. Document `parse()`\n";
         assert_eq!(
             extract(&[user("go on with the refactor"), agent(list), agent(report)])
                 .next_action
