@@ -8,7 +8,7 @@ use context_state::substance::{code_spans, is_path_like, looks_around, shell_com
 use context_state::{classify_tool, extract_paths, gist, squash, Access};
 use serde_json::Value;
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Characters of a key-exchange gist.
 pub const GIST_CHARS: usize = 120;
@@ -763,8 +763,11 @@ fn arity(s: &str) -> Option<usize> {
 /// (`.is-active`) a stylesheet defines.
 pub fn definitions(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    // the names pushed, to keep each once without a scan of `out` (a file of thousands of
+    // definitions would take quadratic time)
+    let mut seen: HashSet<String> = HashSet::new();
     let mut push = |s: String| {
-        if s.trim_start_matches(['@', '.', '-']).chars().count() >= 3 && !out.contains(&s) {
+        if s.trim_start_matches(['@', '.', '-']).chars().count() >= 3 && seen.insert(s.clone()) {
             out.push(s);
         }
     };
@@ -988,6 +991,8 @@ pub fn code_names(text: &str) -> Vec<(&str, bool)> {
 /// [`code_names`], each also with whether the text calls it (`save(` somewhere).
 fn code_names_called(text: &str) -> Vec<(&str, bool, bool)> {
     let mut out: Vec<(&str, bool, bool)> = Vec::new();
+    // where each name is in `out` (a file of thousands of names would take quadratic time)
+    let mut index: HashMap<&str, usize> = HashMap::new();
     let bytes = text.as_bytes();
     let is_word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.');
     let mut start = None;
@@ -1022,9 +1027,12 @@ fn code_names_called(text: &str) -> Vec<(&str, bool, bool)> {
         let dotted = w.contains('.');
         // a qualified name needs a code-like part or a call: `e.g` and `i.e` are prose
         let strong = hump || snake || (dotted && call);
-        match out.iter_mut().find(|(x, _, _)| *x == w) {
-            Some(seen) => seen.2 |= call,
-            None if strong || call => out.push((w, !strong, call)),
+        match index.get(w) {
+            Some(&at) => out[at].2 |= call,
+            None if strong || call => {
+                index.insert(w, out.len());
+                out.push((w, !strong, call));
+            }
             None => {}
         }
     }
@@ -1297,6 +1305,7 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
     let n = messages.len();
     let mut idents = Tally::default();
     let mut defined: Vec<String> = Vec::new();
+    let mut defined_set: HashSet<String> = HashSet::new();
     // how often each word occurs in what the agent wrote (its messages and the texts of its
     // edits and writes), and how many of those occurrences are definitions: a name used beyond
     // its definition is part of the work, one only defined (a theme's forty selectors, a
@@ -1453,10 +1462,10 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
     }
     for (at, texts) in &writes {
         let at = *at;
-        let mut seen: Vec<&str> = Vec::new();
+        let mut seen: HashSet<&str> = HashSet::new();
         for (new, old) in texts {
             // what the edit defines: a new name weighs most, one it rewrote less
-            let before = definitions(old);
+            let before: HashSet<String> = definitions(old).into_iter().collect();
             for d in definitions(new) {
                 let mut weight = if before.contains(&d) {
                     DEFINED_WEIGHT / 2.0
@@ -1467,11 +1476,11 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
                     weight *= UNUSED_FACTOR;
                 }
                 idents.add(&d, weight, at, n);
-                if !defined.contains(&d) {
+                if defined_set.insert(d.clone()) {
                     defined.push(d);
                 }
             }
-            let kept = code_names(old);
+            let kept: HashSet<&str> = code_names(old).into_iter().map(|(k, _)| k).collect();
             for (w, plain, called) in code_names_called(new) {
                 // `this.save` and `self.save` name `save` of the object at hand
                 let w = ["this.", "self."]
@@ -1479,11 +1488,10 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
                     .find_map(|p| w.strip_prefix(p))
                     .filter(|rest| rest.len() >= 3)
                     .unwrap_or(w);
-                if seen.contains(&w) {
+                if !seen.insert(w) {
                     continue;
                 }
-                seen.push(w);
-                let mut weight = if kept.iter().any(|(k, _)| *k == w) {
+                let mut weight = if kept.contains(w) {
                     0.2
                 } else {
                     0.5
@@ -1522,16 +1530,56 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
     }
     // a name a higher-ranked one already shows whole (`Registry` in `App.Registry`,
     // `upsert` in `upsert!/2`, `touch` in `Registry.touch`) would only repeat it
+    // (the whole names within those kept are in a set: tens of thousands of candidates checked
+    // against every kept one took seconds; a kept name with too many parts is scanned instead)
     let mut out: Vec<String> = Vec::new();
+    let mut within: HashSet<String> = HashSet::new();
+    let mut scanned: Vec<String> = Vec::new();
     for id in idents.ranked(usize::MAX) {
         if out.len() >= MAX_IDENTIFIERS {
             break;
         }
-        if !out.iter().any(|o| contains_name(o, &id)) {
-            out.push(id);
+        if within.contains(&id) || scanned.iter().any(|o| contains_name(o, &id)) {
+            continue;
         }
+        match names_within(&id) {
+            Some(parts) => within.extend(parts.into_iter().map(str::to_string)),
+            None => scanned.push(id.clone()),
+        }
+        out.push(id);
     }
     out
+}
+
+/// Most parts [`names_within`] lists for one name.
+const MAX_NAME_PARTS: usize = 4096;
+
+/// Every part of `text` that [`contains_name`] finds in it as a whole name (one that starts at
+/// its beginning or after a character outside names and ends at its end or before one); `None`
+/// when there would be more than [`MAX_NAME_PARTS`].
+fn names_within(text: &str) -> Option<Vec<&str>> {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let (mut starts, mut ends) = (Vec::new(), Vec::new());
+    let mut prev = None::<char>;
+    for (i, c) in text.char_indices() {
+        if !prev.is_some_and(word) {
+            starts.push(i);
+        }
+        if i > 0 && !word(c) {
+            ends.push(i);
+        }
+        prev = Some(c);
+    }
+    ends.push(text.len());
+    if starts.len() * ends.len() > MAX_NAME_PARTS {
+        return None;
+    }
+    Some(
+        starts
+            .iter()
+            .flat_map(|&s| ends.iter().filter(move |&&e| e > s).map(move |&e| &text[s..e]))
+            .collect(),
+    )
 }
 
 /// The plain name a decorated one shows: `name/2`, `name()`, `:name` (an atom or symbol),
