@@ -82,21 +82,32 @@ struct Tally {
 impl Tally {
     fn add(&mut self, item: &str, weight: f64, at: usize, n: usize) {
         let w = weight * (1.0 + at as f64 / n.max(1) as f64);
-        *self.score.entry(item.to_string()).or_default() += w;
-        *self.uses.entry(item.to_string()).or_default() += 1;
-        let last = self.last.entry(item.to_string()).or_default();
-        *last = (*last).max(at);
+        // (an item seen before is found without allocating its key three times)
+        fn bump<T: Default>(map: &mut HashMap<String, T>, item: &str, f: impl FnOnce(&mut T)) {
+            match map.get_mut(item) {
+                Some(v) => f(v),
+                None => f(map.entry(item.to_string()).or_default()),
+            }
+        }
+        bump(&mut self.score, item, |s| *s += w);
+        bump(&mut self.uses, item, |u| *u += 1);
+        bump(&mut self.last, item, |l| *l = (*l).max(at));
     }
     /// Items by score (ties: the later first), at most `max`.
     fn ranked(&self, max: usize) -> Vec<String> {
-        let mut v: Vec<(&String, f64)> = self.score.iter().map(|(k, s)| (k, *s)).collect();
+        // (each item's last use looked up once, not at every comparison)
+        let mut v: Vec<(&String, f64, usize)> = self
+            .score
+            .iter()
+            .map(|(k, s)| (k, *s, self.last[k]))
+            .collect();
         v.sort_by(|a, b| {
             b.1.partial_cmp(&a.1)
                 .unwrap_or(std::cmp::Ordering::Equal)
-                .then(self.last[b.0].cmp(&self.last[a.0]))
+                .then(b.2.cmp(&a.2))
                 .then(a.0.cmp(b.0))
         });
-        v.into_iter().take(max).map(|(k, _)| k.clone()).collect()
+        v.into_iter().take(max).map(|(k, _, _)| k.clone()).collect()
     }
 }
 
@@ -1327,6 +1338,8 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
         .filter(|(_, name, _)| classify_tool(name) == Access::Write)
         .map(|(at, _, args)| (at, edit_texts(args)))
         .collect();
+    // the definitions of each (new) text, read once
+    let mut new_definitions: Vec<Vec<String>> = Vec::new();
     for (_, texts) in &writes {
         for (new, _) in texts {
             for w in new
@@ -1335,9 +1348,11 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
             {
                 *words.entry(w).or_default() += 1;
             }
-            for d in definitions(new) {
-                *sites.entry(name_key(&d).to_string()).or_default() += 1;
+            let defs = definitions(new);
+            for d in &defs {
+                *sites.entry(name_key(d).to_string()).or_default() += 1;
             }
+            new_definitions.push(defs);
         }
     }
     let used = |d: &str| {
@@ -1460,13 +1475,14 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
             }
         }
     }
+    let mut new_definitions = new_definitions.into_iter();
     for (at, texts) in &writes {
         let at = *at;
         let mut seen: HashSet<&str> = HashSet::new();
         for (new, old) in texts {
             // what the edit defines: a new name weighs most, one it rewrote less
             let before: HashSet<String> = definitions(old).into_iter().collect();
-            for d in definitions(new) {
+            for d in new_definitions.next().unwrap_or_default() {
                 let mut weight = if before.contains(&d) {
                     DEFINED_WEIGHT / 2.0
                 } else {
