@@ -258,6 +258,32 @@ pub(crate) fn touch(list: &mut Vec<String>, item: &str) {
     list.push(item.to_string());
 }
 
+/// Items in the order of their last use (least recently used first), each once: the list
+/// [`touch`] keeps, without a scan of it at every use (thousands of files would take quadratic
+/// time).
+#[derive(Default)]
+struct Recency {
+    last: HashMap<String, usize>,
+    uses: usize,
+}
+
+impl Recency {
+    fn touch(&mut self, item: &str) {
+        self.uses += 1;
+        match self.last.get_mut(item) {
+            Some(at) => *at = self.uses,
+            None => {
+                self.last.insert(item.to_string(), self.uses);
+            }
+        }
+    }
+    fn into_vec(self) -> Vec<String> {
+        let mut v: Vec<(String, usize)> = self.last.into_iter().collect();
+        v.sort_by_key(|&(_, at)| at);
+        v.into_iter().map(|(item, _)| item).collect()
+    }
+}
+
 /// One request of the user and the agent's response to it.
 struct Turn {
     /// Squashed user text; `None` for agent output before the first request.
@@ -327,20 +353,21 @@ fn status(messages: &[Value]) -> Option<Status> {
 fn tool_use(messages: &[Value], out: &mut Extracted) {
     let n = messages.len();
     let mut files = Tally::default();
-    let mut changed: Vec<String> = Vec::new();
+    let mut changed: HashSet<String> = HashSet::new();
+    let (mut tools, mut read, mut modified) = (Recency::default(), Recency::default(), Recency::default());
     for (at, name, args) in calls(messages) {
-        touch(&mut out.tools_used, name);
+        tools.touch(name);
         let access = classify_tool(name);
-        let list = match access {
-            Access::Read => &mut out.files_read,
-            Access::Write => &mut out.files_modified,
+        let list: &mut Recency = match access {
+            Access::Read => &mut read,
+            Access::Write => &mut modified,
         };
         for p in extract_paths(args) {
-            touch(list, &p);
+            list.touch(&p);
             let weight = if access == Access::Write { 2.0 } else { 1.0 };
             files.add(&p, weight, at, n);
-            if access == Access::Write && !changed.contains(&p) {
-                changed.push(p);
+            if access == Access::Write {
+                changed.insert(p);
             }
         }
         out.last_tool_call = Some(ToolCall {
@@ -351,11 +378,14 @@ fn tool_use(messages: &[Value], out: &mut Extracted) {
             },
         });
     }
+    out.tools_used = tools.into_vec();
+    out.files_read = read.into_vec();
+    out.files_modified = modified.into_vec();
     let ranked = files.ranked(usize::MAX);
     out.active_files = ranked
         .iter()
-        .filter(|p| changed.contains(p))
-        .chain(ranked.iter().filter(|p| !changed.contains(p)))
+        .filter(|p| changed.contains(*p))
+        .chain(ranked.iter().filter(|p| !changed.contains(*p)))
         .cloned()
         .collect();
 }
@@ -421,7 +451,7 @@ const MINOR_WEIGHT: f64 = 0.3;
 fn commands(messages: &[Value]) -> Vec<String> {
     let n = messages.len();
     let mut commands = Tally::default();
-    let mut lesser: Vec<String> = Vec::new();
+    let mut lesser: HashSet<String> = HashSet::new();
     for (at, _, args) in calls(messages) {
         if let Some(cmd) = shell_line(args) {
             for (part, cut) in shell_commands(&cmd) {
@@ -430,8 +460,8 @@ fn commands(messages: &[Value]) -> Vec<String> {
                 }
                 // a command whose message was cut (`git commit`) did what its message said
                 let less = cut || minor(&part);
-                if less && !lesser.contains(&part) {
-                    lesser.push(part.clone());
+                if less {
+                    lesser.insert(part.clone());
                 }
                 commands.add(&part, if less { MINOR_WEIGHT } else { 1.0 }, at, n);
             }
