@@ -74,40 +74,40 @@ pub struct Extracted {
 /// so an item used often and lately ranks first.
 #[derive(Default)]
 struct Tally {
-    score: HashMap<String, f64>,
-    last: HashMap<String, usize>,
-    uses: HashMap<String, usize>,
+    items: HashMap<String, Use>,
+}
+
+/// One item's score, number of uses and latest use (message index).
+#[derive(Default, Clone, Copy)]
+struct Use {
+    score: f64,
+    uses: usize,
+    last: usize,
 }
 
 impl Tally {
     fn add(&mut self, item: &str, weight: f64, at: usize, n: usize) {
         let w = weight * (1.0 + at as f64 / n.max(1) as f64);
-        // (an item seen before is found without allocating its key three times)
-        fn bump<T: Default>(map: &mut HashMap<String, T>, item: &str, f: impl FnOnce(&mut T)) {
-            match map.get_mut(item) {
-                Some(v) => f(v),
-                None => f(map.entry(item.to_string()).or_default()),
-            }
-        }
-        bump(&mut self.score, item, |s| *s += w);
-        bump(&mut self.uses, item, |u| *u += 1);
-        bump(&mut self.last, item, |l| *l = (*l).max(at));
+        // (an item seen before is found without allocating its key)
+        let u = match self.items.get_mut(item) {
+            Some(u) => u,
+            None => self.items.entry(item.to_string()).or_default(),
+        };
+        u.score += w;
+        u.uses += 1;
+        u.last = u.last.max(at);
     }
     /// Items by score (ties: the later first), at most `max`.
     fn ranked(&self, max: usize) -> Vec<String> {
-        // (each item's last use looked up once, not at every comparison)
-        let mut v: Vec<(&String, f64, usize)> = self
-            .score
-            .iter()
-            .map(|(k, s)| (k, *s, self.last[k]))
-            .collect();
+        let mut v: Vec<(&String, &Use)> = self.items.iter().collect();
         v.sort_by(|a, b| {
-            b.1.partial_cmp(&a.1)
+            b.1.score
+                .partial_cmp(&a.1.score)
                 .unwrap_or(std::cmp::Ordering::Equal)
-                .then(b.2.cmp(&a.2))
+                .then(b.1.last.cmp(&a.1.last))
                 .then(a.0.cmp(b.0))
         });
-        v.into_iter().take(max).map(|(k, _, _)| k.clone()).collect()
+        v.into_iter().take(max).map(|(k, _)| k.clone()).collect()
     }
 }
 
@@ -467,10 +467,9 @@ fn commands(messages: &[Value]) -> Vec<String> {
             }
         }
     }
-    let uses = &commands.uses;
     commands
-        .score
-        .retain(|k, _| uses[k] >= 2 || !lesser.contains(k));
+        .items
+        .retain(|k, u| u.uses >= 2 || !lesser.contains(k));
     commands.ranked(MAX_COMMANDS)
 }
 
@@ -1558,20 +1557,29 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
     // a function's bare name and its `name/arity` or `name()` are one item: the bare name's
     // uses count for the full one, which also shows the bare name
     let mut decorated: Vec<String> = idents
-        .score
+        .items
         .keys()
         .filter(|k| bare_name(k).is_some())
         .cloned()
         .collect();
     decorated.sort();
+    // (the latest use of a name merged away stays its latest use if it takes another's)
+    let mut merged_last: HashMap<&str, usize> = HashMap::new();
     for d in defined.iter().chain(&decorated) {
         let Some(bare) = bare_name(d) else {
             continue;
         };
-        if let Some(score) = idents.score.remove(bare) {
-            *idents.score.entry(d.clone()).or_default() += score;
-            let last = idents.last[bare].max(idents.last.get(d).copied().unwrap_or(0));
-            idents.last.insert(d.clone(), last);
+        if let Some(b) = idents.items.remove(bare) {
+            let own_last = idents
+                .items
+                .get(d.as_str())
+                .map(|u| u.last)
+                .or_else(|| merged_last.get(d.as_str()).copied())
+                .unwrap_or(0);
+            let u = idents.items.entry(d.clone()).or_default();
+            u.score += b.score;
+            u.last = b.last.max(own_last);
+            merged_last.insert(bare, b.last);
         }
     }
     // a name a higher-ranked one already shows whole (`Registry` in `App.Registry`,
