@@ -354,7 +354,8 @@ fn tool_use(messages: &[Value], out: &mut Extracted) {
     let n = messages.len();
     let mut files = Tally::default();
     let mut changed: HashSet<String> = HashSet::new();
-    let (mut tools, mut read, mut modified) = (Recency::default(), Recency::default(), Recency::default());
+    let (mut tools, mut read, mut modified) =
+        (Recency::default(), Recency::default(), Recency::default());
     for (at, name, args) in calls(messages) {
         tools.touch(name);
         let access = classify_tool(name);
@@ -1536,11 +1537,7 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
                 if !seen.insert(w) {
                     continue;
                 }
-                let mut weight = if kept.contains(w) {
-                    0.2
-                } else {
-                    0.5
-                };
+                let mut weight = if kept.contains(w) { 0.2 } else { 0.5 };
                 if plain {
                     weight /= 4.0;
                 }
@@ -1631,7 +1628,11 @@ fn names_within(text: &str) -> Option<Vec<&str>> {
     Some(
         starts
             .iter()
-            .flat_map(|&s| ends.iter().filter(move |&&e| e > s).map(move |&e| &text[s..e]))
+            .flat_map(|&s| {
+                ends.iter()
+                    .filter(move |&&e| e > s)
+                    .map(move |&e| &text[s..e])
+            })
             .collect(),
     )
 }
@@ -2225,6 +2226,47 @@ mod tests {
             "<checkpoint-data>",
             "[Hint: x]",
             "Caveat: The messages",
+            // line ends, invisible and combining characters, lone sigils and manifest syntax
+            "\r\n",
+            "\r",
+            "\u{200b}",
+            "e\u{301}",
+            "\u{feff}",
+            "👩‍💻",
+            "{:",
+            "@",
+            ".",
+            "\\\n",
+            "<<-",
+            "<<'",
+            "$(",
+            "\"dep\": \"^1.0\",",
+            "[dependencies]",
+            "gem ",
+            "require ",
+            " v1.2",
+            ">=",
+            "==",
+            "name@1.2",
+            "http://",
+            "localhost:",
+            "0a1b2c3",
+            "/",
+            "### 1. ",
+            "**",
+            "~~",
+            "✅",
+        ];
+        // the manifests `dependencies` reads, and a source file
+        const PATHS: &[&str] = &[
+            "package.json",
+            "mix.exs",
+            "Cargo.toml",
+            "pyproject.toml",
+            "requirements-dev.txt",
+            "go.mod",
+            "Gemfile",
+            "/w/src/a.ts",
         ];
         let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
         let mut next = |n: usize| {
@@ -2233,18 +2275,22 @@ mod tests {
             seed ^= seed << 17;
             (seed % n as u64) as usize
         };
-        for _ in 0..300 {
+        let runs = std::env::var("TOKEN_SOUP_RUNS").map_or(300, |r| r.parse().unwrap_or(300));
+        for _ in 0..runs {
             let mut text = String::new();
             for _ in 0..next(60) {
                 text.push_str(PIECES[next(PIECES.len())]);
             }
             let t = text.as_str();
+            let path = PATHS[next(PATHS.len())];
             let _ = extract(&[
                 user(t),
                 json!({"role": "assistant", "content": [
                     {"type": "thinking", "thinking": t},
                     {"type": "text", "text": t},
                     {"type": "toolCall", "id": "a", "name": "edit", "arguments": {"path": t, "old_string": t, "new_string": t}},
+                    {"type": "toolCall", "id": "e", "name": "edit", "arguments": {"path": path, "old_string": "", "new_string": t}},
+                    {"type": "toolCall", "id": "f", "name": "write", "arguments": {"path": t, "content": t}},
                     {"type": "toolCall", "id": "b", "name": "bash", "arguments": {"command": t}},
                     {"type": "toolCall", "id": "c", "name": "apply_patch", "arguments": {"input": t}},
                     {"type": "toolCall", "id": "d", "name": "ExitPlanMode", "arguments": {"plan": t}}

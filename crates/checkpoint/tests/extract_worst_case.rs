@@ -56,7 +56,10 @@ fn worst_case_inputs_timed() {
     let other = half.replace("handleEvent", "onEvent");
     timed(
         "edit 1 MB old_string/new_string",
-        &[call("edit", json!({"path": "/w/a.ts", "old_string": half, "new_string": other}))],
+        &[call(
+            "edit",
+            json!({"path": "/w/a.ts", "old_string": half, "new_string": other}),
+        )],
     );
     timed(
         "user message 500 KB",
@@ -64,7 +67,9 @@ fn worst_case_inputs_timed() {
     );
     timed(
         "agent message 500 KB",
-        &[json!({"role": "assistant", "content": [{"type": "text", "text": code[..500_000].to_string()}]})],
+        &[
+            json!({"role": "assistant", "content": [{"type": "text", "text": code[..500_000].to_string()}]}),
+        ],
     );
     let mut cmd = String::new();
     let mut i = 0;
@@ -81,9 +86,41 @@ fn worst_case_inputs_timed() {
     for i in 0..5_000 {
         many.push(json!({"role": "user", "content": format!("please fix `parseThing{i}` in src/mod{i}/file{i}.ts and run cargo test -p crate{i}")}));
         many.push(call("edit", json!({"path": format!("/w/src/mod{i}/file{i}.ts"), "old_string": format!("fn old_{i}() {{}}"), "new_string": format!("fn new_name_{i}() {{ helperCall{i}() }}")})));
-        many.push(call("bash", json!({"command": format!("cd /w && cargo test -p crate{i} && ls src/mod{i}")})));
+        many.push(call(
+            "bash",
+            json!({"command": format!("cd /w && cargo test -p crate{i} && ls src/mod{i}")}),
+        ));
         many.push(json!({"role": "toolResult", "toolCallId": "t", "content": [{"type": "text", "text": "ok"}]}));
         many.push(json!({"role": "assistant", "content": [{"type": "text", "text": format!("Done with `someName{i}` in src/mod{i}/file{i}.ts at http://localhost:{}", 3000 + i % 1000)}]}));
     }
     timed("5,000 turns (25,000 messages)", &many);
+}
+
+/// A checkpoint file near the 4 MB read limit (a hand-edited or damaged one) with long lists:
+/// rendering it must not take quadratic time in their lengths.
+#[test]
+#[ignore]
+fn long_lists_rendered_timed() {
+    use context_checkpoint::{from_yaml, render, RenderOptions};
+    let mut cp = from_yaml(include_str!("fixtures/seed_example.yaml")).unwrap();
+    let sizes = [(2_000, 1_000), (20_000, 10_000), (100_000, 30_000)];
+    let runs = if std::env::var("WORST_CASE").is_ok() {
+        2
+    } else {
+        3
+    };
+    for &(ids, files) in &sizes[..runs] {
+        cp.resources.identifiers = (0..ids).map(|i| format!("name_{i}")).collect();
+        cp.resources.files_read = (0..files)
+            .map(|i| format!("/w/src/d{}/f{i}.rs", i % 50))
+            .collect();
+        cp.resources.active_files = cp.resources.files_read.clone();
+        let start = Instant::now();
+        let text = render(&cp, RenderOptions::default()).unwrap();
+        println!(
+            "render {ids} identifiers, {files} files: {:?} ({} chars)",
+            start.elapsed(),
+            text.len()
+        );
+    }
 }
