@@ -768,13 +768,17 @@ fn closing_paren(s: &str) -> Option<usize> {
     None
 }
 
+/// Longest parameter list [`arity`] reads (in characters).
+const MAX_PARAMS_CHARS: usize = 1000;
+
 /// Arguments of the parenthesised list at the start of `s` (top-level commas, across lines):
-/// `None` without a list.
+/// `None` without a list, or one not closed within [`MAX_PARAMS_CHARS`] (a cut fragment: read
+/// to the end of the text at every function head, it took quadratic time).
 fn arity(s: &str) -> Option<usize> {
     let s = s.strip_prefix('(')?;
     let (mut depth, mut commas, mut any) = (0i32, 0usize, false);
     let mut quote = None::<char>;
-    for c in s.chars() {
+    for c in s.chars().take(MAX_PARAMS_CHARS) {
         if let Some(q) = quote {
             if c == q {
                 quote = None;

@@ -71,6 +71,12 @@ fn worst_case_inputs_timed() {
             json!({"role": "assistant", "content": [{"type": "text", "text": code[..500_000].to_string()}]}),
         ],
     );
+    // Elixir function heads whose parameter list never closes (a cut fragment)
+    let heads = format!("defmodule A do\n{}", "  def f(a,\n".repeat(50_000));
+    timed(
+        "write 50,000 unclosed def heads",
+        &[call("write", json!({"path": "/w/a.ex", "content": heads}))],
+    );
     let mut cmd = String::new();
     let mut i = 0;
     while cmd.len() < 200_000 {
