@@ -2306,6 +2306,94 @@ mod tests {
     }
 
     #[test]
+    fn every_public_pass_takes_edge_lines() {
+        // lone sigils, line ends, empty and multi-byte text straight into each public function
+        let edges = [
+            "",
+            "{:",
+            "@",
+            "--",
+            ".",
+            "\"",
+            "'",
+            "`",
+            "(",
+            ")",
+            "/",
+            "\\",
+            "\r",
+            "\r\n",
+            "\n",
+            "é",
+            "日本語",
+            "🙂",
+            "e\u{301}",
+            "\u{200b}",
+            "1.",
+            "1)",
+            "**",
+            "**1.**",
+            "### 1.",
+            "#",
+            "- [ ] ",
+            "<<",
+            "<<日",
+            "$(",
+            "&&",
+            "||",
+            ";",
+            "|",
+            "=",
+            ":",
+            "def 日(",
+            "fn é",
+            "@é 1",
+            "--é: 1;",
+            ".é {",
+            "gem \"é",
+            "{:é, \"1\"}",
+            "\"é\": \"^1\"",
+            "é>=1",
+            "é v1",
+            "é@1.2",
+            "http://é",
+            "localhost:é",
+            "x(日本語) {",
+            "func (日) é(",
+        ];
+        let manifests = [
+            "package.json",
+            "mix.exs",
+            "Cargo.toml",
+            "pyproject.toml",
+            "requirements.txt",
+            "go.mod",
+            "Gemfile",
+        ];
+        for a in edges {
+            for b in edges {
+                for t in [format!("{a}{b}"), format!("{a}\n{b}"), format!("{a} {b}")] {
+                    let _ = numbered_headings(&t);
+                    let _ = last_list(&t);
+                    let _ = definitions(&t);
+                    let _ = code_names(&t);
+                    let _ = exact_values(&t);
+                    let _ = worth_naming(&t);
+                    let _ = bare_name(&t);
+                    let _ = name_key(&t);
+                    let _ = contains_name(&t, a);
+                    let _ = names_within(&t);
+                    let _ = shell_commands(&t);
+                    let _ = looks_around(&t);
+                    for m in manifests {
+                        let _ = dependencies(m, &t);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn definitions_in_several_languages() {
         let elixir = "defmodule Spotter.Services.TranscriptRenderer do\n  @max_result_lines 5\n  @doc \"Renders.\"\n  @spec render([map()], keyword()) :: [map()]\n  def render(messages, opts \\\\ []) do\n    Enum.map(messages, &classify_normal_line(&1, [], %{a: 1, b: 2}))\n  end\n\n  defp classify_normal_line(line, acc,\n         state) do\n    acc\n  end\n\n  defp pane_exists?(id), do: id\n  def version, do: 1\nend\n";
         assert_eq!(
