@@ -1235,7 +1235,9 @@ pub fn dependencies<'a>(file_name: &str, text: &'a str) -> Vec<&'a str> {
                     let value = v.trim().trim_end_matches(',').trim_matches('"');
                     let engine =
                         matches!(key, "node" | "npm" | "pnpm" | "yarn" | "bun" | "version");
-                    if k.trim().starts_with('"') && versionish(value) && !engine {
+                    // a dependency's version is a string: `"lines": 80` (a setting) is none
+                    let quoted = v.trim_start().starts_with('"');
+                    if k.trim().starts_with('"') && quoted && versionish(value) && !engine {
                         push(key);
                     }
                 }
@@ -2112,6 +2114,12 @@ mod tests {
                 "http://localhost:4040/api/tunnels",
             ],
         );
+    }
+
+    #[test]
+    fn a_number_in_package_json_is_a_setting_not_a_dependency() {
+        let manifest = "{\n  \"jest\": { \"coverageThreshold\": { \"global\": {\n    \"lines\": 80,\n    \"branches\": 75\n  } } },\n  \"dependencies\": {\n    \"zod\": \"^3.23.0\"\n  }\n}";
+        assert_eq!(dependencies("package.json", manifest), ["zod"]);
     }
 
     #[test]
