@@ -3,9 +3,11 @@
 
 use crate::input::FAILURE_ITEM_PREFIX;
 use crate::model::{Checkpoint, Role};
+use crate::thread::MAX_IDENTIFIERS;
 use context_fsio::{parse_rfc3339, rfc3339, Error, Result};
 use context_state::substance::fold_key;
 use context_tokens::{count_tokens, ChunkCounter, Encoding};
+use std::collections::HashMap;
 
 /// Default token budget of the restore text.
 pub const DEFAULT_MAX_TOKENS: usize = 800;
@@ -171,20 +173,29 @@ fn ranked_files(cp: &Checkpoint) -> Vec<(String, bool)> {
 /// The files without the directories read (listed, searched) whose files the list names: a
 /// file under it says where the work went in it.
 fn without_listed_dirs(files: Vec<(String, bool)>) -> Vec<(String, bool)> {
-    let dirs: Vec<String> = files
-        .iter()
-        .map(|(p, _)| format!("{}/", p.trim_end_matches('/')))
-        .collect();
+    // how many files are under each directory (every prefix ending in `/`), and how often each
+    // file is listed: a directory is listed when a file other than itself is under it (counted,
+    // not scanned: a list of thousands of files would take quadratic time)
+    let mut under: HashMap<&str, usize> = HashMap::new();
+    let mut listed: HashMap<&str, usize> = HashMap::new();
+    for (q, _) in &files {
+        *listed.entry(q.as_str()).or_default() += 1;
+        for (k, _) in q.match_indices('/') {
+            *under.entry(&q[..=k]).or_default() += 1;
+        }
+    }
     files
         .iter()
-        .zip(&dirs)
-        .filter(|((p, changed), dir)| {
-            *changed
-                || !files
-                    .iter()
-                    .any(|(q, _)| q != p && q.starts_with(dir.as_str()))
+        .filter(|(p, changed)| {
+            let dir = format!("{}/", p.trim_end_matches('/'));
+            let own = if p.starts_with(&dir) {
+                listed[p.as_str()]
+            } else {
+                0
+            };
+            *changed || under.get(dir.as_str()).copied().unwrap_or(0) <= own
         })
-        .map(|(f, _)| f.clone())
+        .cloned()
         .collect()
 }
 
@@ -372,12 +383,15 @@ struct Prepared {
 /// a better-ranked one is left out; a name whose container ranks lower takes the container's
 /// text at its own rank, and the container is left out. Case-insensitive.
 fn merge_contained(items: &[String]) -> Vec<Option<String>> {
-    let lower: Vec<String> = items
+    // a checkpoint the extraction wrote has at most MAX_IDENTIFIERS; those beyond (a file edited
+    // by hand) are shown as they are: comparing each with all the others takes quadratic time
+    let merged = items.len().min(MAX_IDENTIFIERS);
+    let lower: Vec<String> = items[..merged]
         .iter()
         .map(|s| clean(s, IDENTIFIER_SHOWN_CHARS).to_lowercase())
         .collect();
     let mut shown: Vec<Option<usize>> = (0..items.len()).map(Some).collect();
-    for i in 0..items.len() {
+    for i in 0..merged {
         if shown[i].is_none() || lower[i].is_empty() {
             continue;
         }
@@ -387,7 +401,7 @@ fn merge_contained(items: &[String]) -> Vec<Option<String>> {
             continue;
         }
         if let Some(j) =
-            (i + 1..items.len()).find(|&j| shown[j] == Some(j) && lower[j].contains(&lower[i]))
+            (i + 1..merged).find(|&j| shown[j] == Some(j) && lower[j].contains(&lower[i]))
         {
             if lower[j] != lower[i] {
                 shown[i] = Some(j);
@@ -833,6 +847,44 @@ mod tests {
             .find(|l| l.starts_with("Identifiers: "))
             .unwrap();
         assert_eq!(line, "Identifiers: render_message/1, render/2");
+    }
+
+    #[test]
+    fn a_directory_is_left_out_only_for_another_file_under_it() {
+        let f = |p: &str, changed: bool| (p.to_string(), changed);
+        let files = vec![
+            f("src", false),
+            f("src/a.rs", true),
+            f("docs/", false),
+            f("lib//", false),
+            f("lib/x/y.rs", false),
+            f("srcs", false),
+            f("out/", true),
+            f("out/b", false),
+            f("tests", false),
+        ];
+        // `src`, `lib//` and `lib` hold other files; `docs/` only itself; `srcs` is not `src/`;
+        // a changed directory stays
+        assert_eq!(
+            without_listed_dirs(files)
+                .into_iter()
+                .map(|(p, _)| p)
+                .collect::<Vec<_>>(),
+            [
+                "src/a.rs",
+                "docs/",
+                "lib/x/y.rs",
+                "srcs",
+                "out/",
+                "out/b",
+                "tests"
+            ]
+        );
+        // a directory listed twice is not under itself
+        assert_eq!(
+            without_listed_dirs(vec![f("a/", false), f("a/", false)]).len(),
+            2
+        );
     }
 
     #[test]

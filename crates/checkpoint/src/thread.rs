@@ -8,7 +8,7 @@ use context_state::substance::{code_spans, is_path_like, looks_around, shell_com
 use context_state::{classify_tool, extract_paths, gist, squash, Access};
 use serde_json::Value;
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Characters of a key-exchange gist.
 pub const GIST_CHARS: usize = 120;
@@ -74,26 +74,37 @@ pub struct Extracted {
 /// so an item used often and lately ranks first.
 #[derive(Default)]
 struct Tally {
-    score: HashMap<String, f64>,
-    last: HashMap<String, usize>,
-    uses: HashMap<String, usize>,
+    items: HashMap<String, Use>,
+}
+
+/// One item's score, number of uses and latest use (message index).
+#[derive(Default, Clone, Copy)]
+struct Use {
+    score: f64,
+    uses: usize,
+    last: usize,
 }
 
 impl Tally {
     fn add(&mut self, item: &str, weight: f64, at: usize, n: usize) {
         let w = weight * (1.0 + at as f64 / n.max(1) as f64);
-        *self.score.entry(item.to_string()).or_default() += w;
-        *self.uses.entry(item.to_string()).or_default() += 1;
-        let last = self.last.entry(item.to_string()).or_default();
-        *last = (*last).max(at);
+        // (an item seen before is found without allocating its key)
+        let u = match self.items.get_mut(item) {
+            Some(u) => u,
+            None => self.items.entry(item.to_string()).or_default(),
+        };
+        u.score += w;
+        u.uses += 1;
+        u.last = u.last.max(at);
     }
     /// Items by score (ties: the later first), at most `max`.
     fn ranked(&self, max: usize) -> Vec<String> {
-        let mut v: Vec<(&String, f64)> = self.score.iter().map(|(k, s)| (k, *s)).collect();
+        let mut v: Vec<(&String, &Use)> = self.items.iter().collect();
         v.sort_by(|a, b| {
-            b.1.partial_cmp(&a.1)
+            b.1.score
+                .partial_cmp(&a.1.score)
                 .unwrap_or(std::cmp::Ordering::Equal)
-                .then(self.last[b.0].cmp(&self.last[a.0]))
+                .then(b.1.last.cmp(&a.1.last))
                 .then(a.0.cmp(b.0))
         });
         v.into_iter().take(max).map(|(k, _)| k.clone()).collect()
@@ -251,6 +262,32 @@ pub(crate) fn touch(list: &mut Vec<String>, item: &str) {
     list.push(item.to_string());
 }
 
+/// Items in the order of their last use (least recently used first), each once: the list
+/// [`touch`] keeps, without a scan of it at every use (thousands of files would take quadratic
+/// time).
+#[derive(Default)]
+struct Recency {
+    last: HashMap<String, usize>,
+    uses: usize,
+}
+
+impl Recency {
+    fn touch(&mut self, item: &str) {
+        self.uses += 1;
+        match self.last.get_mut(item) {
+            Some(at) => *at = self.uses,
+            None => {
+                self.last.insert(item.to_string(), self.uses);
+            }
+        }
+    }
+    fn into_vec(self) -> Vec<String> {
+        let mut v: Vec<(String, usize)> = self.last.into_iter().collect();
+        v.sort_by_key(|&(_, at)| at);
+        v.into_iter().map(|(item, _)| item).collect()
+    }
+}
+
 /// One request of the user and the agent's response to it.
 struct Turn {
     /// Squashed user text; `None` for agent output before the first request.
@@ -320,20 +357,22 @@ fn status(messages: &[Value]) -> Option<Status> {
 fn tool_use(messages: &[Value], out: &mut Extracted) {
     let n = messages.len();
     let mut files = Tally::default();
-    let mut changed: Vec<String> = Vec::new();
+    let mut changed: HashSet<String> = HashSet::new();
+    let (mut tools, mut read, mut modified) =
+        (Recency::default(), Recency::default(), Recency::default());
     for (at, name, args) in calls(messages) {
-        touch(&mut out.tools_used, name);
+        tools.touch(name);
         let access = classify_tool(name);
-        let list = match access {
-            Access::Read => &mut out.files_read,
-            Access::Write => &mut out.files_modified,
+        let list: &mut Recency = match access {
+            Access::Read => &mut read,
+            Access::Write => &mut modified,
         };
         for p in extract_paths(args) {
-            touch(list, &p);
+            list.touch(&p);
             let weight = if access == Access::Write { 2.0 } else { 1.0 };
             files.add(&p, weight, at, n);
-            if access == Access::Write && !changed.contains(&p) {
-                changed.push(p);
+            if access == Access::Write {
+                changed.insert(p);
             }
         }
         out.last_tool_call = Some(ToolCall {
@@ -344,11 +383,14 @@ fn tool_use(messages: &[Value], out: &mut Extracted) {
             },
         });
     }
+    out.tools_used = tools.into_vec();
+    out.files_read = read.into_vec();
+    out.files_modified = modified.into_vec();
     let ranked = files.ranked(usize::MAX);
     out.active_files = ranked
         .iter()
-        .filter(|p| changed.contains(p))
-        .chain(ranked.iter().filter(|p| !changed.contains(p)))
+        .filter(|p| changed.contains(*p))
+        .chain(ranked.iter().filter(|p| !changed.contains(*p)))
         .cloned()
         .collect();
 }
@@ -414,7 +456,7 @@ const MINOR_WEIGHT: f64 = 0.3;
 fn commands(messages: &[Value]) -> Vec<String> {
     let n = messages.len();
     let mut commands = Tally::default();
-    let mut lesser: Vec<String> = Vec::new();
+    let mut lesser: HashSet<String> = HashSet::new();
     for (at, _, args) in calls(messages) {
         if let Some(cmd) = shell_line(args) {
             for (part, cut) in shell_commands(&cmd) {
@@ -423,17 +465,16 @@ fn commands(messages: &[Value]) -> Vec<String> {
                 }
                 // a command whose message was cut (`git commit`) did what its message said
                 let less = cut || minor(&part);
-                if less && !lesser.contains(&part) {
-                    lesser.push(part.clone());
+                if less {
+                    lesser.insert(part.clone());
                 }
                 commands.add(&part, if less { MINOR_WEIGHT } else { 1.0 }, at, n);
             }
         }
     }
-    let uses = &commands.uses;
     commands
-        .score
-        .retain(|k, _| uses[k] >= 2 || !lesser.contains(k));
+        .items
+        .retain(|k, u| u.uses >= 2 || !lesser.contains(k));
     commands.ranked(MAX_COMMANDS)
 }
 
@@ -731,13 +772,17 @@ fn closing_paren(s: &str) -> Option<usize> {
     None
 }
 
+/// Longest parameter list [`arity`] reads (in characters).
+const MAX_PARAMS_CHARS: usize = 1000;
+
 /// Arguments of the parenthesised list at the start of `s` (top-level commas, across lines):
-/// `None` without a list.
+/// `None` without a list, or one not closed within [`MAX_PARAMS_CHARS`] (a cut fragment: read
+/// to the end of the text at every function head, it took quadratic time).
 fn arity(s: &str) -> Option<usize> {
     let s = s.strip_prefix('(')?;
     let (mut depth, mut commas, mut any) = (0i32, 0usize, false);
     let mut quote = None::<char>;
-    for c in s.chars() {
+    for c in s.chars().take(MAX_PARAMS_CHARS) {
         if let Some(q) = quote {
             if c == q {
                 quote = None;
@@ -767,8 +812,11 @@ fn arity(s: &str) -> Option<usize> {
 /// (`.is-active`) a stylesheet defines.
 pub fn definitions(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    // the names pushed, to keep each once without a scan of `out` (a file of thousands of
+    // definitions would take quadratic time)
+    let mut seen: HashSet<String> = HashSet::new();
     let mut push = |s: String| {
-        if s.trim_start_matches(['@', '.', '-']).chars().count() >= 3 && !out.contains(&s) {
+        if s.trim_start_matches(['@', '.', '-']).chars().count() >= 3 && seen.insert(s.clone()) {
             out.push(s);
         }
     };
@@ -992,6 +1040,8 @@ pub fn code_names(text: &str) -> Vec<(&str, bool)> {
 /// [`code_names`], each also with whether the text calls it (`save(` somewhere).
 fn code_names_called(text: &str) -> Vec<(&str, bool, bool)> {
     let mut out: Vec<(&str, bool, bool)> = Vec::new();
+    // where each name is in `out` (a file of thousands of names would take quadratic time)
+    let mut index: HashMap<&str, usize> = HashMap::new();
     let bytes = text.as_bytes();
     let is_word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.');
     let mut start = None;
@@ -1026,9 +1076,12 @@ fn code_names_called(text: &str) -> Vec<(&str, bool, bool)> {
         let dotted = w.contains('.');
         // a qualified name needs a code-like part or a call: `e.g` and `i.e` are prose
         let strong = hump || snake || (dotted && call);
-        match out.iter_mut().find(|(x, _, _)| *x == w) {
-            Some(seen) => seen.2 |= call,
-            None if strong || call => out.push((w, !strong, call)),
+        match index.get(w) {
+            Some(&at) => out[at].2 |= call,
+            None if strong || call => {
+                index.insert(w, out.len());
+                out.push((w, !strong, call));
+            }
             None => {}
         }
     }
@@ -1186,7 +1239,9 @@ pub fn dependencies<'a>(file_name: &str, text: &'a str) -> Vec<&'a str> {
                     let value = v.trim().trim_end_matches(',').trim_matches('"');
                     let engine =
                         matches!(key, "node" | "npm" | "pnpm" | "yarn" | "bun" | "version");
-                    if k.trim().starts_with('"') && versionish(value) && !engine {
+                    // a dependency's version is a string: `"lines": 80` (a setting) is none
+                    let quoted = v.trim_start().starts_with('"');
+                    if k.trim().starts_with('"') && quoted && versionish(value) && !engine {
                         push(key);
                     }
                 }
@@ -1301,6 +1356,7 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
     let n = messages.len();
     let mut idents = Tally::default();
     let mut defined: Vec<String> = Vec::new();
+    let mut defined_set: HashSet<String> = HashSet::new();
     // how often each word occurs in what the agent wrote (its messages and the texts of its
     // edits and writes), and how many of those occurrences are definitions: a name used beyond
     // its definition is part of the work, one only defined (a theme's forty selectors, a
@@ -1322,6 +1378,8 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
         .filter(|(_, name, _)| classify_tool(name) == Access::Write)
         .map(|(at, _, args)| (at, edit_texts(args)))
         .collect();
+    // the definitions of each (new) text, read once
+    let mut new_definitions: Vec<Vec<String>> = Vec::new();
     for (_, texts) in &writes {
         for (new, _) in texts {
             for w in new
@@ -1330,9 +1388,11 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
             {
                 *words.entry(w).or_default() += 1;
             }
-            for d in definitions(new) {
-                *sites.entry(name_key(&d).to_string()).or_default() += 1;
+            let defs = definitions(new);
+            for d in &defs {
+                *sites.entry(name_key(d).to_string()).or_default() += 1;
             }
+            new_definitions.push(defs);
         }
     }
     let used = |d: &str| {
@@ -1455,13 +1515,14 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
             }
         }
     }
+    let mut new_definitions = new_definitions.into_iter();
     for (at, texts) in &writes {
         let at = *at;
-        let mut seen: Vec<&str> = Vec::new();
+        let mut seen: HashSet<&str> = HashSet::new();
         for (new, old) in texts {
             // what the edit defines: a new name weighs most, one it rewrote less
-            let before = definitions(old);
-            for d in definitions(new) {
+            let before: HashSet<String> = definitions(old).into_iter().collect();
+            for d in new_definitions.next().unwrap_or_default() {
                 let mut weight = if before.contains(&d) {
                     DEFINED_WEIGHT / 2.0
                 } else {
@@ -1471,11 +1532,11 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
                     weight *= UNUSED_FACTOR;
                 }
                 idents.add(&d, weight, at, n);
-                if !defined.contains(&d) {
+                if defined_set.insert(d.clone()) {
                     defined.push(d);
                 }
             }
-            let kept = code_names(old);
+            let kept: HashSet<&str> = code_names(old).into_iter().map(|(k, _)| k).collect();
             for (w, plain, called) in code_names_called(new) {
                 // `this.save` and `self.save` name `save` of the object at hand
                 let w = ["this.", "self."]
@@ -1483,15 +1544,10 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
                     .find_map(|p| w.strip_prefix(p))
                     .filter(|rest| rest.len() >= 3)
                     .unwrap_or(w);
-                if seen.contains(&w) {
+                if !seen.insert(w) {
                     continue;
                 }
-                seen.push(w);
-                let mut weight = if kept.iter().any(|(k, _)| *k == w) {
-                    0.2
-                } else {
-                    0.5
-                };
+                let mut weight = if kept.contains(w) { 0.2 } else { 0.5 };
                 if plain {
                     weight /= 4.0;
                 }
@@ -1508,34 +1564,87 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
     // a function's bare name and its `name/arity` or `name()` are one item: the bare name's
     // uses count for the full one, which also shows the bare name
     let mut decorated: Vec<String> = idents
-        .score
+        .items
         .keys()
         .filter(|k| bare_name(k).is_some())
         .cloned()
         .collect();
     decorated.sort();
+    // (the latest use of a name merged away stays its latest use if it takes another's)
+    let mut merged_last: HashMap<&str, usize> = HashMap::new();
     for d in defined.iter().chain(&decorated) {
         let Some(bare) = bare_name(d) else {
             continue;
         };
-        if let Some(score) = idents.score.remove(bare) {
-            *idents.score.entry(d.clone()).or_default() += score;
-            let last = idents.last[bare].max(idents.last.get(d).copied().unwrap_or(0));
-            idents.last.insert(d.clone(), last);
+        if let Some(b) = idents.items.remove(bare) {
+            let own_last = idents
+                .items
+                .get(d.as_str())
+                .map(|u| u.last)
+                .or_else(|| merged_last.get(d.as_str()).copied())
+                .unwrap_or(0);
+            let u = idents.items.entry(d.clone()).or_default();
+            u.score += b.score;
+            u.last = b.last.max(own_last);
+            merged_last.insert(bare, b.last);
         }
     }
     // a name a higher-ranked one already shows whole (`Registry` in `App.Registry`,
     // `upsert` in `upsert!/2`, `touch` in `Registry.touch`) would only repeat it
+    // (the whole names within those kept are in a set: tens of thousands of candidates checked
+    // against every kept one took seconds; a kept name with too many parts is scanned instead)
     let mut out: Vec<String> = Vec::new();
+    let mut within: HashSet<String> = HashSet::new();
+    let mut scanned: Vec<String> = Vec::new();
     for id in idents.ranked(usize::MAX) {
         if out.len() >= MAX_IDENTIFIERS {
             break;
         }
-        if !out.iter().any(|o| contains_name(o, &id)) {
-            out.push(id);
+        if within.contains(&id) || scanned.iter().any(|o| contains_name(o, &id)) {
+            continue;
         }
+        match names_within(&id) {
+            Some(parts) => within.extend(parts.into_iter().map(str::to_string)),
+            None => scanned.push(id.clone()),
+        }
+        out.push(id);
     }
     out
+}
+
+/// Most parts [`names_within`] lists for one name.
+const MAX_NAME_PARTS: usize = 4096;
+
+/// Every part of `text` that [`contains_name`] finds in it as a whole name (one that starts at
+/// its beginning or after a character outside names and ends at its end or before one); `None`
+/// when there would be more than [`MAX_NAME_PARTS`].
+fn names_within(text: &str) -> Option<Vec<&str>> {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let (mut starts, mut ends) = (Vec::new(), Vec::new());
+    let mut prev = None::<char>;
+    for (i, c) in text.char_indices() {
+        if !prev.is_some_and(word) {
+            starts.push(i);
+        }
+        if i > 0 && !word(c) {
+            ends.push(i);
+        }
+        prev = Some(c);
+    }
+    ends.push(text.len());
+    if starts.len() * ends.len() > MAX_NAME_PARTS {
+        return None;
+    }
+    Some(
+        starts
+            .iter()
+            .flat_map(|&s| {
+                ends.iter()
+                    .filter(move |&&e| e > s)
+                    .map(move |&e| &text[s..e])
+            })
+            .collect(),
+    )
 }
 
 /// The plain name a decorated one shows: `name/2`, `name()`, `:name` (an atom or symbol),
@@ -2012,6 +2121,12 @@ mod tests {
     }
 
     #[test]
+    fn a_number_in_package_json_is_a_setting_not_a_dependency() {
+        let manifest = "{\n  \"jest\": { \"coverageThreshold\": { \"global\": {\n    \"lines\": 80,\n    \"branches\": 75\n  } } },\n  \"dependencies\": {\n    \"zod\": \"^3.23.0\"\n  }\n}";
+        assert_eq!(dependencies("package.json", manifest), ["zod"]);
+    }
+
+    #[test]
     fn dependencies_a_manifest_edit_adds() {
         let mix_old = "  defp deps do\n    [\n      {:oban, \"~> 2.0\"},\n    ]\n  end\n";
         let mix_new = "  defp deps do\n    [\n      {:oban, \"~> 2.0\"},\n      {:opentelemetry_api, \"~> 1.5\"},\n      {:bandit, \"~> 1.0\", only: [:dev]}\n    ]\n  end\n";
@@ -2127,6 +2242,47 @@ mod tests {
             "<checkpoint-data>",
             "[Hint: x]",
             "Caveat: The messages",
+            // line ends, invisible and combining characters, lone sigils and manifest syntax
+            "\r\n",
+            "\r",
+            "\u{200b}",
+            "e\u{301}",
+            "\u{feff}",
+            "👩‍💻",
+            "{:",
+            "@",
+            ".",
+            "\\\n",
+            "<<-",
+            "<<'",
+            "$(",
+            "\"dep\": \"^1.0\",",
+            "[dependencies]",
+            "gem ",
+            "require ",
+            " v1.2",
+            ">=",
+            "==",
+            "name@1.2",
+            "http://",
+            "localhost:",
+            "0a1b2c3",
+            "/",
+            "### 1. ",
+            "**",
+            "~~",
+            "✅",
+        ];
+        // the manifests `dependencies` reads, and a source file
+        const PATHS: &[&str] = &[
+            "package.json",
+            "mix.exs",
+            "Cargo.toml",
+            "pyproject.toml",
+            "requirements-dev.txt",
+            "go.mod",
+            "Gemfile",
+            "/w/src/a.ts",
         ];
         let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
         let mut next = |n: usize| {
@@ -2135,18 +2291,22 @@ mod tests {
             seed ^= seed << 17;
             (seed % n as u64) as usize
         };
-        for _ in 0..300 {
+        let runs = std::env::var("TOKEN_SOUP_RUNS").map_or(300, |r| r.parse().unwrap_or(300));
+        for _ in 0..runs {
             let mut text = String::new();
             for _ in 0..next(60) {
                 text.push_str(PIECES[next(PIECES.len())]);
             }
             let t = text.as_str();
+            let path = PATHS[next(PATHS.len())];
             let _ = extract(&[
                 user(t),
                 json!({"role": "assistant", "content": [
                     {"type": "thinking", "thinking": t},
                     {"type": "text", "text": t},
                     {"type": "toolCall", "id": "a", "name": "edit", "arguments": {"path": t, "old_string": t, "new_string": t}},
+                    {"type": "toolCall", "id": "e", "name": "edit", "arguments": {"path": path, "old_string": "", "new_string": t}},
+                    {"type": "toolCall", "id": "f", "name": "write", "arguments": {"path": t, "content": t}},
                     {"type": "toolCall", "id": "b", "name": "bash", "arguments": {"command": t}},
                     {"type": "toolCall", "id": "c", "name": "apply_patch", "arguments": {"input": t}},
                     {"type": "toolCall", "id": "d", "name": "ExitPlanMode", "arguments": {"plan": t}}
@@ -2154,6 +2314,94 @@ mod tests {
                 json!({"role": "toolResult", "toolCallId": "b", "content": [{"type": "text", "text": t}], "isError": true}),
                 agent(t),
             ]);
+        }
+    }
+
+    #[test]
+    fn every_public_pass_takes_edge_lines() {
+        // lone sigils, line ends, empty and multi-byte text straight into each public function
+        let edges = [
+            "",
+            "{:",
+            "@",
+            "--",
+            ".",
+            "\"",
+            "'",
+            "`",
+            "(",
+            ")",
+            "/",
+            "\\",
+            "\r",
+            "\r\n",
+            "\n",
+            "é",
+            "日本語",
+            "🙂",
+            "e\u{301}",
+            "\u{200b}",
+            "1.",
+            "1)",
+            "**",
+            "**1.**",
+            "### 1.",
+            "#",
+            "- [ ] ",
+            "<<",
+            "<<日",
+            "$(",
+            "&&",
+            "||",
+            ";",
+            "|",
+            "=",
+            ":",
+            "def 日(",
+            "fn é",
+            "@é 1",
+            "--é: 1;",
+            ".é {",
+            "gem \"é",
+            "{:é, \"1\"}",
+            "\"é\": \"^1\"",
+            "é>=1",
+            "é v1",
+            "é@1.2",
+            "http://é",
+            "localhost:é",
+            "x(日本語) {",
+            "func (日) é(",
+        ];
+        let manifests = [
+            "package.json",
+            "mix.exs",
+            "Cargo.toml",
+            "pyproject.toml",
+            "requirements.txt",
+            "go.mod",
+            "Gemfile",
+        ];
+        for a in edges {
+            for b in edges {
+                for t in [format!("{a}{b}"), format!("{a}\n{b}"), format!("{a} {b}")] {
+                    let _ = numbered_headings(&t);
+                    let _ = last_list(&t);
+                    let _ = definitions(&t);
+                    let _ = code_names(&t);
+                    let _ = exact_values(&t);
+                    let _ = worth_naming(&t);
+                    let _ = bare_name(&t);
+                    let _ = name_key(&t);
+                    let _ = contains_name(&t, a);
+                    let _ = names_within(&t);
+                    let _ = shell_commands(&t);
+                    let _ = looks_around(&t);
+                    for m in manifests {
+                        let _ = dependencies(m, &t);
+                    }
+                }
+            }
         }
     }
 

@@ -518,7 +518,8 @@ pub fn without_heredocs(cmd: &str) -> String {
             if !word.is_empty() {
                 pending.push(word);
             }
-            rest = &after[after.len().min(1)..];
+            // past the word's first character (a whole character: `<<日本語` is text, not a byte)
+            rest = &after[after.chars().next().map_or(0, char::len_utf8)..];
         }
         for word in pending.drain(..) {
             for body in lines.by_ref() {
@@ -602,6 +603,17 @@ pub fn code_spans(text: &str) -> Vec<&str> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_heredoc_marker_before_multi_byte_text_is_read_by_characters() {
+        // `<<` followed by a character of several bytes cut the text inside it (a panic)
+        assert_eq!(
+            without_heredocs("cat <<日本語\nbody\n日本語\nnpm test"),
+            "cat <<日本語\nnpm test"
+        );
+        assert_eq!(without_heredocs("echo a <<é"), "echo a <<é");
+        assert_eq!(command_parts("cat <<🙂 && make"), ["make"]);
+    }
 
     #[test]
     fn messages_and_scripts_are_not_part_of_a_command() {
