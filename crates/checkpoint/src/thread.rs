@@ -1374,13 +1374,13 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
         }
     }
     // the texts of the agent's edits and writes, with the message index
-    let writes: Vec<(usize, EditTexts)> = calls(messages)
+    let writes: Vec<(usize, Vec<String>, EditTexts)> = calls(messages)
         .filter(|(_, name, _)| classify_tool(name) == Access::Write)
-        .map(|(at, _, args)| (at, edit_texts(args)))
+        .map(|(at, _, args)| (at, extract_paths(args), edit_texts(args)))
         .collect();
     // the definitions of each (new) text, read once
     let mut new_definitions: Vec<Vec<String>> = Vec::new();
-    for (_, texts) in &writes {
+    for (_, _, texts) in &writes {
         for (new, _) in texts {
             for w in new
                 .split(|c: char| !is_name_char(c))
@@ -1437,65 +1437,53 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
             }
         }
     }
-    // names the user wrote (a plan or an error pasted, the functions a request names: what the
-    // work is about) and those of the agent's reasoning (what it looked at and decided about),
-    // both weighing less than what the agent said and did
     for (at, (m, line)) in messages.iter().zip(lines).enumerate() {
-        let (text, factor) = match line {
-            Line::User { text, .. } => (text.clone(), USER_FACTOR),
-            Line::Agent { .. } => (thinking_text(m), THINKING_FACTOR),
+        // names the user wrote (a plan or an error pasted, the functions a request names: what
+        // the work is about) and those of the agent's reasoning (what it looked at and decided
+        // about), both weighing less than what the agent said and did
+        let (said, others, factor) = match line {
+            Line::User { text, .. } => (text.as_str(), Cow::Borrowed(text.as_str()), USER_FACTOR),
+            Line::Agent { text, .. } => {
+                (text.as_str(), Cow::Owned(thinking_text(m)), THINKING_FACTOR)
+            }
             Line::Other => continue,
         };
-        for span in code_spans(&text) {
+        for span in code_spans(&others) {
             if span.chars().count() <= IDENTIFIER_CHARS && worth_naming(span) {
                 idents.add(span, mention_weight(span) * factor, at, n);
             }
         }
-        for (w, plain) in code_names(&text) {
+        for (w, plain) in code_names(&others) {
             if !plain && worth_naming(w) {
                 idents.add(w, factor / 2.0, at, n);
             }
         }
-    }
-    // the exact values the dialogue and the agent's commands carry (URLs, ports, ids, hashes)
-    for (at, (m, line)) in messages.iter().zip(lines).enumerate() {
-        let mut texts: Vec<Cow<str>> = match line {
-            Line::User { text, .. } | Line::Agent { text, .. } => vec![Cow::Borrowed(text)],
-            Line::Other => continue,
-        };
-        texts.extend(
-            tool_calls(m)
-                .filter_map(|c| c.get("arguments")?.get("command")?.as_str())
-                .map(Cow::Borrowed),
-        );
-        let mut seen: Vec<&str> = Vec::new();
-        for text in &texts {
+        // the exact values the dialogue and the agent's commands carry (URLs, ports, ids, hashes)
+        let commands = tool_calls(m).filter_map(|c| c.get("arguments")?.get("command")?.as_str());
+        let mut seen: HashSet<&str> = HashSet::new();
+        for text in std::iter::once(said).chain(commands) {
             for v in exact_values(text) {
-                if !seen.contains(&v) {
-                    seen.push(v);
+                if seen.insert(v) {
                     idents.add(v, EXACT_VALUE_WEIGHT, at, n);
                 }
             }
         }
     }
     // the dependencies its edits add to a package manifest (a library the work now uses)
-    for (at, name, args) in calls(messages) {
-        if classify_tool(name) != Access::Write {
-            continue;
-        }
-        for path in extract_paths(args) {
-            let file = path.rsplit('/').next().unwrap_or(&path);
-            for (new, old) in edit_texts(args) {
+    for (at, paths, texts) in &writes {
+        for path in paths {
+            let file = path.rsplit('/').next().unwrap_or(path);
+            for (new, old) in texts {
                 // an edit says what it added; a whole manifest written lists every dependency
                 let weight = if old.is_empty() {
                     DEPENDENCY_WEIGHT / 4.0
                 } else {
                     DEPENDENCY_WEIGHT
                 };
-                let before = dependencies(file, &old);
-                for d in dependencies(file, &new) {
+                let before = dependencies(file, old);
+                for d in dependencies(file, new) {
                     if !before.contains(&d) {
-                        idents.add(d, weight, at, n);
+                        idents.add(d, weight, *at, n);
                     }
                 }
             }
@@ -1516,7 +1504,7 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
         }
     }
     let mut new_definitions = new_definitions.into_iter();
-    for (at, texts) in &writes {
+    for (at, _, texts) in &writes {
         let at = *at;
         let mut seen: HashSet<&str> = HashSet::new();
         for (new, old) in texts {
