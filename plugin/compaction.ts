@@ -31,7 +31,7 @@ export interface CompactionSettings {
   mode: 'default' | 'replace'
   replaceMaxTokens: number
   nudgeAfterCompaction: number
-  contextWindow: (sessionKey: string, record: SessionRecord, ctx?: { contextTokenBudget?: number; modelProviderId?: string; modelId?: string }) => number
+  contextWindow: (record: SessionRecord, ctx?: { contextTokenBudget?: number; modelProviderId?: string; modelId?: string }) => number
 }
 
 /**
@@ -99,7 +99,7 @@ function takePending(sessionKey: string): PendingCompaction | undefined {
 /** Writes the compaction checkpoint of a pending compaction from the messages given. */
 async function checkpointFrom(s: CompactionSettings, p: PendingCompaction, messages: unknown[], source: string): Promise<void> {
   const record = await readRecord(s.stateDir, p.sessionKey)
-  const contextWindow = p.contextWindow ?? s.contextWindow(p.sessionKey, record)
+  const contextWindow = p.contextWindow ?? s.contextWindow(record)
   await writeCheckpoint({
     stateDir: s.stateDir,
     sessionKey: p.sessionKey,
@@ -173,7 +173,7 @@ export function registerCompaction(api: OpenClawPluginApi, s: CompactionSettings
         stamps: new Set(messages.map(stampOf).filter((t): t is number => t !== undefined)),
         messages,
         ...(event.tokenCount ? { tokenCount: event.tokenCount } : {}),
-        contextWindow: s.contextWindow(sessionKey, record, ctx),
+        contextWindow: s.contextWindow(record, ctx),
       }
       processState().pendingCompactions.push(pending)
       // Without the provider, nothing better than these messages will come: the checkpoint is written now

@@ -53,7 +53,6 @@ export function configuredWindow(config: unknown, provider?: string, model?: str
   return typeof w === 'number' && w > 0 ? w : undefined
 }
 
-
 /**
  * The window of a session's model, else `undefined`: the run's budget, the run's model's config entry, the window
  * the session's runs last reported (`record.contextWindow`, from `llm_output`), the default model's config entry.

@@ -89,7 +89,7 @@ export function registerContextNative(api: OpenClawPluginApi): void {
    * runs reported, the default model's config entry, the setting. The compaction hooks carry no model: a session
    * on another model than the default (`--model`) gets its own model's window from the record, not the default's.
    */
-  const contextWindow = (_sessionKey: string, record: SessionRecord, ctx?: { contextTokenBudget?: number; modelProviderId?: string; modelId?: string }) =>
+  const contextWindow = (record: SessionRecord, ctx?: { contextTokenBudget?: number; modelProviderId?: string; modelId?: string }) =>
     sessionWindow(api.config, record, ctx) ?? settings.contextWindow
 
   // --- a conversation's state belongs to that conversation -------------------------------------------
@@ -160,7 +160,7 @@ export function registerContextNative(api: OpenClawPluginApi): void {
 
       // The gauge: the tokens estimated from the messages (their last reported usage plus what came after it)
       // against the session model's window, with the thresholds kept before OpenClaw's own compaction.
-      const window = contextWindow(sessionKey, record, ctx)
+      const window = contextWindow(record, ctx)
       const tokens = estimateTokens(memory, event.messages, event.prompt)
       const thresholds = gaugeThresholds(window, settings.gauge)
       const epoch = record.compactions
