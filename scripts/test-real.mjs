@@ -431,6 +431,8 @@ try {
   await check("--local, compaction.mode 'replace': no summary model call, the summary is the restore from the compacted messages, not injected twice", async () => {
     turns.set('t10', [
       { toolCalls: [{ name: 'session_scratchpad', arguments: { action: 'set_plan', content: '1. migrate the schema\n2. backfill the rows' } }] },
+      // a function the agent's write defines: the restore names it as people do, `backfillUserRows()` (issue 21)
+      { toolCalls: [{ name: 'write', arguments: { path: 'backfill.ts', content: 'export function backfillUserRows(batch: string[]) {\n  return batch.length\n}\n' } }] },
       { toolCalls: [{ name: 'read', arguments: { path: BIG_FILE } }] },
       { text: 'Schema read.', usage: { prompt_tokens: 113_000 } },
     ])
@@ -447,6 +449,7 @@ try {
     assert.equal(text.split(RESTORE_MARK).length - 1, 1, `the restore exactly once in the first request after compaction: ${text.slice(-1500)}`)
     assert.match(text, /Migrate the users table schema/, 'with the task')
     assert.match(text, /backfill the rows/, 'and the plan')
+    assert.match(text, /Identifiers: [^\n]*backfillUserRows\(\)/, 'and the function its write defined')
   })
 
   // ==== through a gateway on loopback ===================================================================
