@@ -64,7 +64,7 @@ export function sessionView(name, report, compactions = report.compactions) {
     compactions: compactions.map((c) => ({
       line: c.line,
       turn: c.turn,
-      tokensBefore: c.tokensBefore ?? null,
+      tokensBefore: c.tokensBefore ?? report.compactions?.find((x) => x.turn === c.turn)?.tokensBefore ?? null,
       checkpoint: typeof c.checkpoint === 'string' ? c.checkpoint : (c.checkpoint?.id ?? null),
       summary: c.summary ?? '',
       restore: c.restore ?? '',
