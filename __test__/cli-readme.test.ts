@@ -1,4 +1,4 @@
-// The README's host call-site blocks run as written: each ```ts block is
+// The host call-site blocks of docs/api.md (once in the README) run as written: each ```ts block is
 // type-checked against the package's index.d.ts, compiled, and run in order with node against the built
 // addon, imported by its package name, with the state dir in a temp directory.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
-const readme = readFileSync(join(root, 'README.md'), 'utf8')
+const readme = readFileSync(join(root, 'docs', 'api.md'), 'utf8')
 
 interface Block {
   heading: string
@@ -43,7 +43,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const found = blocks()
 
-describe('README.md call-site blocks', () => {
+describe('docs/api.md call-site blocks', () => {
   it('has a block for each host call site', () => {
     expect(found.map((b) => b.heading)).toEqual([
       "The prompt: prepend the scratchpad (pi's `context` event; `create-session.ts` in the Claude SDK runner fork)",

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url'
 import {
   configSchema,
   InvalidSettingsError,
+  piExtensionSchema,
   resolveSettings,
   SCRATCHPAD_READ_MAX_CHARS,
   SETTINGS,
@@ -44,6 +45,17 @@ describe('one table for the manifest, the docs and resolveSettings', () => {
     // `node scripts/plugin-manifest.mjs` rewrites them from the table.
     expect(manifest.configSchema).toEqual(configSchema())
     expect(manifest.uiHints).toEqual(uiHints())
+  })
+
+  it('the pi extension (route 2) reads the same table: its settings.schema.json and resolveSettings are the plugin\'s', async () => {
+    const schema = JSON.parse(readFileSync(join(root, 'examples/pi-extension/settings.schema.json'), 'utf8'))
+    expect(schema).toEqual(piExtensionSchema())
+    const ext = await import('../examples/pi-extension/index.ts')
+    const plugin = resolveSettings({ scratchpad: { maxTokens: 3000 } }) as unknown as Record<string, unknown>
+    const route2 = ext.resolveSettings({ stateDir: '/x', scratchpad: { maxTokens: 3000 } }) as unknown as Record<string, unknown>
+    for (const k of ['contextWindow', 'scratchpad', 'gauge', 'checkpoints', 'offload']) expect(route2[k], k).toEqual(plugin[k])
+    // The same ranges refuse the same values, naming the setting under the extension's `settings`.
+    expect(() => ext.resolveSettings({ scratchpad: { maxTokens: 50 } })).toThrow(/settings\.scratchpad\.maxTokens must be integer >= 100/)
   })
 
   it('docs/configuration.md lists every setting with its range and default', () => {

@@ -1,16 +1,16 @@
 #!/usr/bin/env node
 // openclaw-context: see a session through @openclaw/context-native.
 //   replay <session.jsonl | archive.jsonl.zst> | replay [stateDir | agent db] <session key | id> [--agent ID]
-//          [--window N] [--state-dir DIR] [--keep] [--session-key KEY] [--threshold BYTES] [--json]
+//          [--window N] [--state-dir DIR] [--keep] [--session-key KEY] [--threshold BYTES] [--json] [--html FILE]
 //   inspect [stateDir] [sessionKey] [--agent ID] [--json]   |   inspect <session.jsonl> [--json]
-//   eval [stateDir | session] [--agent ID] [--max-tokens N] [--json] [--missed]
+//   eval [stateDir | session] [--agent ID] [--max-tokens N] [--json] [--missed] [--html FILE]
 //   count [file] [--encoding E] [--json]
 //   gc [--dry-run] [--idle-days N] [--max-dirs N] [--json] [stateDir]   |   delete --session KEY [--json] [stateDir]
 //   setup [--replace] [--print] [--dry-run] [--openclaw CMD]   (bin/lib/setup.mjs)
 // Thin JS over the addon: the logic it measures lives in Rust; this file parses arguments and prints.
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { cmdSetup, SETUP_USAGE } from './lib/setup.mjs'
 
@@ -31,6 +31,9 @@ commands
       --session-key KEY      session key to write under (default agent:main:replay:<session id>)
       --threshold BYTES      offload tool results over this many bytes (default 4096)
       --json                 the report as JSON
+      --html FILE            also write the report as one self-contained page to open in a browser: the
+                             context per turn with the gauge and checkpoint lines, checkpoints and
+                             compactions on it, each real summary beside its restore, offloaded results
   inspect [stateDir] [key]   OpenClaw's agents and sessions in a state dir (default $OPENCLAW_STATE_DIR or
                              ~/.openclaw), newest first, and this package's checkpoints, observation stores
                              and latest restore text per session (--agent ID, --json for data)
@@ -38,7 +41,8 @@ commands
                              unreadable lines (nothing is written)
   eval [stateDir | session]  per real compaction of your sessions (all of a state dir, or one session named
                              as for replay): what the restore text keeps of OpenClaw's summary, beside two
-                             naive texts of the same budget (--max-tokens N, default 800; --missed; --json)
+                             naive texts of the same budget (--max-tokens N, default 800; --missed; --json;
+                             --html FILE: the page replay --html writes, one section per session)
   count [file]               tokens of a file, or of stdin, per encoding (--encoding E, --json)
   gc [stateDir]              apply the retention policy: remove sessions idle longer than --idle-days N
                              (default 30), expired observations of the others; --dry-run reports only;
@@ -83,6 +87,15 @@ function progressLine(label) {
   }
 }
 
+/** The --html target, checked before any work: its directory must exist. */
+function htmlTarget(path) {
+  if (path === undefined) return undefined
+  if (path === '' || path.endsWith('/')) throw new UsageError('--html takes the path of the page to write')
+  const dir = dirname(resolve(path))
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--html ${path}: no directory ${dir} to write it in`)
+  return path
+}
+
 async function cmdReplay(args) {
   const { values, positionals } = parseArgs({
     args,
@@ -94,9 +107,11 @@ async function cmdReplay(args) {
       threshold: { type: 'string' },
       keep: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
+      html: { type: 'string' },
       agent: { type: 'string' },
     },
   })
+  const html = htmlTarget(values.html)
   if (positionals.length < 1 || positionals.length > 2) throw new UsageError('replay takes a session file, or an OpenClaw state dir / agent database and a session key or id, or a session key or id')
   const window = positiveInt(values.window, '--window')
   const thresholdBytes = positiveInt(values.threshold, '--threshold')
@@ -115,6 +130,7 @@ async function cmdReplay(args) {
       stateDir,
       sessionKey: values['session-key'],
       thresholdBytes,
+      detail: html !== undefined,
       onProgress: (p) => progress.tick(p),
     })
   } finally {
@@ -125,6 +141,26 @@ async function cmdReplay(args) {
   report.stateDirTemporary = temporary
   report.stateDirKept = !temporary || values.keep
   report.source = source
+  if (html !== undefined) {
+    const { renderPage, sessionView, writePage } = await import('./lib/html-report.mjs')
+    const { native } = await import('./lib/native.mjs')
+    const name = source?.sessionKey ? `${source.agentId}/${source.sessionKey}` : (file ?? 'session')
+    const page = renderPage({
+      title: `openclaw-context replay: ${name}`,
+      intro: `What @openclaw/context-native would have done on this session: replayed with a window of ${report.window.toLocaleString('en-US')} tokens, tool results over ${report.offload.thresholdBytes ?? thresholdBytes ?? 4096} bytes offloaded. Each restore is the one the next prompt after the compaction would carry.`,
+      sessions: [sessionView(name, report)],
+      countTokens: (t) => native.countTokens(t ?? ''),
+    })
+    writePage(html, page)
+    // The printed report stays what it is without --html.
+    for (const c of report.compactions) {
+      delete c.summary
+      delete c.restore
+    }
+    delete report.series
+    if (report.offload) delete report.offload.results
+    process.stderr.write(`openclaw-context: the HTML report is in ${html}\n`)
+  }
   process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReplay(report)}\n`)
   return report.errors.length ? 1 : 0
 }
@@ -167,13 +203,21 @@ async function cmdEval(args) {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { json: { type: 'boolean', default: false }, agent: { type: 'string' }, 'max-tokens': { type: 'string' }, missed: { type: 'boolean', default: false } },
+    options: {
+      json: { type: 'boolean', default: false },
+      agent: { type: 'string' },
+      'max-tokens': { type: 'string' },
+      missed: { type: 'boolean', default: false },
+      html: { type: 'string' },
+    },
   })
+  const html = htmlTarget(values.html)
   if (positionals.length > 2) throw new UsageError('eval takes a session (file, or state dir / agent database and a key or id) or a state dir')
   const maxTokens = positiveInt(values['max-tokens'], '--max-tokens')
   const { runEval } = await import('./lib/eval.mjs')
   const { loadSession } = await import('./lib/session-source.mjs')
-  const out = await runEval(positionals, { agent: values.agent, maxTokens, json: values.json, missed: values.missed, loadSession })
+  const out = await runEval(positionals, { agent: values.agent, maxTokens, json: values.json, missed: values.missed, html, loadSession })
+  if (html !== undefined) process.stderr.write(`openclaw-context: the HTML report is in ${html}\n`)
   process.stdout.write(out.text)
   return out.code
 }

@@ -35,7 +35,6 @@ import {
   getScratchpadContent,
   getScratchpadSystemPrompt,
   writeCheckpoint,
-  type ScratchpadLimits,
 } from '@openclaw/context-native'
 import { PROVIDER_ID, registerCompaction } from './compaction.ts'
 import { estimateTokens, gaugeThresholds, sessionWindow } from './gauge.ts'
@@ -54,7 +53,7 @@ import {
 } from './state.ts'
 import { registerTools, scratchpadStore, unbridgeMessages } from './tools.ts'
 import { noteActivity, scheduleRetention } from './retention.ts'
-import { resolveSettings } from './settings.ts'
+import { nudgeSettings as nudgeSettingsOf, resolveSettings, scratchpadLimits } from './settings.ts'
 
 export { InvalidSettingsError, resolveSettings, type ContextNativeSettings } from './settings.ts'
 
@@ -70,18 +69,8 @@ export const TESTED_OPENCLAW_VERSION = '2026.9.6'
 export function registerContextNative(api: OpenClawPluginApi): void {
   const settings = resolveSettings(api.pluginConfig ?? {})
   const stateDir = settings.stateDir ?? api.runtime.state.resolveStateDir()
-  const limits: ScratchpadLimits = {
-    notesMaxChars: settings.scratchpad.notesMaxChars,
-    planMaxChars: settings.scratchpad.planMaxChars,
-    refsMax: settings.scratchpad.refsMax,
-    maxTokens: settings.scratchpad.maxTokens,
-  }
-  const nudgeSettings = {
-    nudgeAfterTurns: settings.scratchpad.nudgeAfterTurns,
-    nudgeOnPlanDetected: settings.scratchpad.nudgeOnPlanDetected,
-    nudgeAfterCompaction: settings.scratchpad.nudgeAfterCompaction,
-    nudgeTurnsSinceLastUse: settings.scratchpad.nudgeTurnsSinceLastUse,
-  }
+  const limits = scratchpadLimits(settings)
+  const nudgeSettings = nudgeSettingsOf(settings)
   const store = scratchpadStore(stateDir, limits)
 
   /**

@@ -9,6 +9,10 @@
 // checkpointAt, a relative stateDir (after `~` expansion), and, for a host that skipped the schema, every type
 // and range again. A bad value stops the plugin at load with an InvalidSettings error that names the setting,
 // instead of failing in a hook on every turn with a message that names none.
+//
+// The route-2 pi extension (examples/pi-extension) reads the same table: its resolveSettings, scratchpadLimits and
+// nudgeSettings are these, and its settings.schema.json is written from configSchema() by the same script.
+import type { ScratchpadLimits, ScratchpadNudgeSettings } from '@openclaw/context-native'
 import { homedir } from 'node:os'
 import { isAbsolute, join } from 'node:path'
 
@@ -277,8 +281,8 @@ export function expandHome(p: string, home: string = homedir()): string {
   return p
 }
 
-function checkValue(spec: SettingSpec, value: unknown): void {
-  const name = `${SETTINGS_PATH}.${spec.path}`
+function checkValue(spec: SettingSpec, value: unknown, base: string): void {
+  const name = `${base}.${spec.path}`
   const got = JSON.stringify(value)
   if (spec.type === 'boolean') {
     if (typeof value !== 'boolean') throw new InvalidSettingsError(name, `must be true or false (a JSON boolean, not a string), got ${got}`)
@@ -302,9 +306,11 @@ function checkValue(spec: SettingSpec, value: unknown): void {
 /**
  * The settings with their defaults filled in, checked: throws InvalidSettingsError naming the setting for an
  * unknown key, a wrong type, a value out of range, gaugeAt above checkpointAt, or a stateDir that is relative
- * after `~` expansion. `home` is where `~` points (the user's home directory by default).
+ * after `~` expansion. `home` is where `~` points (the user's home directory by default); `path` is where the
+ * settings come from, for the messages (SETTINGS_PATH by default).
  */
-export function resolveSettings(raw: unknown = {}, { home }: { home?: string } = {}): ContextNativeSettings {
+export function resolveSettings(raw: unknown = {}, { home, path = SETTINGS_PATH }: { home?: string; path?: string } = {}): ContextNativeSettings {
+  const SETTINGS_PATH = path // every message below names the setting under `path`
   if (raw === undefined || raw === null) raw = {}
   if (!isObject(raw)) throw new InvalidSettingsError(SETTINGS_PATH, `must be an object, got ${JSON.stringify(raw)}`)
   const known = new Set(SETTINGS.map((s) => s.path))
@@ -328,7 +334,7 @@ export function resolveSettings(raw: unknown = {}, { home }: { home?: string } =
     const holder = group ? (raw as Record<string, unknown>)[group] : raw
     const v = isObject(holder) ? holder[key as string] : undefined
     if (v === undefined) return spec.default
-    checkValue(spec, v)
+    checkValue(spec, v, SETTINGS_PATH)
     return v
   }
   const out: Record<string, unknown> = {}
@@ -389,6 +395,22 @@ export function configSchema(): Record<string, unknown> {
   return { type: 'object', additionalProperties: false, properties }
 }
 
+/** The top-level settings the route-2 pi extension (examples/pi-extension) reads; the rest are the plugin's own. */
+export const PI_EXTENSION_SETTINGS = ['stateDir', 'contextWindow', 'scratchpad', 'gauge', 'checkpoints', 'offload'] as const
+
+/** examples/pi-extension/settings.schema.json, as SETTINGS defines it (the part the extension reads). */
+export function piExtensionSchema(): Record<string, unknown> {
+  const all = configSchema().properties as Record<string, unknown>
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $comment:
+      'Settings of the route-2 extension (createContextNativeExtension({ settings })), written by scripts/plugin-manifest.mjs from plugin/settings.ts: the plugin\'s own settings table. This folder is not an OpenClaw plugin: OpenClaw\'s plugin loader must not load it.',
+    type: 'object',
+    additionalProperties: false,
+    properties: Object.fromEntries(PI_EXTENSION_SETTINGS.map((k) => [k, all[k]])),
+  }
+}
+
 /** openclaw.plugin.json's `uiHints`, as SETTINGS defines them. */
 export function uiHints(): Record<string, Record<string, string>> {
   const hints: Record<string, Record<string, string>> = {}
@@ -406,4 +428,16 @@ export function settingsTable(): string {
     return `| \`${s.path}\` | ${describeRange(s)} | ${def} | ${s.description.replace(/\|/g, '\\|')} |`
   })
   return ['| Setting | Type and range | Default | What it does |', '| --- | --- | --- | --- |', ...rows].join('\n')
+}
+
+/** The scratchpad's limits as the binding takes them (applyScratchpadAction, the tool definition, the block). */
+export function scratchpadLimits(settings: Pick<ContextNativeSettings, 'scratchpad'>): ScratchpadLimits {
+  const { notesMaxChars, planMaxChars, refsMax, maxTokens } = settings.scratchpad
+  return { notesMaxChars, planMaxChars, refsMax, maxTokens }
+}
+
+/** The nudge thresholds as evaluateScratchpadNudge takes them (seed 002; 0 is off). */
+export function nudgeSettings(settings: Pick<ContextNativeSettings, 'scratchpad'>): ScratchpadNudgeSettings {
+  const { nudgeAfterTurns, nudgeOnPlanDetected, nudgeAfterCompaction, nudgeTurnsSinceLastUse } = settings.scratchpad
+  return { nudgeAfterTurns, nudgeOnPlanDetected, nudgeAfterCompaction, nudgeTurnsSinceLastUse }
 }

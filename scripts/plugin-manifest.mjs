@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `node scripts/plugin-manifest.mjs`: writes openclaw.plugin.json's `configSchema` and `uiHints`, and the settings
-// table of docs/configuration.md (between its `settings-table` markers), from the settings table in
+// `node scripts/plugin-manifest.mjs`: writes openclaw.plugin.json's `configSchema` and `uiHints`, the settings
+// table of docs/configuration.md (between its `settings-table` markers) and the pi extension's
+// examples/pi-extension/settings.schema.json, from the settings table in
 // plugin/settings.ts (compiled by build:plugin), so neither can drift from what resolveSettings checks;
 // __test__/plugin-settings.test.ts fails when they differ.
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -10,7 +11,7 @@ import { buildPlugin, pluginOut } from './build-plugin.mjs'
 import { root } from './host.mjs'
 
 buildPlugin({ quiet: true })
-const { configSchema, settingsTable, uiHints } = await import(pathToFileURL(join(pluginOut, 'settings.js')).href)
+const { configSchema, piExtensionSchema, settingsTable, uiHints } = await import(pathToFileURL(join(pluginOut, 'settings.js')).href)
 const file = join(root, 'openclaw.plugin.json')
 const manifest = JSON.parse(readFileSync(file, 'utf8'))
 manifest.configSchema = configSchema()
@@ -24,4 +25,7 @@ const a = text.indexOf(open)
 const b = text.indexOf(close)
 if (a < 0 || b < a) throw new Error(`docs/configuration.md lacks the markers ${open} ... ${close}`)
 writeFileSync(doc, `${text.slice(0, a + open.length)}\n${settingsTable()}\n${text.slice(b)}`)
-console.log('openclaw.plugin.json (configSchema, uiHints) and docs/configuration.md (settings table) written from plugin/settings.ts')
+writeFileSync(join(root, 'examples/pi-extension/settings.schema.json'), `${JSON.stringify(piExtensionSchema(), null, 2)}\n`)
+console.log(
+  'openclaw.plugin.json (configSchema, uiHints), docs/configuration.md (settings table) and examples/pi-extension/settings.schema.json written from plugin/settings.ts',
+)

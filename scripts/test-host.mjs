@@ -452,7 +452,7 @@ await check('a state dir that cannot be written: the hooks log once with the cod
   assert.doesNotMatch(prompt[0].m, /failed \(Error\)/, `a stable code, not a bare Error: ${prompt[0].m}`)
 })
 
-await check('without hooks.allowConversationAccess OpenClaw blocks the prompt hooks (why the README sets it)', async () => {
+await check('without hooks.allowConversationAccess OpenClaw blocks the prompt hooks (why setup sets it)', async () => {
   const bare = structuredClone(config)
   delete bare.plugins.entries['context-native'].hooks
   const reg = oc.loadOpenClawPlugins({ config: bare, workspaceDir, logger: { ...logger, warn: () => {} }, cache: false })

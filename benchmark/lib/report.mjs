@@ -17,6 +17,8 @@ export class Report {
     this.goals = []
     this.sections = []
     this.started = new Date()
+    // The commit measured: read when the run starts, so a commit made while it runs is not credited with it.
+    this.commit = gitCommit()
     this.loadStart = os.loadavg()
   }
 
@@ -55,7 +57,7 @@ export class Report {
     out.push(`| OS | ${os.type()} ${os.release()} ${os.arch()} |`)
     out.push(`| Node | ${process.version} (V8 ${process.versions.v8}) |`)
     out.push(`| date | ${this.started.toISOString()} |`)
-    out.push(`| commit | ${gitCommit()} |`)
+    out.push(`| commit | ${this.commit} |`)
     out.push(`| addon | ${b.file ?? 'none'}${b.bytes ? `, ${fmtBytes(b.bytes)}` : ''}, ${b.profile} |`)
     out.push(`| incumbents | ${incumbentVersions()} |`)
     out.push(

@@ -137,7 +137,7 @@ function userText(m) {
  * Measures one transcript. Returns `{ file, notes: string[], compactions: [...] }`; `notes` says what was
  * skipped and why (no compaction, malformed lines).
  */
-export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS, replaceTokens = REPLACE_MAX_TOKENS } = {}) {
+export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS, replaceTokens = REPLACE_MAX_TOKENS, detail = false } = {}) {
   const rel = relative(process.cwd(), file)
   const name = rel && !rel.startsWith('..') ? rel : file
   const notes = []
@@ -156,10 +156,12 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
   }
   const stateDir = mkdtempSync(join(tmpdir(), 'context-native-eval-'))
   const written = new Map() // compaction line -> checkpoint yaml
+  let report
   try {
-    const report = await replay(parsed, {
+    report = await replay(parsed, {
       file: name,
       stateDir,
+      detail,
       onCheckpoint: (cp) => {
         if (cp.trigger === 'compaction') written.set(cp.line, readFileSync(cp.path, 'utf8'))
       },
@@ -231,9 +233,12 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
         : null,
       compactionTime: typeof entry.timestamp === 'string' ? entry.timestamp : null,
       restore,
+      // With detail (the HTML report): the real summary, and the turn of the replay the compaction came at.
+      ...(detail ? { summary, turn: report.compactions.find((c) => c.line === line)?.turn ?? null } : {}),
     })
   }
-  return { file: name, notes, compactions: out }
+  // With detail, the replay the rows come from: the curve, checkpoints and offloads of the HTML report.
+  return { file: name, notes, compactions: out, ...(detail ? { replay: report } : {}) }
 }
 
 const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null)

@@ -66,7 +66,7 @@ async function sessionsOf(positionals, { agent, loadSession }) {
  * before it, so the file's branch is that branch), and the rows and notes it gives are named after the session
  * with the session's own lines (for a store, seq + 1).
  */
-async function evaluateSession({ name, parsed }, maxTokens) {
+async function evaluateSession({ name, parsed }, maxTokens, detail) {
   const dir = mkdtempSync(join(tmpdir(), 'openclaw-context-eval-'))
   const file = join(dir, 'session.jsonl')
   try {
@@ -86,13 +86,14 @@ async function evaluateSession({ name, parsed }, maxTokens) {
       lineOf.push(line)
     })
     writeFileSync(file, `${lines.join('\n')}\n`)
-    const r = await evaluateTranscript(file, { maxTokens })
+    const r = await evaluateTranscript(file, { maxTokens, detail })
     // Notes read `<file>:<line>: ...` or `<file>: ...`.
     const rename = (text) => (text.startsWith(`${r.file}:`) ? `${name}${text.slice(r.file.length).replace(/^:(\d+)/, (_, n) => `:${lineOf[Number(n)] ?? n}`)}` : text)
     return {
       file: name,
       notes: r.notes.map(rename),
       compactions: r.compactions.map((c) => ({ ...c, file: name, line: lineOf[c.line] ?? c.line })),
+      ...(r.replay ? { replay: r.replay } : {}),
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })
@@ -102,14 +103,17 @@ async function evaluateSession({ name, parsed }, maxTokens) {
 /**
  * Runs the measure. Returns `{ text, code, result }` (`text` the report, or JSON with --json).
  * @param {string[]} positionals
- * @param {{ agent?: string, maxTokens?: number, json?: boolean, missed?: boolean, loadSession: Function }} options
+ * `html`: also write the HTML report (lib/html-report.mjs) to that file: per session the replay's curve, and per
+ * compaction the real summary beside the restore at `maxTokens`.
+ * @param {{ agent?: string, maxTokens?: number, json?: boolean, missed?: boolean, html?: string, loadSession: Function }} options
  */
-export async function runEval(positionals, { agent, maxTokens = DEFAULT_MAX_TOKENS, json = false, missed = false, loadSession }) {
+export async function runEval(positionals, { agent, maxTokens = DEFAULT_MAX_TOKENS, json = false, missed = false, html, loadSession }) {
+  const detail = html !== undefined
   const sessions = await sessionsOf(positionals, { agent, loadSession })
   const results = []
   for (const s of sessions) {
     if (s.path) {
-      results.push(await evaluateTranscript(s.path, { maxTokens }))
+      results.push(await evaluateTranscript(s.path, { maxTokens, detail }))
       continue
     }
     if (!s.parsed.entries.some((e) => e.entry.type === 'compaction')) {
@@ -117,7 +121,29 @@ export async function runEval(positionals, { agent, maxTokens = DEFAULT_MAX_TOKE
       continue
     }
     if (process.stderr.isTTY) process.stderr.write(`eval: ${s.name}...\n`)
-    results.push(await evaluateSession(s, maxTokens))
+    results.push(await evaluateSession(s, maxTokens, detail))
+  }
+  if (detail) {
+    const { renderPage, sessionView, writePage } = await import('./html-report.mjs')
+    const { native } = await import('./native.mjs')
+    const measured = results.filter((r) => r.replay)
+    writePage(
+      html,
+      renderPage({
+        title: `openclaw-context eval: ${measured.length} session(s) with compactions`,
+        intro: `Per real compaction, OpenClaw's own summary beside the restore @openclaw/context-native would have injected (at most ${maxTokens} tokens), and what the restore kept of the files, code spans and identifiers the summary named. Sessions without a compaction are left out (${results.length - measured.length}).`,
+        sessions: measured.map((r) => sessionView(r.file, r.replay, r.compactions)),
+        countTokens: (t) => native.countTokens(t ?? ''),
+      }),
+    )
+    // The printed report stays what it is without --html.
+    for (const r of measured) {
+      delete r.replay
+      for (const c of r.compactions) {
+        delete c.summary
+        delete c.turn
+      }
+    }
   }
   const rows = results.flatMap((r) => r.compactions)
   const summary = summarize(rows, maxTokens)

@@ -16,6 +16,9 @@ import { has, missing, native, notAvailable } from './native.mjs'
 
 export const DEFAULT_WINDOW = 200_000
 export const DEFAULT_THRESHOLD_BYTES = 4096
+/** The gauge's thresholds the replay runs with (evaluateContextUsage's defaults, the plugin's too): line, checkpoint. */
+export const GAUGE_AT = 0.7
+export const CHECKPOINT_AT = 0.8
 /** The scratchpad tool's default name (issue 14); `session.scratchpad` is its alias. */
 export const SCRATCHPAD_TOOL = 'session_scratchpad'
 /** Every name the scratchpad tool is called by. */
@@ -124,6 +127,9 @@ export function makeEstimator() {
  * summarizer receives: `{ line, tokensBefore, summary, messages, firstKept }` (`messages`: the context up to the
  * first kept entry, whole, the previous compaction's summary first when there is one; `firstKept`: the first kept
  * message, or null).
+ * `detail: true` adds what a picture of the session needs (the HTML report): `series` (the provider's context
+ * per assistant turn), each compaction's real `summary` and `restore` text, and `offload.results` (one row per
+ * parked result with its tokens before and after).
  */
 export async function replay(parsed, options) {
   const window = options.window ?? DEFAULT_WINDOW
@@ -133,6 +139,10 @@ export async function replay(parsed, options) {
   const entries = parsed.entries
   const total = entries.length
   const onProgress = options.onProgress ?? (() => {})
+  const detail = options.detail === true
+  const series = [] // with detail: { turn, line, tokens, utilization } per assistant turn with provider usage
+  const offloaded = [] // with detail: { turn, line, toolName, tokensBefore, tokensAfter }
+  let lastRestore = null // the post-compaction restore of the last checkpoint written
 
   const canGauge = has('evaluateContextUsage')
   const canCheckpoint = has('writeCheckpointSync', 'renderCheckpoint')
@@ -217,6 +227,7 @@ export async function replay(parsed, options) {
     const restore = call(line, 'renderCheckpoint', () =>
       native.renderCheckpoint({ stateDir, sessionKey }, { mode: 'post-compaction' }),
     )
+    lastRestore = typeof restore === 'string' ? restore : null
     const cp = {
       id: res.checkpointId,
       trigger,
@@ -279,6 +290,7 @@ export async function replay(parsed, options) {
           turns.withUsage++
           const utilization = tokens / window
           if (tokens > peak.tokens) Object.assign(peak, { tokens, utilization, turn, line })
+          if (detail) series.push({ turn, line, tokens, utilization })
           if (estimator) {
             const est = call(line, estimator.kind, () => estimator.estimate())
             if (typeof est === 'number') {
@@ -299,7 +311,7 @@ export async function replay(parsed, options) {
           }
           if (canGauge) {
             const reading = call(line, 'evaluateContextUsage', () =>
-              native.evaluateContextUsage({ tokens, contextWindow: window }, { checkpointSaved }),
+              native.evaluateContextUsage({ tokens, contextWindow: window }, { gaugeAt: GAUGE_AT, checkpointAt: CHECKPOINT_AT, checkpointSaved }),
             )
             if (reading) {
               if (reading.action !== 'none' && gaugeFirst.gauge === null) gaugeFirst.gauge = { turn, line, utilization }
@@ -367,6 +379,7 @@ export async function replay(parsed, options) {
             const before = native.countTokens(text)
             const after = native.countTokens(JSON.stringify(res.observation))
             offload.offloaded++
+            if (detail) offloaded.push({ turn: callInfo?.turn ?? turns.assistant, line, toolName: m.toolName, tokensBefore: before, tokensAfter: after })
             offload.bytes += Buffer.byteLength(text, 'utf8')
             offload.tokensBefore += before
             offload.tokensAfter += after
@@ -396,6 +409,7 @@ export async function replay(parsed, options) {
       }
       const record = {
         line,
+        turn: turns.assistant,
         tokensBefore,
         summaryTokens: native.countTokens(summary),
         firstKeptLine: kept >= 0 ? entries[kept].line : null,
@@ -417,7 +431,9 @@ export async function replay(parsed, options) {
           cp.summaryTokens = record.summaryTokens
           record.checkpoint = cp.id
         }
+        if (detail) record.restore = cp ? lastRestore : null
       }
+      if (detail) record.summary = summary
       compactions.push(record)
       // pi's context after compaction: the summary, then the kept messages, then what follows.
       // pi's buildSessionContext: the kept entries that make messages (message, custom_message,
@@ -513,8 +529,9 @@ export async function replay(parsed, options) {
     problems: parsed.problems,
     turns,
     peak,
+    ...(detail ? { series } : {}),
     gauge: canGauge
-      ? { available: true, firstGauge: gaugeFirst.gauge, firstCheckpoint: gaugeFirst.checkpoint }
+      ? { available: true, gaugeAt: GAUGE_AT, checkpointAt: CHECKPOINT_AT, firstGauge: gaugeFirst.gauge, firstCheckpoint: gaugeFirst.checkpoint }
       : { available: false, reason: notAvailable('gauge', missing('evaluateContextUsage')) },
     checkpoints: canCheckpoint
       ? { available: true, written: checkpoints, skipped }
@@ -522,7 +539,7 @@ export async function replay(parsed, options) {
     compactions,
     resets,
     offload: canOffload
-      ? { available: true, ...offload, tokensMoved: offload.tokensBefore - offload.tokensAfter }
+      ? { available: true, ...offload, tokensMoved: offload.tokensBefore - offload.tokensAfter, ...(detail ? { results: offloaded } : {}) }
       : { available: false, reason: notAvailable('observation store', missing('offloadObservationSync')) },
     estimator: estimator_,
     state: {

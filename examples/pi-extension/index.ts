@@ -25,7 +25,8 @@
 //   session_before_compact  write a checkpoint before pi summarises (the host's summary still runs)
 //   session_compact         inject the checkpoint's restore text into the next turn
 //
-// Settings: settings.schema.json; `resolveSettings` applies the same defaults.
+// Settings: the plugin's (plugin/settings.ts); settings.schema.json is written from that table by
+// scripts/plugin-manifest.mjs, and `resolveSettings` checks them and fills in the same defaults.
 import type { ExtensionAPI, ExtensionContext, ExtensionFactory } from '@mariozechner/pi-coding-agent'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
@@ -47,51 +48,30 @@ import {
   type ContextUsage,
   type ReadObservationInput,
   type ScratchpadAction,
-  type ScratchpadLimits,
 } from '@openclaw/context-native'
+// The settings table the plugin uses too (compiled into the package's dist/plugin/ by `npm run build:plugin`).
+import {
+  nudgeSettings,
+  resolveSettings as resolvePluginSettings,
+  scratchpadLimits,
+  type ContextNativeSettings as PluginSettings,
+} from '@openclaw/context-native/dist/plugin/settings.js'
 
-export interface ContextNativeSettings {
-  stateDir: string
-  contextWindow: number
-  scratchpad: {
-    enabled: boolean
-    maxTokens: number
-    notesMaxChars: number
-    planMaxChars: number
-    refsMax: number
-    nudgeAfterTurns: number
-    nudgeOnPlanDetected: number
-    nudgeAfterCompaction: number
-    nudgeTurnsSinceLastUse: number
-  }
-  gauge: { gaugeAt: number; checkpointAt: number }
-  checkpoints: { enabled: boolean; restoreMaxTokens: number }
-  offload: { enabled: boolean; thresholdBytes: number; ttlSeconds: number }
-}
+/**
+ * The settings of the plugin (plugin/settings.ts, one table for both routes) this extension reads: stateDir,
+ * contextWindow, scratchpad, gauge, checkpoints and offload (compaction and retention are the plugin's own).
+ */
+export type ContextNativeSettings = Omit<PluginSettings, 'stateDir'> & { stateDir: string }
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] }
 
-/** The settings with openclaw.plugin.json's defaults filled in. */
+/**
+ * The settings with the plugin's defaults filled in and checked by the plugin's resolveSettings (InvalidSettings
+ * naming the setting under `settings`); stateDir defaults to $OPENCLAW_STATE_DIR, else ~/.openclaw.
+ */
 export function resolveSettings(raw: DeepPartial<ContextNativeSettings> = {}): ContextNativeSettings {
-  return {
-    stateDir: raw.stateDir ?? process.env.OPENCLAW_STATE_DIR ?? join(homedir(), '.openclaw'),
-    contextWindow: raw.contextWindow ?? 200_000,
-    scratchpad: {
-      enabled: true,
-      maxTokens: 2000,
-      notesMaxChars: 4000,
-      planMaxChars: 2000,
-      refsMax: 50,
-      nudgeAfterTurns: 0,
-      nudgeOnPlanDetected: 0,
-      nudgeAfterCompaction: 0,
-      nudgeTurnsSinceLastUse: 0,
-      ...raw.scratchpad,
-    },
-    gauge: { gaugeAt: 0.7, checkpointAt: 0.8, ...raw.gauge },
-    checkpoints: { enabled: true, restoreMaxTokens: 800, ...raw.checkpoints },
-    offload: { enabled: true, thresholdBytes: 4096, ttlSeconds: 3600, ...raw.offload },
-  }
+  const settings = resolvePluginSettings(raw, { path: 'settings' })
+  return { ...settings, stateDir: settings.stateDir ?? process.env.OPENCLAW_STATE_DIR ?? join(homedir(), '.openclaw') }
 }
 
 export interface ContextNativeOptions {
@@ -117,18 +97,8 @@ interface SessionState {
 export function createContextNativeExtension(options: ContextNativeOptions = {}): ExtensionFactory {
   const settings = resolveSettings(options.settings)
   const { stateDir } = settings
-  const limits: ScratchpadLimits = {
-    notesMaxChars: settings.scratchpad.notesMaxChars,
-    planMaxChars: settings.scratchpad.planMaxChars,
-    refsMax: settings.scratchpad.refsMax,
-    maxTokens: settings.scratchpad.maxTokens,
-  }
-  const nudgeSettings = {
-    nudgeAfterTurns: settings.scratchpad.nudgeAfterTurns,
-    nudgeOnPlanDetected: settings.scratchpad.nudgeOnPlanDetected,
-    nudgeAfterCompaction: settings.scratchpad.nudgeAfterCompaction,
-    nudgeTurnsSinceLastUse: settings.scratchpad.nudgeTurnsSinceLastUse,
-  }
+  const limits = scratchpadLimits(settings)
+  const nudges = nudgeSettings(settings)
   const sessionIdOf = (ctx: ExtensionContext) => ctx.sessionManager.getSessionId()
   const sessionKeyOf = (ctx: ExtensionContext) => options.sessionKey?.(ctx) ?? sessionIdOf(ctx)
   const windowOf = (ctx: ExtensionContext) => ctx.getContextUsage()?.contextWindow ?? ctx.model?.contextWindow ?? settings.contextWindow
@@ -175,14 +145,14 @@ export function createContextNativeExtension(options: ContextNativeOptions = {})
 
       pi.on('turn_start', (_event, ctx) => {
         stateOf(ctx).turn++
-        queueHint(ctx, evaluateScratchpadNudge(sessionIdOf(ctx), { kind: 'turn_start' }, nudgeSettings))
+        queueHint(ctx, evaluateScratchpadNudge(sessionIdOf(ctx), { kind: 'turn_start' }, nudges))
       })
 
       pi.on('message_end', (event, ctx) => {
         const m = event.message
         if (m.role !== 'assistant') return
         const text = m.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n')
-        queueHint(ctx, evaluateScratchpadNudge(sessionIdOf(ctx), { kind: 'assistant_message', text }, nudgeSettings))
+        queueHint(ctx, evaluateScratchpadNudge(sessionIdOf(ctx), { kind: 'assistant_message', text }, nudges))
       })
     }
 
@@ -314,7 +284,7 @@ export function createContextNativeExtension(options: ContextNativeOptions = {})
       const state = stateOf(ctx)
       state.checkpointSaved = false
       if (settings.scratchpad.enabled) {
-        queueHint(ctx, evaluateScratchpadNudge(sessionIdOf(ctx), { kind: 'compaction_end' }, nudgeSettings))
+        queueHint(ctx, evaluateScratchpadNudge(sessionIdOf(ctx), { kind: 'compaction_end' }, nudges))
       }
       if (!settings.checkpoints.enabled) return
       const restore = renderCheckpoint(

@@ -1,5 +1,5 @@
 #![no_main]
-//! cargo-fuzz target; the property is in `fuzz/checks/checkpoint_yaml.rs` (shared with the corpus replay).
+//! cargo-fuzz target; the property is in `fuzz/checks/checkpoint_yaml.rs` (shared with the seed replay).
 
 #[path = "../checks/checkpoint_yaml.rs"]
 mod checks;

@@ -1,5 +1,5 @@
 #![no_main]
-//! cargo-fuzz target; the property is in `fuzz/checks/latest_pointer.rs` (shared with the corpus replay).
+//! cargo-fuzz target; the property is in `fuzz/checks/latest_pointer.rs` (shared with the seed replay).
 
 #[path = "../checks/latest_pointer.rs"]
 mod checks;

@@ -1,6 +1,6 @@
-//! Replays the cargo-fuzz corpora of this crate's fuzz targets (`fuzz/corpus/<target>/`) through the
-//! same properties the targets check (`fuzz/checks/<target>.rs`): every input the fuzzer kept stays
-//! a regression test under a plain `cargo test`.
+//! Replays the seeds of this crate's fuzz targets (`fuzz/seeds/<target>/`, and a local
+//! `fuzz/corpus/<target>/` when a fuzzer run left one) through the same properties the targets
+//! check (`fuzz/checks/<target>.rs`): every input kept stays a regression test under `cargo test`.
 
 #[path = "../../../fuzz/checks/replay.rs"]
 mod replay;
