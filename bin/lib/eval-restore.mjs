@@ -29,6 +29,8 @@ import { native } from './native.mjs'
 import { replay } from './replay.mjs'
 import { firstKeptIndex, parseTranscript } from './transcript.mjs'
 import { recall, repeatedLines, sessionTask, summaryItems, taskPresent } from './recall.mjs'
+import { carried, continuationCases } from './continuation.mjs'
+import { defectCounts, restoreDefects } from './restore-defects.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const DEFAULT_DIR = join(root, '__test__', 'fixtures', 'transcripts')
@@ -129,30 +131,56 @@ export function naiveTexts(conv, firstUser, budget) {
   return { last, firstLast }
 }
 
+/** OpenClaw's own records in a pi-format session: its custom entries, its gateway's replies, its inbound metadata. */
+const OPENCLAW_CUSTOM = /^(?:openclaw[.:]|model-snapshot$)/
+const OPENCLAW_INBOUND = /\(untrusted metadata\)|⟦openclaw:ctx⟧|<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT/
+
+/**
+ * The format a transcript is reported under: 'claude-code', 'openclaw' (a pi v3 session OpenClaw recorded: one of
+ * its custom entries, a reply of its gateway, a user turn wrapped in its inbound metadata, or a cwd in
+ * `~/.openclaw`), else 'pi'.
+ */
+export function transcriptKind(parsed) {
+  if (parsed.family === 'claude-code') return 'claude-code'
+  if (/[\\/]\.openclaw[\\/]/.test(String(parsed.header?.cwd ?? ''))) return 'openclaw'
+  for (const { entry } of parsed.entries) {
+    if (entry.type === 'custom' && OPENCLAW_CUSTOM.test(String(entry.customType ?? ''))) return 'openclaw'
+    if (entry.type !== 'message') continue
+    if (entry.message.role === 'assistant' && entry.message.provider === 'openclaw') return 'openclaw'
+    if (entry.message.role === 'user' && OPENCLAW_INBOUND.test(visible(entry.message))) return 'openclaw'
+  }
+  return 'pi'
+}
+
 function userText(m) {
   return m.role === 'user' ? visible(m) : ''
 }
 
 /**
- * Measures one transcript. Returns `{ file, notes: string[], compactions: [...] }`; `notes` says what was
- * skipped and why (no compaction, malformed lines).
+ * Measures one transcript. Returns `{ file, format, notes: string[], compactions: [...], continuation: [...],
+ * restores: [...] }`: `compactions` the summary-recall rows (compactions with a real summary naming something),
+ * `continuation` the continuation-recall rows (compactions with at least 3 needed names, continuation.mjs),
+ * `restores` the defect scan of every restore rendered (restore-defects.mjs); `notes` says what was skipped and
+ * why (no compaction, malformed lines). `format` overrides the format the rows are reported under.
  */
-export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS, replaceTokens = REPLACE_MAX_TOKENS } = {}) {
+export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS, replaceTokens = REPLACE_MAX_TOKENS, format } = {}) {
   const rel = relative(process.cwd(), file)
   const name = rel && !rel.startsWith('..') ? rel : file
   const notes = []
-  const parsed = parseTranscript(readFileSync(file, 'utf8'))
+  const text = readFileSync(file, 'utf8')
+  const parsed = parseTranscript(text)
   for (const p of parsed.problems) {
     if (MALFORMED.has(p.kind)) notes.push(`${name}:${p.line}: malformed line (${p.kind}): ${p.detail}; the rest of the file is measured`)
   }
   if (parsed.format === 'unknown') {
     notes.push(`${name}: not a pi session transcript (no session header and no entries); skipped`)
-    return { file: name, notes, compactions: [] }
+    return { file: name, format: format ?? 'unknown', notes, compactions: [], continuation: [], restores: [] }
   }
+  const kind = format ?? transcriptKind(parsed)
   const compactionAt = parsed.entries.map((e, i) => (e.entry.type === 'compaction' ? i : -1)).filter((i) => i >= 0)
   if (compactionAt.length === 0) {
     notes.push(`${name}: no compaction entry, so no real summary to compare a restore with; skipped`)
-    return { file: name, notes, compactions: [] }
+    return { file: name, format: kind, notes, compactions: [], continuation: [], restores: [] }
   }
   const stateDir = mkdtempSync(join(tmpdir(), 'context-native-eval-'))
   const written = new Map() // compaction line -> checkpoint yaml
@@ -173,6 +201,16 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
   const userTexts = entries.filter((e) => e.entry.type === 'message').map((e) => userText(e.entry.message)).filter((t) => t.trim())
   const firstUser = userTexts[0] ?? ''
   const out = []
+  const continuation = []
+  const restores = []
+  // Continuation recall reads the file as recorded (continuation.mjs): its compaction k is the first one on or
+  // after the line of the replayed compaction k (Claude Code's summary line follows its compact_boundary).
+  const cases = continuationCases(text)
+  let nextCase = 0
+  const caseAt = (line) => {
+    while (nextCase < cases.length && cases[nextCase].line < line) nextCase++
+    return nextCase < cases.length ? cases[nextCase++] : null
+  }
   let start = 0
   for (const [k, i] of compactionAt.entries()) {
     const { line, entry } = entries[i]
@@ -181,6 +219,17 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
     const messages = entries.slice(start, end).filter((e) => e.entry.type === 'message').map((e) => e.entry.message)
     start = end
     const summary = typeof entry.summary === 'string' ? entry.summary : ''
+    const cont = caseAt(line)
+    const yaml = written.get(line)
+    if (yaml === undefined) {
+      notes.push(`${name}:${line}: compaction ${k + 1}: no checkpoint was written (see the replay errors above); skipped`)
+      continue
+    }
+    const restore = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens }) ?? ''
+    const wide = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens: replaceTokens }) ?? ''
+    const defects = { [maxTokens]: restoreDefects(restore), [replaceTokens]: restoreDefects(wide) }
+    restores.push({ file: name, format: kind, line, compaction: k + 1, defects, restore, replaceRestore: wide })
+    if (cont?.scored) continuation.push(continuationRow(cont, { file: name, format: kind, line, compaction: k + 1, restore, wide, maxTokens, replaceTokens }))
     const items = summaryItems(summary)
     if (items.length === 0) {
       notes.push(
@@ -188,16 +237,9 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
       )
       continue
     }
-    const yaml = written.get(line)
-    if (yaml === undefined) {
-      notes.push(`${name}:${line}: compaction ${k + 1}: no checkpoint was written (see the replay errors above); skipped`)
-      continue
-    }
-    const restore = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens }) ?? ''
     const cp = native.readCheckpoint({ yaml })
     const conv = conversation(messages)
     const naive = naiveTexts(conv, firstUser, maxTokens)
-    const wide = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens: replaceTokens }) ?? ''
     const naiveWide = naiveTexts(conv, firstUser, replaceTokens)
     const task = sessionTask(entries.slice(0, i).filter((e) => e.entry.type === 'message').map((e) => userText(e.entry.message)))
     const r = recall(items, restore)
@@ -205,7 +247,7 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
     const rf = recall(items, naive.firstLast)
     out.push({
       file: name,
-      format: parsed.family ?? parsed.format,
+      format: kind,
       line,
       compaction: k + 1,
       summaryTokens: native.countTokens(summary),
@@ -233,7 +275,39 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
       restore,
     })
   }
-  return { file: name, notes, compactions: out }
+  return { file: name, format: kind, notes, compactions: out, continuation, restores }
+}
+
+/**
+ * One continuation-recall row: the share of the needed names (continuation.mjs) each text carries: the restore
+ * at both budgets, the real summary (null without one), the summary with the restore appended (default mode),
+ * the summary cut to each budget and the conversation's last tokens of each budget.
+ */
+function continuationRow(c, { file, format, line, compaction, restore, wide, maxTokens, replaceTokens }) {
+  const summary = c.summary.trim() ? c.summary : null
+  const share = (t) => carried(c.needed, t)
+  return {
+    file,
+    format,
+    line,
+    compaction,
+    recordedLine: c.line,
+    needed: c.needed,
+    summaryTokens: summary ? native.countTokens(summary) : null,
+    restoreTokens: native.countTokens(restore),
+    restore: share(restore),
+    summary: summary ? share(summary) : null,
+    both: summary ? share(`${summary}\n${restore}`) : null,
+    summaryCut: summary ? share(firstTokens(summary, maxTokens)) : null,
+    tail: share(lastTokens(c.conversation, maxTokens)),
+    replace: {
+      maxTokens: replaceTokens,
+      restoreTokens: native.countTokens(wide),
+      restore: share(wide),
+      summaryCut: summary ? share(firstTokens(summary, replaceTokens)) : null,
+      tail: share(lastTokens(c.conversation, replaceTokens)),
+    },
+  }
 }
 
 const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null)
