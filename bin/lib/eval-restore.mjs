@@ -34,6 +34,8 @@ import { defectCounts, restoreDefects } from './restore-defects.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const DEFAULT_DIR = join(root, '__test__', 'fixtures', 'transcripts')
+/** Real compactions of projects the restore rules were not shaped on, measured apart (its README). */
+export const VALIDATION_DIR = join(root, '__test__', 'fixtures', 'transcripts-validation')
 export const DEFAULT_MAX_TOKENS = 800
 /** The second budget measured: the restore as the compaction summary itself (`compaction.mode: 'replace'`). */
 export const REPLACE_MAX_TOKENS = 2000
@@ -313,8 +315,11 @@ function continuationRow(c, { file, format, line, compaction, restore, wide, max
 const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null)
 const pct = (x) => (x === null || x === undefined ? '  -  ' : `${(x * 100).toFixed(1).padStart(5)}%`)
 
-/** Means over all compactions, and the targets as booleans (reported, not asserted). */
-export function summarize(rows, maxTokens = DEFAULT_MAX_TOKENS) {
+/**
+ * Means over all compactions, and the targets as booleans (reported, not asserted). With the results'
+ * `continuation` rows and `restores`, also `continuation` (summarizeContinuation) and `defects` (summarizeDefects).
+ */
+export function summarize(rows, maxTokens = DEFAULT_MAX_TOKENS, { continuation = [], restores = [] } = {}) {
   const better = rows.map((r) => Math.max(r.naiveLast ?? 0, r.naiveFirstLast ?? 0))
   const s = {
     compactions: rows.length,
@@ -353,6 +358,72 @@ export function summarize(rows, maxTokens = DEFAULT_MAX_TOKENS) {
     taskInEvery: s.taskPresent === s.taskChecked,
     noRepeatedLine: s.repeatedLines === 0,
   }
+  s.continuation = summarizeContinuation(continuation)
+  s.defects = summarizeDefects(restores, maxTokens)
+  return s
+}
+
+const meanOf = (rows, pick) => mean(rows.map(pick).filter((x) => x !== null && x !== undefined))
+
+function continuationMeans(rows) {
+  const m = {
+    compactions: rows.length,
+    withSummary: rows.filter((r) => r.summary !== null).length,
+    meanNeeded: meanOf(rows, (r) => r.needed.length),
+    restore: meanOf(rows, (r) => r.restore),
+    replace: meanOf(rows, (r) => r.replace.restore),
+    summary: meanOf(rows, (r) => r.summary),
+    both: meanOf(rows, (r) => r.both),
+    summaryCut: meanOf(rows, (r) => r.summaryCut),
+    tail: meanOf(rows, (r) => r.tail),
+    replaceSummaryCut: meanOf(rows, (r) => r.replace.summaryCut),
+    replaceTail: meanOf(rows, (r) => r.replace.tail),
+    meanSummaryTokens: meanOf(rows, (r) => r.summaryTokens),
+    meanRestoreTokens: meanOf(rows, (r) => r.restoreTokens),
+  }
+  // The ratios and the lift compare texts on the compactions that have a real summary.
+  const withSummary = rows.filter((r) => r.summary !== null)
+  const summaryMean = meanOf(withSummary, (r) => r.summary)
+  const ratio = (x) => (summaryMean ? x / summaryMean : null)
+  m.restoreOverSummary = ratio(meanOf(withSummary, (r) => r.restore))
+  m.replaceOverSummary = ratio(meanOf(withSummary, (r) => r.replace.restore))
+  m.liftOverSummary = withSummary.length ? meanOf(withSummary, (r) => r.both) - summaryMean : null
+  return m
+}
+
+/**
+ * Continuation recall over its rows, overall and per format; the issue-27 targets as booleans (reported, not
+ * asserted): restore >= 1.2x the summary, summary + restore >= summary + 12 points, at the replace budget >= 1.5x.
+ */
+export function summarizeContinuation(rows) {
+  const s = continuationMeans(rows)
+  s.byFormat = {}
+  for (const f of [...new Set(rows.map((r) => r.format))].sort()) s.byFormat[f] = continuationMeans(rows.filter((r) => r.format === f))
+  s.targets = {
+    restoreAtLeast1_2xSummary: s.restoreOverSummary !== null && s.restoreOverSummary >= 1.2,
+    bothAtLeastSummaryPlus12: s.liftOverSummary !== null && s.liftOverSummary >= 0.12,
+    replaceAtLeast1_5xSummary: s.replaceOverSummary !== null && s.replaceOverSummary >= 1.5,
+  }
+  return s
+}
+
+/** Defect counts over the restores rendered, at both budgets, overall and per format (restores with each defect). */
+export function summarizeDefects(restores, maxTokens = DEFAULT_MAX_TOKENS) {
+  const count = (rs, budget) => {
+    const c = { restores: rs.length, credential: 0, host: 0, escaped: 0, prose: 0, badTask: 0 }
+    for (const r of rs) {
+      const d = r.defects[budget] ?? r.defects[Object.keys(r.defects)[0]]
+      for (const [k, n] of Object.entries(defectCounts(d))) if (n > 0) c[k]++
+    }
+    return c
+  }
+  const budgets = restores.length ? Object.keys(restores[0].defects).map(Number) : [maxTokens, REPLACE_MAX_TOKENS]
+  const s = { budgets, total: {}, byFormat: {} }
+  for (const b of budgets) s.total[b] = count(restores, b)
+  for (const f of [...new Set(restores.map((r) => r.format))].sort()) {
+    s.byFormat[f] = {}
+    for (const b of budgets) s.byFormat[f][b] = count(restores.filter((r) => r.format === f), b)
+  }
   return s
 }
 
@@ -389,7 +460,60 @@ export function formatReport(results, s, { missed = false } = {}) {
   lines.push(
     `targets: recall >= 70% at <= 800 tokens ${mark(t.recallAtLeast70)}; >= 25 points over the better naive ${mark(t.marginAtLeast25Points)}; above it on each ${mark(t.aboveBetterNaiveOnEach)}; task in every restore ${mark(t.taskInEvery)}; no repeated line ${mark(t.noRepeatedLine)}`,
   )
+  if (s.continuation) lines.push('', ...formatContinuation(results, s.continuation, { budget: s.defects?.budgets?.[0] ?? DEFAULT_MAX_TOKENS, wide }))
+  if (s.defects) lines.push('', ...formatDefects(results, s.defects, { missed }))
   return lines.join('\n')
+}
+
+/** The continuation-recall part of the report: a row per scored compaction, the means per format. */
+export function formatContinuation(results, c, { budget = DEFAULT_MAX_TOKENS, wide = REPLACE_MAX_TOKENS } = {}) {
+  const lines = [
+    `continuation recall (the names the agent used in its next 30 assistant messages that it had met before the compaction and nobody gave again; the share each text carries):`,
+    `transcript                       line  needed  summary  restore  restore  at ${wide}   summary  summary+restore  summary cut  last ${budget}  last ${wide}`,
+  ]
+  for (const r of results) {
+    for (const x of r.continuation ?? []) {
+      lines.push(
+        `${x.file.slice(-32).padEnd(32)} ${String(x.line).padStart(5)}  ${String(x.needed.length).padStart(6)}  ${String(x.summaryTokens ?? '-').padStart(7)}  ${String(x.restoreTokens).padStart(7)}  ${pct(x.restore)}  ${pct(x.replace.restore)}  ${pct(x.summary)}  ${pct(x.both).padStart(15)}  ${pct(x.summaryCut).padStart(11)}  ${pct(x.tail).padStart(8)}  ${pct(x.replace.tail).padStart(9)}`,
+      )
+    }
+  }
+  if (!c.compactions) return [...lines, '(no compaction with 3 or more needed names)']
+  const ratio = (x) => (x === null ? '-' : `${x.toFixed(2)}x`)
+  const one = (label, m) =>
+    `${label}: ${m.compactions} compactions (${m.withSummary} with a summary), ${Math.round(m.meanNeeded)} names needed on average; restore ${pct(m.restore).trim()} at ${budget}, ${pct(m.replace).trim()} at ${wide}; summary ${pct(m.summary).trim()} (${m.meanSummaryTokens === null ? '-' : Math.round(m.meanSummaryTokens)} tokens); summary + restore ${pct(m.both).trim()}; summary cut to ${budget} ${pct(m.summaryCut).trim()}, to ${wide} ${pct(m.replaceSummaryCut).trim()}; last ${budget} tokens ${pct(m.tail).trim()}, last ${wide} ${pct(m.replaceTail).trim()}; restore/summary ${ratio(m.restoreOverSummary)} (at ${wide}: ${ratio(m.replaceOverSummary)}), summary + restore ${m.liftOverSummary === null ? '-' : `${m.liftOverSummary >= 0 ? '+' : ''}${(m.liftOverSummary * 100).toFixed(1)} points`} over the summary`
+  lines.push('', one('mean', c))
+  for (const [f, m] of Object.entries(c.byFormat)) lines.push(one(`  ${f}`, m))
+  const mark = (b) => (b ? 'met' : 'NOT met')
+  lines.push(
+    `targets: restore at ${budget} >= 1.2x the summary ${mark(c.targets.restoreAtLeast1_2xSummary)}; summary + restore >= summary + 12 points ${mark(c.targets.bothAtLeastSummaryPlus12)}; restore at ${wide} >= 1.5x the summary ${mark(c.targets.replaceAtLeast1_5xSummary)}`,
+  )
+  return lines
+}
+
+/** The defect part of the report: restores with each defect per format and budget; with `missed`, each line found. */
+export function formatDefects(results, d, { missed = false } = {}) {
+  const lines = ['restore defects (restores holding a credential, host text, JSON-escape fragments, prose identifiers; task lines that are a greeting or a host prompt):']
+  const row = (label, c) => `${label}: ${c.restores} restores; credential in ${c.credential}, host text in ${c.host}, escaped-text fragments in ${c.escaped}, prose identifiers in ${c.prose}, greeting / host prompt as the task in ${c.badTask}`
+  for (const b of d.budgets) {
+    lines.push(row(`at ${b} tokens`, d.total[b]))
+    for (const [f, byBudget] of Object.entries(d.byFormat)) lines.push(row(`  ${f}`, byBudget[b]))
+  }
+  for (const r of results) {
+    for (const x of r.restores ?? []) {
+      const def = x.defects[d.budgets[0]]
+      const k = defectCounts(def)
+      if (!Object.values(k).some((n) => n > 0)) continue
+      lines.push(
+        `  ${x.file.slice(-40)}:${x.line}: credential ${k.credential}, host ${k.host}, escaped ${k.escaped}, prose ${k.prose}${def.taskDefect ? `, task is ${def.taskDefect === 'host' ? 'a host prompt' : def.taskDefect === 'greeting' ? 'a greeting' : def.taskDefect}: ${JSON.stringify(def.task.slice(0, 60))}` : ''}`,
+      )
+      // a credential's line is not printed: the report would carry the secret on
+      if (missed) for (const l of def.credential) lines.push(`      credential: a line of ${l.length} characters (not shown)`)
+      if (missed) for (const cls of ['host', 'escaped']) for (const l of def[cls]) lines.push(`      ${cls}: ${l.slice(0, 160)}`)
+      if (missed) for (const p of def.prose) lines.push(`      prose identifier: ${p.slice(0, 160)}`)
+    }
+  }
+  return lines
 }
 
 /** The figures as a markdown section (BENCHMARKS.md, via benchmark/cases/restore.mjs or `--markdown`). */
