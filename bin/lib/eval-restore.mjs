@@ -162,7 +162,8 @@ function userText(m) {
  * Measures one transcript. Returns `{ file, format, notes: string[], compactions: [...], continuation: [...],
  * restores: [...] }`: `compactions` the summary-recall rows (compactions with a real summary naming something),
  * `continuation` the continuation-recall rows (compactions with at least 3 needed names, continuation.mjs),
- * `restores` the defect scan of every restore rendered (restore-defects.mjs); `notes` says what was skipped and
+ * `restores` the defect scan of every restore rendered (restore-defects.mjs; at each compaction, and for a session
+ * without one, of the last checkpoint the replay wrote, `compaction: null`); `notes` says what was skipped and
  * why (no compaction, malformed lines). `format` overrides the format the rows are reported under.
  */
 export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS, replaceTokens = REPLACE_MAX_TOKENS, format } = {}) {
@@ -180,23 +181,38 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
   }
   const kind = format ?? transcriptKind(parsed)
   const compactionAt = parsed.entries.map((e, i) => (e.entry.type === 'compaction' ? i : -1)).filter((i) => i >= 0)
-  if (compactionAt.length === 0) {
-    notes.push(`${name}: no compaction entry, so no real summary to compare a restore with; skipped`)
-    return { file: name, format: kind, notes, compactions: [], continuation: [], restores: [] }
-  }
   const stateDir = mkdtempSync(join(tmpdir(), 'context-native-eval-'))
   const written = new Map() // compaction line -> checkpoint yaml
+  let last = null // the last checkpoint the replay wrote, whatever its trigger
   try {
     const report = await replay(parsed, {
       file: name,
       stateDir,
       onCheckpoint: (cp) => {
-        if (cp.trigger === 'compaction') written.set(cp.line, readFileSync(cp.path, 'utf8'))
+        const yaml = readFileSync(cp.path, 'utf8')
+        if (cp.trigger === 'compaction') written.set(cp.line, yaml)
+        last = { line: cp.line, trigger: cp.trigger, yaml }
       },
     })
     for (const e of report.errors) notes.push(`${name}:${e.line}: ${e.call} threw ${e.code}: ${e.message}`)
   } finally {
     rmSync(stateDir, { recursive: true, force: true })
+  }
+  const restores = []
+  const renderBoth = (yaml) => {
+    const restore = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens }) ?? ''
+    const wide = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens: replaceTokens }) ?? ''
+    return { restore, wide, defects: { [maxTokens]: restoreDefects(restore), [replaceTokens]: restoreDefects(wide) } }
+  }
+  if (compactionAt.length === 0) {
+    notes.push(`${name}: no compaction entry, so no real summary to compare a restore with; skipped`)
+    // Without a compaction, the last checkpoint the replay wrote (at the context threshold) is still a restore the
+    // session would get: the defect scan covers it.
+    if (last) {
+      const { restore, wide, defects } = renderBoth(last.yaml)
+      restores.push({ file: name, format: kind, line: last.line, compaction: null, trigger: last.trigger, defects, restore, replaceRestore: wide })
+    }
+    return { file: name, format: kind, notes, compactions: [], continuation: [], restores }
   }
 
   const entries = parsed.entries
@@ -204,7 +220,6 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
   const firstUser = userTexts[0] ?? ''
   const out = []
   const continuation = []
-  const restores = []
   // Continuation recall reads the file as recorded (continuation.mjs): its compaction k is the first one on or
   // after the line of the replayed compaction k (Claude Code's summary line follows its compact_boundary).
   const cases = continuationCases(text)
@@ -227,10 +242,8 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
       notes.push(`${name}:${line}: compaction ${k + 1}: no checkpoint was written (see the replay errors above); skipped`)
       continue
     }
-    const restore = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens }) ?? ''
-    const wide = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens: replaceTokens }) ?? ''
-    const defects = { [maxTokens]: restoreDefects(restore), [replaceTokens]: restoreDefects(wide) }
-    restores.push({ file: name, format: kind, line, compaction: k + 1, defects, restore, replaceRestore: wide })
+    const { restore, wide, defects } = renderBoth(yaml)
+    restores.push({ file: name, format: kind, line, compaction: k + 1, trigger: 'compaction', defects, restore, replaceRestore: wide })
     if (cont?.scored) continuation.push(continuationRow(cont, { file: name, format: kind, line, compaction: k + 1, restore, wide, maxTokens, replaceTokens }))
     const items = summaryItems(summary)
     if (items.length === 0) {
@@ -407,7 +420,10 @@ export function summarizeContinuation(rows) {
   return s
 }
 
-/** Defect counts over the restores rendered, at both budgets, overall and per format (restores with each defect). */
+/**
+ * Defect counts over the restores rendered at compactions, at both budgets, overall and per format (restores with
+ * each defect); `withoutCompaction`: the same over the last checkpoint of sessions without a compaction.
+ */
 export function summarizeDefects(restores, maxTokens = DEFAULT_MAX_TOKENS) {
   const count = (rs, budget) => {
     const c = { restores: rs.length, credential: 0, host: 0, escaped: 0, prose: 0, badTask: 0 }
@@ -418,12 +434,15 @@ export function summarizeDefects(restores, maxTokens = DEFAULT_MAX_TOKENS) {
     return c
   }
   const budgets = restores.length ? Object.keys(restores[0].defects).map(Number) : [maxTokens, REPLACE_MAX_TOKENS]
-  const s = { budgets, total: {}, byFormat: {} }
-  for (const b of budgets) s.total[b] = count(restores, b)
-  for (const f of [...new Set(restores.map((r) => r.format))].sort()) {
+  const atCompactions = restores.filter((r) => r.compaction !== null)
+  const others = restores.filter((r) => r.compaction === null)
+  const s = { budgets, total: {}, byFormat: {}, withoutCompaction: {} }
+  for (const b of budgets) s.total[b] = count(atCompactions, b)
+  for (const f of [...new Set(atCompactions.map((r) => r.format))].sort()) {
     s.byFormat[f] = {}
-    for (const b of budgets) s.byFormat[f][b] = count(restores.filter((r) => r.format === f), b)
+    for (const b of budgets) s.byFormat[f][b] = count(atCompactions.filter((r) => r.format === f), b)
   }
+  for (const b of budgets) s.withoutCompaction[b] = count(others, b)
   return s
 }
 
@@ -498,6 +517,7 @@ export function formatDefects(results, d, { missed = false } = {}) {
   for (const b of d.budgets) {
     lines.push(row(`at ${b} tokens`, d.total[b]))
     for (const [f, byBudget] of Object.entries(d.byFormat)) lines.push(row(`  ${f}`, byBudget[b]))
+    if (d.withoutCompaction[b].restores) lines.push(row(`  sessions without a compaction, their last checkpoint`, d.withoutCompaction[b]))
   }
   for (const r of results) {
     for (const x of r.restores ?? []) {
@@ -505,7 +525,7 @@ export function formatDefects(results, d, { missed = false } = {}) {
       const k = defectCounts(def)
       if (!Object.values(k).some((n) => n > 0)) continue
       lines.push(
-        `  ${x.file.slice(-40)}:${x.line}: credential ${k.credential}, host ${k.host}, escaped ${k.escaped}, prose ${k.prose}${def.taskDefect ? `, task is ${def.taskDefect === 'host' ? 'a host prompt' : def.taskDefect === 'greeting' ? 'a greeting' : def.taskDefect}: ${JSON.stringify(def.task.slice(0, 60))}` : ''}`,
+        `  ${x.file.slice(-40)}:${x.line}${x.compaction === null ? ` (${x.trigger} checkpoint)` : ''}: credential ${k.credential}, host ${k.host}, escaped ${k.escaped}, prose ${k.prose}${def.taskDefect ? `, task is ${def.taskDefect === 'host' ? 'a host prompt' : def.taskDefect === 'greeting' ? 'a greeting' : def.taskDefect}: ${JSON.stringify(def.task.slice(0, 60))}` : ''}`,
       )
       // a credential's line is not printed: the report would carry the secret on
       if (missed) for (const l of def.credential) lines.push(`      credential: a line of ${l.length} characters (not shown)`)
