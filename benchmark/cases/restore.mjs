@@ -12,7 +12,7 @@ export async function run({ report, log }) {
     results.push(await evaluateTranscript(f))
   }
   const rows = results.flatMap((r) => r.compactions)
-  const s = summarize(rows)
+  const s = summarize(rows, undefined, { continuation: results.flatMap((r) => r.continuation), restores: results.flatMap((r) => r.restores) })
   const pct = (x) => `${(x * 100).toFixed(1)}%`
   const status = (b) => (b ? MET : MISSED)
   report.goal({

@@ -540,7 +540,7 @@ export function formatDefects(results, d, { missed = false } = {}) {
 export function markdownSection(results, s, maxTokens = DEFAULT_MAX_TOKENS) {
   const p = (x) => (x === null || x === undefined ? '-' : `${(x * 100).toFixed(1)}%`)
   const lines = [
-    `Every real \`compaction\` entry of the bundled pi and Claude Code transcripts (\`__test__/fixtures/transcripts\`, MIT), replayed with ` +
+    `Every real \`compaction\` entry of the bundled pi, Claude Code and OpenClaw transcripts (\`__test__/fixtures/transcripts\`, MIT and Apache-2.0), replayed with ` +
       `the calls \`openclaw-context replay\` makes; the checkpoint written at the compaction rendered at ${maxTokens} tokens ` +
       `(post-compaction). Recall: the share of the items the real LLM summary kept (file basenames, \`code\` spans, ` +
       `identifiers; \`bin/lib/recall.mjs\`) that a text contains, case-insensitively. Naive texts of the same budget: ` +
@@ -565,6 +565,32 @@ export function markdownSection(results, s, maxTokens = DEFAULT_MAX_TOKENS) {
     )
     for (const [f, b] of Object.entries(s.byFormat)) {
       lines.push(`| mean, ${f} (${b.compactions}) | | | | | ${p(b.meanRecall)} | | better naive ${p(b.meanBetterNaive)} | | | ${p(b.meanReplaceRecall)} |`)
+    }
+  }
+  const c = s.continuation
+  if (c?.compactions) {
+    const wide = s.replace?.maxTokens ?? REPLACE_MAX_TOKENS
+    lines.push(
+      '',
+      `Continuation recall (docs/restore.md, "How the restore is measured"): of the names the agent used in its next 30 assistant messages that it had met before the compaction, ` +
+        `not in the kept messages and not given again by the user or a tool, the share each text carries; compactions with at least 3 such names.`,
+      '',
+      `| format (compactions) | names needed | restore at ${maxTokens} | restore at ${wide} | real summary | summary + restore | summary cut to ${maxTokens} | last ${maxTokens} tokens | last ${wide} tokens |`,
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    )
+    const row = (label, m) =>
+      `| ${label} (${m.compactions}) | ${Math.round(m.meanNeeded)} | ${p(m.restore)} | ${p(m.replace)} | ${p(m.summary)} | ${p(m.both)} | ${p(m.summaryCut)} | ${p(m.tail)} | ${p(m.replaceTail)} |`
+    lines.push(row('**all**', c))
+    for (const [f, m] of Object.entries(c.byFormat)) lines.push(row(f, m))
+  }
+  const d = s.defects
+  if (d?.total?.[maxTokens]?.restores) {
+    lines.push('', `Restore defects (restores holding each; bin/lib/restore-defects.mjs):`, '', '| format | budget | restores | credential | host text | escaped-text fragment | prose identifier | greeting / host prompt as task |', '| --- | --- | --- | --- | --- | --- | --- | --- |')
+    for (const b of d.budgets) {
+      for (const [f, byBudget] of Object.entries(d.byFormat)) {
+        const x = byBudget[b]
+        lines.push(`| ${f} | ${b} | ${x.restores} | ${x.credential} | ${x.host} | ${x.escaped} | ${x.prose} | ${x.badTask} |`)
+      }
     }
   }
   const notes = results.flatMap((r) => r.notes)
