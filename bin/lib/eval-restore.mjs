@@ -1,8 +1,9 @@
-// The restore-quality measure (issue 11, issue 21): how much of what a real compaction summary kept does the
-// restore text keep? Used by `npm run eval:restore` (scripts/eval-restore.mjs, the command line) and by anything
+// The restore-quality measures (issue 11, issue 21, issue 27): how much of what a real compaction summary kept does
+// the restore text keep (summary recall), how much of what the agent went on to need (continuation recall), and
+// what it must never carry (the defect scan)? docs/restore.md, "How the restore is measured". Used by `npm run eval:restore` (scripts/eval-restore.mjs, the command line) and by anything
 // else that measures a transcript the same way (it ships in bin/lib so the package's CLI can import it).
 //
-// For every `compaction` entry of every session transcript given (pi v1/v3 or Claude Code; default: every
+// For every `compaction` entry of every session transcript given (pi v1/v3, OpenClaw or Claude Code; default: every
 // *.jsonl under __test__/fixtures/transcripts, so a transcript is added by dropping the file in), the session is
 // replayed with the same calls `openclaw-context replay` makes (bin/lib/replay.mjs: the checkpoint the host writes
 // at that point, from the messages being compacted and the incremental state), and the checkpoint written at the
@@ -16,8 +17,11 @@
 //                 tokens filling the rest;
 //   - the same at 2,000 tokens;
 //   - whether the session's task (its first user message of its own) is in the restore;
-//   - lines repeated in the restore.
-// and the means over all compactions and per transcript format. A compaction whose summary is empty or names
+//   - lines repeated in the restore;
+//   - continuation recall (bin/lib/continuation.mjs) of the restore at both budgets, the real summary, the summary
+//     with the restore appended, the summary cut to each budget and the conversation's last tokens of each budget;
+//   - the defect scan (bin/lib/restore-defects.mjs) of the restore at both budgets;
+// and the means over all compactions and per transcript format (pi, openclaw, claude-code). A compaction whose summary is empty or names
 // nothing a restore could be checked against is reported in the notes, not counted. Targets (reported, not
 // asserted): mean recall >= 70% at <= 800 tokens, >= 25 points above the better naive text on average and
 // above it on every compaction, the task in every restore, no repeated line.
@@ -164,9 +168,9 @@ function userText(m) {
  * `continuation` the continuation-recall rows (compactions with at least 3 needed names, continuation.mjs),
  * `restores` the defect scan of every restore rendered (restore-defects.mjs; at each compaction, and for a session
  * without one, of the last checkpoint the replay wrote, `compaction: null`); `notes` says what was skipped and
- * why (no compaction, malformed lines). `format` overrides the format the rows are reported under.
+ * why (no compaction, malformed lines). `format` is the format the rows are reported under (transcriptKind).
  */
-export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS, replaceTokens = REPLACE_MAX_TOKENS, format } = {}) {
+export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS, replaceTokens = REPLACE_MAX_TOKENS } = {}) {
   const rel = relative(process.cwd(), file)
   const name = rel && !rel.startsWith('..') ? rel : file
   const notes = []
@@ -177,9 +181,9 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
   }
   if (parsed.format === 'unknown') {
     notes.push(`${name}: not a pi session transcript (no session header and no entries); skipped`)
-    return { file: name, format: format ?? 'unknown', notes, compactions: [], continuation: [], restores: [] }
+    return { file: name, format: 'unknown', notes, compactions: [], continuation: [], restores: [] }
   }
-  const kind = format ?? transcriptKind(parsed)
+  const kind = transcriptKind(parsed)
   const compactionAt = parsed.entries.map((e, i) => (e.entry.type === 'compaction' ? i : -1)).filter((i) => i >= 0)
   const stateDir = mkdtempSync(join(tmpdir(), 'context-native-eval-'))
   const written = new Map() // compaction line -> checkpoint yaml
