@@ -2,7 +2,8 @@
 // npm run eval:restore: the restore-quality measure of bin/lib/eval-restore.mjs over transcripts, printed.
 //
 // Usage: node scripts/eval-restore.mjs [file-or-dir ...] [--max-tokens N] [--json | --markdown] [--missed]
-//   --missed lists the summary items each restore missed; --markdown prints the BENCHMARKS.md section.
+//   --missed lists the summary items and the needed names each restore missed, and each defect line;
+//   --markdown prints the BENCHMARKS.md section.
 //   Without a path: the bundled transcripts (__test__/fixtures/transcripts: pi, Claude Code and OpenClaw sessions,
 //   reported per format), then, measured apart, the validation set (__test__/fixtures/transcripts-validation: real
 //   compactions of other projects the rules were not shaped on, see its README). With paths: those, as one set.

@@ -315,6 +315,7 @@ function continuationRow(c, { file, format, line, compaction, restore, wide, max
     summaryTokens: summary ? native.countTokens(summary) : null,
     restoreTokens: native.countTokens(restore),
     restore: share(restore),
+    restoreMissed: c.needed.filter((n) => !restore.toLowerCase().includes(n)),
     summary: summary ? share(summary) : null,
     both: summary ? share(`${summary}\n${restore}`) : null,
     summaryCut: summary ? share(firstTokens(summary, maxTokens)) : null,
@@ -483,13 +484,16 @@ export function formatReport(results, s, { missed = false } = {}) {
   lines.push(
     `targets: recall >= 70% at <= 800 tokens ${mark(t.recallAtLeast70)}; >= 25 points over the better naive ${mark(t.marginAtLeast25Points)}; above it on each ${mark(t.aboveBetterNaiveOnEach)}; task in every restore ${mark(t.taskInEvery)}; no repeated line ${mark(t.noRepeatedLine)}`,
   )
-  if (s.continuation) lines.push('', ...formatContinuation(results, s.continuation, { budget: s.defects?.budgets?.[0] ?? DEFAULT_MAX_TOKENS, wide }))
+  if (s.continuation) lines.push('', ...formatContinuation(results, s.continuation, { budget: s.defects?.budgets?.[0] ?? DEFAULT_MAX_TOKENS, wide, missed }))
   if (s.defects) lines.push('', ...formatDefects(results, s.defects, { missed }))
   return lines.join('\n')
 }
 
-/** The continuation-recall part of the report: a row per scored compaction, the means per format. */
-export function formatContinuation(results, c, { budget = DEFAULT_MAX_TOKENS, wide = REPLACE_MAX_TOKENS } = {}) {
+/**
+ * The continuation-recall part of the report: a row per scored compaction (with `missed`, the needed names the
+ * restore at the budget missed), the means per format.
+ */
+export function formatContinuation(results, c, { budget = DEFAULT_MAX_TOKENS, wide = REPLACE_MAX_TOKENS, missed = false } = {}) {
   const lines = [
     `continuation recall (the names the agent used in its next 30 assistant messages that it had met before the compaction and nobody gave again; the share each text carries):`,
     `transcript                       line  needed  summary  restore  restore  at ${wide}   summary  summary+restore  summary cut  last ${budget}  last ${wide}`,
@@ -499,6 +503,7 @@ export function formatContinuation(results, c, { budget = DEFAULT_MAX_TOKENS, wi
       lines.push(
         `${x.file.slice(-32).padEnd(32)} ${String(x.line).padStart(5)}  ${String(x.needed.length).padStart(6)}  ${String(x.summaryTokens ?? '-').padStart(7)}  ${String(x.restoreTokens).padStart(7)}  ${pct(x.restore)}  ${pct(x.replace.restore)}  ${pct(x.summary)}  ${pct(x.both).padStart(15)}  ${pct(x.summaryCut).padStart(11)}  ${pct(x.tail).padStart(8)}  ${pct(x.replace.tail).padStart(9)}`,
       )
+      if (missed && x.restoreMissed.length) lines.push(`    restore missed: ${x.restoreMissed.join(', ')}`)
     }
   }
   if (!c.compactions) return [...lines, '(no compaction with 3 or more needed names)']
