@@ -9,6 +9,10 @@ import { join } from 'node:path'
 import { recall, repeatedLines, sessionTask, summaryItems, taskPresent, basenameOf } from '../bin/lib/recall.mjs'
 // @ts-ignore plain ESM module without types
 import { evaluateTranscript, lastTokens, naiveTexts, summarize, transcriptFiles } from '../bin/lib/eval-restore.mjs'
+// @ts-ignore plain ESM module without types
+import { carried, continuationCases, continuationNames } from '../bin/lib/continuation.mjs'
+// @ts-ignore plain ESM module without types
+import { defectCounts, restoreDefects, taskDefect } from '../bin/lib/restore-defects.mjs'
 
 const native = createRequire(import.meta.url)('../index.js')
 
@@ -184,11 +188,131 @@ describe('evaluateTranscript on bad input', () => {
     expect(c.restore).toContain('Task: Deploy to prod')
     expect(c.restore).toContain('deploy.yaml')
     expect(c.byKind.file).toEqual({ found: 1, total: 1 })
+    // reported as OpenClaw's (its custom entry), its restores scanned at both budgets
+    expect(r.format).toBe('openclaw')
+    expect(c.format).toBe('openclaw')
+    expect(r.restores.map((x: any) => [x.compaction, Object.keys(x.defects)])).toEqual([[1, ['800', '2000']]])
+    expect(r.restores[0].defects[800].task).toBe('Deploy to prod')
+    expect(r.continuation).toEqual([]) // nothing after the compaction to need
+    const s = summarize(r.compactions, 800, { continuation: r.continuation, restores: r.restores })
+    expect(s.defects.byFormat.openclaw[800]).toEqual({ restores: 1, credential: 0, host: 0, escaped: 0, prose: 0, badTask: 0 })
+    expect(s.continuation.compactions).toBe(0)
   })
 
   it('finds transcripts by dropping them in a folder', () => {
     const files = transcriptFiles([dir])
     expect(files.map((f: string) => f.replace(/^.*[\\/]/, '')).sort()).toEqual(['broken.jsonl', 'empty-summary.jsonl', 'none.jsonl', 'openclaw-v3.jsonl'])
     rmSync(dir, { recursive: true, force: true })
+  })
+})
+
+describe('continuation recall (bin/lib/continuation.mjs)', () => {
+  const line = (o: object) => JSON.stringify(o)
+  let n = 0
+  let prev: string | null = null
+  const entry = (o: object) => {
+    const id = `c${++n}`
+    const e = { ...o, id, parentId: prev, timestamp: `2026-01-05T10:00:${String(n).padStart(2, '0')}Z` }
+    prev = id
+    return line(e)
+  }
+  const user = (t: string) => entry({ type: 'message', message: { role: 'user', content: t, timestamp: 1 } })
+  const said = (t: string) => entry({ type: 'message', message: { role: 'assistant', content: [{ type: 'text', text: t }], stopReason: 'stop' } })
+  const call = (args: object) => entry({ type: 'message', message: { role: 'assistant', content: [{ type: 'toolCall', id: `t${n}`, name: 'exec', arguments: args }], stopReason: 'toolUse' } })
+  const result = (t: string) => entry({ type: 'message', message: { role: 'toolResult', toolCallId: `t${n}`, toolName: 'exec', content: [{ type: 'text', text: t }] } })
+
+  it('names: file basenames, dotted, camelCase, PascalCase and snake_case names; never the common ones', () => {
+    const names = [...continuationNames('Edit /w/src/core/agent_session.ts, call setModel and os.path.join on first_kept_id in AgentSession; process.env, e.g. 2fa_code, v1/x')]
+    expect(names.sort()).toEqual(['agent_session.ts', 'agentsession', 'first_kept_id', 'os.path.join', 'setmodel'])
+    expect(carried(['setmodel', 'agentsession'], 'we call setModel()')).toBe(0.5)
+    expect(carried([], 'x')).toBeNull()
+  })
+
+  it('needed: met before the compaction, used after it, not kept, not given again; 30 assistant messages', () => {
+    n = 0
+    prev = null
+    const lines = [
+      line({ type: 'session', version: 3, id: 'cr', timestamp: '2026-01-05T10:00:00Z', cwd: '/w' }),
+      user('Fix parseConfig in config.ts; we will need loadSettings and userGiven later'),
+      call({ command: 'grep -n writeCache src/cache.ts' }),
+      result('src/cache.ts:3: export function writeCache() { refoundName() }'),
+      said('keptName is what the kept messages say'),
+      entry({ type: 'compaction', summary: 'Fixing `parseConfig` in config.ts.', firstKeptEntryId: 'c4', tokensBefore: 1000 }),
+      user('and userGiven please'),
+      result('refoundName is defined in util.ts'),
+      call({ command: 'sed -n 1,20p config.ts', note: 'parseConfig loadSettings writeCache keptName userGiven refoundName brandNewName' }),
+      ...Array.from({ length: 29 }, () => said('working')),
+      said('cache.ts once more, outside the window'),
+    ]
+    const cases = continuationCases(lines.join('\n') + '\n')
+    expect(cases).toHaveLength(1)
+    const c = cases[0]
+    expect(c.line).toBe(6)
+    expect(c.summary).toBe('Fixing `parseConfig` in config.ts.')
+    expect([...c.needed].sort()).toEqual(['config.ts', 'loadsettings', 'parseconfig', 'writecache'])
+    expect(c.scored).toBe(true)
+    // the conversation before the kept messages, tool output left out
+    expect(c.conversation).toContain('user: Fix parseConfig')
+    expect(c.conversation).not.toContain('export function writeCache')
+    expect(c.conversation).not.toContain('keptName')
+    expect(continuationCases(lines.slice(0, 8).join('\n')).map((x: any) => x.scored)).toEqual([false])
+  })
+
+  it('reads Claude Code lines as recorded: the isCompactSummary line is the compaction, tool_use input counts', () => {
+    const cc = (o: object) => line({ sessionId: 's', cwd: '/w', timestamp: '2026-01-05T10:00:00Z', ...o })
+    const text = [
+      cc({ type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'look at renderPanel in panel.tsx and fetchRows' } }),
+      cc({ type: 'assistant', uuid: 'a1', parentUuid: 'u1', message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: 'ok, useRowCache too' }] } }),
+      cc({ type: 'system', subtype: 'compact_boundary', uuid: 'b1', parentUuid: null, compactMetadata: { trigger: 'auto', preTokens: 1000 } }),
+      cc({ type: 'user', uuid: 's1', parentUuid: 'b1', isCompactSummary: true, message: { role: 'user', content: 'Summary: renderPanel in panel.tsx' } }),
+      cc({ type: 'assistant', uuid: 'a2', parentUuid: 's1', message: { id: 'm2', role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Edit', input: { file_path: '/w/panel.tsx', old: 'renderPanel fetchRows useRowCache' } }] } }),
+    ].join('\n')
+    const [c] = continuationCases(text)
+    expect(c.line).toBe(4)
+    expect(c.summary).toBe('Summary: renderPanel in panel.tsx')
+    expect([...c.needed].sort()).toEqual(['fetchrows', 'panel.tsx', 'renderpanel', 'userowcache'])
+    expect(carried(c.needed, c.summary)).toBe(0.5)
+  })
+})
+
+describe('restore defects (bin/lib/restore-defects.mjs)', () => {
+  it('finds credentials, host text, escaped fragments, prose identifiers and the task line in the body only', () => {
+    const restore = [
+      '[Post-compaction checkpoint restore] NO_REPLY in the frame is not scanned',
+      '<checkpoint-data>',
+      'Task: hi',
+      'Commands: openclaw channels add --token 123456789:AAabcdefghijklmnopqrstuvwxyz0123456789',
+      'Working on: Conversation info (untrusted metadata):',
+      'Files: nJWT_SECRET, nnode_modules, server.ts',
+      'Identifiers: parseConfig, 下午2点之后不喝咖啡/浓茶/奶茶, this is a whole sentence split into words here, src/a.ts',
+      '</checkpoint-data>',
+    ].join('\n')
+    const d = restoreDefects(restore)
+    expect(d.credential).toHaveLength(1)
+    expect(d.host).toEqual(['Working on: Conversation info (untrusted metadata):'])
+    expect(d.escaped).toEqual(['Files: nJWT_SECRET, nnode_modules, server.ts'])
+    expect(d.prose).toEqual(['下午2点之后不喝咖啡/浓茶/奶茶', 'this is a whole sentence split into words here'])
+    expect(d.task).toBe('hi')
+    expect(d.taskDefect).toBe('greeting')
+    expect(defectCounts(d)).toEqual({ credential: 1, host: 1, escaped: 1, prose: 2, badTask: 1 })
+    const clean = restoreDefects('<checkpoint-data>\nTask: Fix the login bug in auth.ts\nIdentifiers: loginUser, AUTH_SECRET_NAME\n</checkpoint-data>')
+    expect(defectCounts(clean)).toEqual({ credential: 0, host: 0, escaped: 0, prose: 0, badTask: 0 })
+  })
+
+  it('a greeting or a host prompt is not a task; a request is, in any language', () => {
+    for (const t of ['hi', 'Hello!', 'Wake up, my friend!', 'ou_5f3a12: hello', '@claw hey there', '你好', '您好！', 'Good morning']) expect(taskDefect(t), t).toBe('greeting')
+    for (const t of ['1', '👋', '...']) expect(taskDefect(t), t).toBe('no-words')
+    for (const t of [
+      'A new session was started via /new or /reset. Execute your Session Startup sequence now',
+      'Read HEARTBEAT.md if it exists (workspace context). Follow it strictly.',
+      'If working, briefly report progress with time spent',
+      'Note: Reference memory below. Build on past successes',
+      '[cron:8b380d56 PR Review Patrol] PR patrol for bills-bot',
+      'System: [2026-03-29 16:44:52 GMT+8] Feishu DM | hello',
+      '<ide_opened_file>The user opened src/a.ts</ide_opened_file> fix it',
+    ])
+      expect(taskDefect(t), t).toBe('host')
+    for (const t of ['Fix the login bug', 'Hi, can you deploy the dashboard to staging?', '帮我看看服务器的磁盘为什么满了', 'hello world program in rust please']) expect(taskDefect(t), t).toBeNull()
+    expect(taskDefect('')).toBe('empty')
   })
 })

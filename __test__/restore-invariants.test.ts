@@ -4,9 +4,31 @@
 // the budget holds, the task is carried across compactions (the second compaction's checkpoint
 // still states the session's first request), and a replayed checkpoint carries the transcript's time.
 // Recall figures are reported by the evaluation, never asserted here.
+// The second block (issue 27) holds what no restore may carry, over every bundled transcript (pi, Claude Code,
+// OpenClaw) and the validation set, at both budgets: a credential, host text, identifiers that are prose or
+// fragments of escaped text, a greeting or a host prompt as the task (the scan of bin/lib/restore-defects.mjs).
 import { describe, expect, it } from 'vitest'
 // @ts-ignore plain ESM module without types
-import { DEFAULT_DIR, evaluateTranscript, transcriptFiles } from '../bin/lib/eval-restore.mjs'
+import { DEFAULT_DIR, VALIDATION_DIR, evaluateTranscript, transcriptFiles, transcriptKind } from '../bin/lib/eval-restore.mjs'
+// @ts-ignore plain ESM module without types
+import { parseTranscript } from '../bin/lib/transcript.mjs'
+import { readFileSync } from 'node:fs'
+
+/** The compactions of the files, found by parsing alone (no replay): `[{ file, format }]`. */
+const compactionsIn = (files: string[]) =>
+  files.flatMap((file) => {
+    const parsed = parseTranscript(readFileSync(file, 'utf8'))
+    const format = transcriptKind(parsed)
+    return parsed.entries.filter((e: any) => e.entry.type === 'compaction').map(() => ({ file, format }))
+  })
+
+/** Each transcript is replayed once for both blocks (each test replays at most one: the test timeout holds). */
+const evaluated = new Map<string, Promise<any>>()
+const evaluate = (f: string) => {
+  if (!evaluated.has(f)) evaluated.set(f, evaluateTranscript(f))
+  return evaluated.get(f)!
+}
+const base = (f: string) => f.replace(/^.*[\\/]/, '')
 
 /** Markers of the package's own injections and the hosts' wrappers (crates/state/src/wrappers.rs). */
 const OWN_AND_HOST_MARKERS = [
@@ -25,14 +47,12 @@ const OWN_AND_HOST_MARKERS = [
 
 describe('restore invariants over the bundled transcripts', async () => {
   const files: string[] = transcriptFiles([DEFAULT_DIR])
-  it('bundles at least four real compactions', async () => {
-    let n = 0
-    for (const f of files) n += (await evaluateTranscript(f)).compactions.length
-    expect(n).toBeGreaterThanOrEqual(4)
+  it('bundles at least four real compactions', () => {
+    expect(compactionsIn(files).length).toBeGreaterThanOrEqual(4)
   })
   for (const f of files) {
-    it(`${f.replace(/^.*[\\/]/, '')}: task, no repeated line, budget, chain, transcript time`, async () => {
-      const r = await evaluateTranscript(f)
+    it(`${base(f)}: task, no repeated line, budget, chain, transcript time`, async () => {
+      const r = await evaluate(f)
       expect(r.notes.filter((n: string) => /threw/.test(n))).toEqual([])
       let task: string | null = null
       for (const c of r.compactions) {
@@ -52,6 +72,40 @@ describe('restore invariants over the bundled transcripts', async () => {
         expect(Date.parse(c.checkpoint.createdAt)).toBe(Date.parse(c.compactionTime))
         expect(c.restore).toContain(`saved ${c.compactionTime.slice(0, 10)} ${c.compactionTime.slice(11, 16)} UTC`)
       }
+    })
+  }
+})
+
+// Invariants, not scores: every restore of every real compaction, and of the last checkpoint of a session without
+// one, at 800 tokens (default mode) and at 2,000 (compaction.mode 'replace'). The messages name the transcript, the
+// checkpoint's line and the budget, and quote the offending lines (a credential's line is not quoted).
+describe('restore invariants (issue 27): no credential, no host text, identifiers are names, the task is a request', () => {
+  const files: string[] = transcriptFiles([DEFAULT_DIR, VALIDATION_DIR])
+  const each = async (f: string, check: (d: any, where: string) => void) => {
+    const r = await evaluate(f)
+    for (const x of r.restores) for (const [budget, d] of Object.entries(x.defects)) check(d, `${base(f)}:${x.line} at ${budget} tokens`)
+  }
+  it('covers the OpenClaw sessions, the Claude Code and pi transcripts and the validation set', () => {
+    const found = compactionsIn(files)
+    expect([...new Set(found.map((c) => c.format))].sort()).toEqual(['claude-code', 'openclaw', 'pi'])
+    expect(found.filter((c) => c.file.includes('transcripts-validation')).length).toBeGreaterThanOrEqual(4)
+    expect(found.length).toBeGreaterThanOrEqual(24)
+  })
+  for (const f of files) {
+    it(`${base(f)}: no credential`, async () => {
+      await each(f, (d, where) => expect(d.credential.length, `${where}: ${d.credential.length} line(s) with a credential`).toBe(0))
+    })
+    it(`${base(f)}: no host text`, async () => {
+      await each(f, (d, where) => expect(d.host, where).toEqual([]))
+    })
+    it(`${base(f)}: identifiers are names (no prose, no escaped-text fragment)`, async () => {
+      await each(f, (d, where) => {
+        expect(d.prose, where).toEqual([])
+        expect(d.escaped, where).toEqual([])
+      })
+    })
+    it(`${base(f)}: the task is the user's request, not a greeting or a host prompt`, async () => {
+      await each(f, (d, where) => expect({ task: d.task, defect: d.taskDefect }, where).toEqual({ task: d.task, defect: null }))
     })
   }
 })

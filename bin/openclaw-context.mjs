@@ -41,8 +41,10 @@ commands
                              unreadable lines (nothing is written)
   eval [stateDir | session]  per real compaction of your sessions (all of a state dir, or one session named
                              as for replay): what the restore text keeps of OpenClaw's summary, beside two
-                             naive texts of the same budget (--max-tokens N, default 800; --missed; --json;
-                             --html FILE: the page replay --html writes, one section per session)
+                             naive texts of the same budget, and of the names the agent went on to use
+                             (continuation recall); what it must not carry (defects) (--max-tokens N,
+                             default 800; --missed; --json; --html FILE: the page replay --html writes,
+                             one section per session)
   count [file]               tokens of a file, or of stdin, per encoding (--encoding E, --json)
   gc [stateDir]              apply the retention policy: remove sessions idle longer than --idle-days N
                              (default 30), expired observations of the others; --dry-run reports only;

@@ -12,7 +12,7 @@ export async function run({ report, log }) {
     results.push(await evaluateTranscript(f))
   }
   const rows = results.flatMap((r) => r.compactions)
-  const s = summarize(rows)
+  const s = summarize(rows, undefined, { continuation: results.flatMap((r) => r.continuation), restores: results.flatMap((r) => r.restores) })
   const pct = (x) => `${(x * 100).toFixed(1)}%`
   const status = (b) => (b ? MET : MISSED)
   report.goal({
@@ -47,6 +47,23 @@ export async function run({ report, log }) {
     goal: 'all',
     figure: `task in ${s.taskPresent}/${s.taskChecked}; ${s.repeatedLines} repeated lines`,
     status: status(s.targets.taskInEvery && s.targets.noRepeatedLine),
+  })
+  const c = s.continuation
+  if (c.compactions) {
+    const x = (v) => (v === null ? '-' : `${v.toFixed(2)}x`)
+    report.goal({
+      case: `Continuation recall (${c.compactions} compactions): the names the agent needed next`,
+      goal: 'restore at 800 >= 1.2x the summary; summary + restore >= summary + 12 points; restore at 2000 >= 1.5x the summary',
+      figure: `restore ${pct(c.restore)} (${x(c.restoreOverSummary)}), at 2000 ${pct(c.replace)} (${x(c.replaceOverSummary)}); summary ${pct(c.summary)}; summary + restore ${pct(c.both)} (${(c.liftOverSummary * 100).toFixed(1)} points)`,
+      status: status(c.targets.restoreAtLeast1_2xSummary && c.targets.bothAtLeastSummaryPlus12 && c.targets.replaceAtLeast1_5xSummary),
+    })
+  }
+  const d = s.defects.total[800]
+  report.goal({
+    case: `Restore defects (${d.restores} restores at 800 tokens)`,
+    goal: 'none: no credential, host text, escaped-text fragment, prose identifier, greeting or host prompt as the task',
+    figure: `credential ${d.credential}, host text ${d.host}, escaped ${d.escaped}, prose identifiers ${d.prose}, task not a request ${d.badTask}`,
+    status: status(d.credential + d.host + d.escaped + d.prose + d.badTask === 0),
   })
   report.section(title, markdownSection(results, s))
 }

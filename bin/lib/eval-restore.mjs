@@ -1,8 +1,9 @@
-// The restore-quality measure (issue 11, issue 21): how much of what a real compaction summary kept does the
-// restore text keep? Used by `npm run eval:restore` (scripts/eval-restore.mjs, the command line) and by anything
+// The restore-quality measures (issue 11, issue 21, issue 27): how much of what a real compaction summary kept does
+// the restore text keep (summary recall), how much of what the agent went on to need (continuation recall), and
+// what it must never carry (the defect scan)? docs/restore.md, "How the restore is measured". Used by `npm run eval:restore` (scripts/eval-restore.mjs, the command line) and by anything
 // else that measures a transcript the same way (it ships in bin/lib so the package's CLI can import it).
 //
-// For every `compaction` entry of every session transcript given (pi v1/v3 or Claude Code; default: every
+// For every `compaction` entry of every session transcript given (pi v1/v3, OpenClaw or Claude Code; default: every
 // *.jsonl under __test__/fixtures/transcripts, so a transcript is added by dropping the file in), the session is
 // replayed with the same calls `openclaw-context replay` makes (bin/lib/replay.mjs: the checkpoint the host writes
 // at that point, from the messages being compacted and the incremental state), and the checkpoint written at the
@@ -16,8 +17,11 @@
 //                 tokens filling the rest;
 //   - the same at 2,000 tokens;
 //   - whether the session's task (its first user message of its own) is in the restore;
-//   - lines repeated in the restore.
-// and the means over all compactions and per transcript format. A compaction whose summary is empty or names
+//   - lines repeated in the restore;
+//   - continuation recall (bin/lib/continuation.mjs) of the restore at both budgets, the real summary, the summary
+//     with the restore appended, the summary cut to each budget and the conversation's last tokens of each budget;
+//   - the defect scan (bin/lib/restore-defects.mjs) of the restore at both budgets;
+// and the means over all compactions and per transcript format (pi, openclaw, claude-code). A compaction whose summary is empty or names
 // nothing a restore could be checked against is reported in the notes, not counted. Targets (reported, not
 // asserted): mean recall >= 70% at <= 800 tokens, >= 25 points above the better naive text on average and
 // above it on every compaction, the task in every restore, no repeated line.
@@ -29,9 +33,13 @@ import { native } from './native.mjs'
 import { replay } from './replay.mjs'
 import { firstKeptIndex, parseTranscript } from './transcript.mjs'
 import { recall, repeatedLines, sessionTask, summaryItems, taskPresent } from './recall.mjs'
+import { carried, continuationCases } from './continuation.mjs'
+import { defectCounts, restoreDefects } from './restore-defects.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const DEFAULT_DIR = join(root, '__test__', 'fixtures', 'transcripts')
+/** Real compactions of projects the restore rules were not shaped on, measured apart (its README). */
+export const VALIDATION_DIR = join(root, '__test__', 'fixtures', 'transcripts-validation')
 export const DEFAULT_MAX_TOKENS = 800
 /** The second budget measured: the restore as the compaction summary itself (`compaction.mode: 'replace'`). */
 export const REPLACE_MAX_TOKENS = 2000
@@ -129,52 +137,103 @@ export function naiveTexts(conv, firstUser, budget) {
   return { last, firstLast }
 }
 
+/** OpenClaw's own records in a pi-format session: its custom entries, its gateway's replies, its inbound metadata. */
+const OPENCLAW_CUSTOM = /^(?:openclaw[.:]|model-snapshot$)/
+const OPENCLAW_INBOUND = /\(untrusted metadata\)|⟦openclaw:ctx⟧|<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT/
+
+/**
+ * The format a transcript is reported under: 'claude-code', 'openclaw' (a pi v3 session OpenClaw recorded: one of
+ * its custom entries, a reply of its gateway, a user turn wrapped in its inbound metadata, or a cwd in
+ * `~/.openclaw`), else 'pi'.
+ */
+export function transcriptKind(parsed) {
+  if (parsed.family === 'claude-code') return 'claude-code'
+  if (/[\\/]\.openclaw[\\/]/.test(String(parsed.header?.cwd ?? ''))) return 'openclaw'
+  for (const { entry } of parsed.entries) {
+    if (entry.type === 'custom' && OPENCLAW_CUSTOM.test(String(entry.customType ?? ''))) return 'openclaw'
+    if (entry.type !== 'message') continue
+    if (entry.message.role === 'assistant' && entry.message.provider === 'openclaw') return 'openclaw'
+    if (entry.message.role === 'user' && OPENCLAW_INBOUND.test(visible(entry.message))) return 'openclaw'
+  }
+  return 'pi'
+}
+
 function userText(m) {
   return m.role === 'user' ? visible(m) : ''
 }
 
 /**
- * Measures one transcript. Returns `{ file, notes: string[], compactions: [...] }`; `notes` says what was
- * skipped and why (no compaction, malformed lines).
+ * Measures one transcript. Returns `{ file, format, notes: string[], compactions: [...], continuation: [...],
+ * restores: [...] }`: `compactions` the summary-recall rows (compactions with a real summary naming something),
+ * `continuation` the continuation-recall rows (compactions with at least 3 needed names, continuation.mjs),
+ * `restores` the defect scan of every restore rendered (restore-defects.mjs; at each compaction, and for a session
+ * without one, of the last checkpoint the replay wrote, `compaction: null`); `notes` says what was skipped and
+ * why (no compaction, malformed lines). `format` is the format the rows are reported under (transcriptKind).
  */
 export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS, replaceTokens = REPLACE_MAX_TOKENS, detail = false } = {}) {
   const rel = relative(process.cwd(), file)
   const name = rel && !rel.startsWith('..') ? rel : file
   const notes = []
-  const parsed = parseTranscript(readFileSync(file, 'utf8'))
+  const text = readFileSync(file, 'utf8')
+  const parsed = parseTranscript(text)
   for (const p of parsed.problems) {
     if (MALFORMED.has(p.kind)) notes.push(`${name}:${p.line}: malformed line (${p.kind}): ${p.detail}; the rest of the file is measured`)
   }
   if (parsed.format === 'unknown') {
     notes.push(`${name}: not a pi session transcript (no session header and no entries); skipped`)
-    return { file: name, notes, compactions: [] }
+    return { file: name, format: 'unknown', notes, compactions: [], continuation: [], restores: [] }
   }
+  const kind = transcriptKind(parsed)
   const compactionAt = parsed.entries.map((e, i) => (e.entry.type === 'compaction' ? i : -1)).filter((i) => i >= 0)
-  if (compactionAt.length === 0) {
-    notes.push(`${name}: no compaction entry, so no real summary to compare a restore with; skipped`)
-    return { file: name, notes, compactions: [] }
-  }
   const stateDir = mkdtempSync(join(tmpdir(), 'context-native-eval-'))
   const written = new Map() // compaction line -> checkpoint yaml
   let report
+  let last = null // the last checkpoint the replay wrote, whatever its trigger
   try {
     report = await replay(parsed, {
       file: name,
       stateDir,
       detail,
       onCheckpoint: (cp) => {
-        if (cp.trigger === 'compaction') written.set(cp.line, readFileSync(cp.path, 'utf8'))
+        const yaml = readFileSync(cp.path, 'utf8')
+        if (cp.trigger === 'compaction') written.set(cp.line, yaml)
+        last = { line: cp.line, trigger: cp.trigger, yaml }
       },
     })
     for (const e of report.errors) notes.push(`${name}:${e.line}: ${e.call} threw ${e.code}: ${e.message}`)
   } finally {
     rmSync(stateDir, { recursive: true, force: true })
   }
+  const restores = []
+  const renderBoth = (yaml) => {
+    const restore = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens }) ?? ''
+    const wide = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens: replaceTokens }) ?? ''
+    return { restore, wide, defects: { [maxTokens]: restoreDefects(restore), [replaceTokens]: restoreDefects(wide) } }
+  }
+  if (compactionAt.length === 0) {
+    notes.push(`${name}: no compaction entry, so no real summary to compare a restore with; skipped`)
+    // Without a compaction, the last checkpoint the replay wrote (at the context threshold) is still a restore the
+    // session would get: the defect scan covers it.
+    if (last) {
+      const { restore, wide, defects } = renderBoth(last.yaml)
+      restores.push({ file: name, format: kind, line: last.line, compaction: null, trigger: last.trigger, defects, restore, replaceRestore: wide })
+    }
+    return { file: name, format: kind, notes, compactions: [], continuation: [], restores }
+  }
 
   const entries = parsed.entries
   const userTexts = entries.filter((e) => e.entry.type === 'message').map((e) => userText(e.entry.message)).filter((t) => t.trim())
   const firstUser = userTexts[0] ?? ''
   const out = []
+  const continuation = []
+  // Continuation recall reads the file as recorded (continuation.mjs): its compaction k is the first one on or
+  // after the line of the replayed compaction k (Claude Code's summary line follows its compact_boundary).
+  const cases = continuationCases(text)
+  let nextCase = 0
+  const caseAt = (line) => {
+    while (nextCase < cases.length && cases[nextCase].line < line) nextCase++
+    return nextCase < cases.length ? cases[nextCase++] : null
+  }
   let start = 0
   for (const [k, i] of compactionAt.entries()) {
     const { line, entry } = entries[i]
@@ -183,6 +242,15 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
     const messages = entries.slice(start, end).filter((e) => e.entry.type === 'message').map((e) => e.entry.message)
     start = end
     const summary = typeof entry.summary === 'string' ? entry.summary : ''
+    const cont = caseAt(line)
+    const yaml = written.get(line)
+    if (yaml === undefined) {
+      notes.push(`${name}:${line}: compaction ${k + 1}: no checkpoint was written (see the replay errors above); skipped`)
+      continue
+    }
+    const { restore, wide, defects } = renderBoth(yaml)
+    restores.push({ file: name, format: kind, line, compaction: k + 1, trigger: 'compaction', defects, restore, replaceRestore: wide })
+    if (cont?.scored) continuation.push(continuationRow(cont, { file: name, format: kind, line, compaction: k + 1, restore, wide, maxTokens, replaceTokens }))
     const items = summaryItems(summary)
     if (items.length === 0) {
       notes.push(
@@ -190,16 +258,9 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
       )
       continue
     }
-    const yaml = written.get(line)
-    if (yaml === undefined) {
-      notes.push(`${name}:${line}: compaction ${k + 1}: no checkpoint was written (see the replay errors above); skipped`)
-      continue
-    }
-    const restore = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens }) ?? ''
     const cp = native.readCheckpoint({ yaml })
     const conv = conversation(messages)
     const naive = naiveTexts(conv, firstUser, maxTokens)
-    const wide = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens: replaceTokens }) ?? ''
     const naiveWide = naiveTexts(conv, firstUser, replaceTokens)
     const task = sessionTask(entries.slice(0, i).filter((e) => e.entry.type === 'message').map((e) => userText(e.entry.message)))
     const r = recall(items, restore)
@@ -207,7 +268,7 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
     const rf = recall(items, naive.firstLast)
     out.push({
       file: name,
-      format: parsed.family ?? parsed.format,
+      format: kind,
       line,
       compaction: k + 1,
       summaryTokens: native.countTokens(summary),
@@ -238,14 +299,50 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
     })
   }
   // With detail, the replay the rows come from: the curve, checkpoints and offloads of the HTML report.
-  return { file: name, notes, compactions: out, ...(detail ? { replay: report } : {}) }
+  return { file: name, format: kind, notes, compactions: out, continuation, restores, ...(detail ? { replay: report } : {}) }
+}
+
+/**
+ * One continuation-recall row: the share of the needed names (continuation.mjs) each text carries: the restore
+ * at both budgets, the real summary (null without one), the summary with the restore appended (default mode),
+ * the summary cut to each budget and the conversation's last tokens of each budget.
+ */
+function continuationRow(c, { file, format, line, compaction, restore, wide, maxTokens, replaceTokens }) {
+  const summary = c.summary.trim() ? c.summary : null
+  const share = (t) => carried(c.needed, t)
+  return {
+    file,
+    format,
+    line,
+    compaction,
+    recordedLine: c.line,
+    needed: c.needed,
+    summaryTokens: summary ? native.countTokens(summary) : null,
+    restoreTokens: native.countTokens(restore),
+    restore: share(restore),
+    restoreMissed: c.needed.filter((n) => !restore.toLowerCase().includes(n)),
+    summary: summary ? share(summary) : null,
+    both: summary ? share(`${summary}\n${restore}`) : null,
+    summaryCut: summary ? share(firstTokens(summary, maxTokens)) : null,
+    tail: share(lastTokens(c.conversation, maxTokens)),
+    replace: {
+      maxTokens: replaceTokens,
+      restoreTokens: native.countTokens(wide),
+      restore: share(wide),
+      summaryCut: summary ? share(firstTokens(summary, replaceTokens)) : null,
+      tail: share(lastTokens(c.conversation, replaceTokens)),
+    },
+  }
 }
 
 const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null)
 const pct = (x) => (x === null || x === undefined ? '  -  ' : `${(x * 100).toFixed(1).padStart(5)}%`)
 
-/** Means over all compactions, and the targets as booleans (reported, not asserted). */
-export function summarize(rows, maxTokens = DEFAULT_MAX_TOKENS) {
+/**
+ * Means over all compactions, and the targets as booleans (reported, not asserted). With the results'
+ * `continuation` rows and `restores`, also `continuation` (summarizeContinuation) and `defects` (summarizeDefects).
+ */
+export function summarize(rows, maxTokens = DEFAULT_MAX_TOKENS, { continuation = [], restores = [] } = {}) {
   const better = rows.map((r) => Math.max(r.naiveLast ?? 0, r.naiveFirstLast ?? 0))
   const s = {
     compactions: rows.length,
@@ -284,6 +381,78 @@ export function summarize(rows, maxTokens = DEFAULT_MAX_TOKENS) {
     taskInEvery: s.taskPresent === s.taskChecked,
     noRepeatedLine: s.repeatedLines === 0,
   }
+  s.continuation = summarizeContinuation(continuation)
+  s.defects = summarizeDefects(restores, maxTokens)
+  return s
+}
+
+const meanOf = (rows, pick) => mean(rows.map(pick).filter((x) => x !== null && x !== undefined))
+
+function continuationMeans(rows) {
+  const m = {
+    compactions: rows.length,
+    withSummary: rows.filter((r) => r.summary !== null).length,
+    meanNeeded: meanOf(rows, (r) => r.needed.length),
+    restore: meanOf(rows, (r) => r.restore),
+    replace: meanOf(rows, (r) => r.replace.restore),
+    summary: meanOf(rows, (r) => r.summary),
+    both: meanOf(rows, (r) => r.both),
+    summaryCut: meanOf(rows, (r) => r.summaryCut),
+    tail: meanOf(rows, (r) => r.tail),
+    replaceSummaryCut: meanOf(rows, (r) => r.replace.summaryCut),
+    replaceTail: meanOf(rows, (r) => r.replace.tail),
+    meanSummaryTokens: meanOf(rows, (r) => r.summaryTokens),
+    meanRestoreTokens: meanOf(rows, (r) => r.restoreTokens),
+  }
+  // The ratios and the lift compare texts on the compactions that have a real summary.
+  const withSummary = rows.filter((r) => r.summary !== null)
+  const summaryMean = meanOf(withSummary, (r) => r.summary)
+  const ratio = (x) => (summaryMean ? x / summaryMean : null)
+  m.restoreOverSummary = ratio(meanOf(withSummary, (r) => r.restore))
+  m.replaceOverSummary = ratio(meanOf(withSummary, (r) => r.replace.restore))
+  m.liftOverSummary = withSummary.length ? meanOf(withSummary, (r) => r.both) - summaryMean : null
+  return m
+}
+
+/**
+ * Continuation recall over its rows, overall and per format; the issue-27 targets as booleans (reported, not
+ * asserted): restore >= 1.2x the summary, summary + restore >= summary + 12 points, at the replace budget >= 1.5x.
+ */
+export function summarizeContinuation(rows) {
+  const s = continuationMeans(rows)
+  s.byFormat = {}
+  for (const f of [...new Set(rows.map((r) => r.format))].sort()) s.byFormat[f] = continuationMeans(rows.filter((r) => r.format === f))
+  s.targets = {
+    restoreAtLeast1_2xSummary: s.restoreOverSummary !== null && s.restoreOverSummary >= 1.2,
+    bothAtLeastSummaryPlus12: s.liftOverSummary !== null && s.liftOverSummary >= 0.12,
+    replaceAtLeast1_5xSummary: s.replaceOverSummary !== null && s.replaceOverSummary >= 1.5,
+  }
+  return s
+}
+
+/**
+ * Defect counts over the restores rendered at compactions, at both budgets, overall and per format (restores with
+ * each defect); `withoutCompaction`: the same over the last checkpoint of sessions without a compaction.
+ */
+export function summarizeDefects(restores, maxTokens = DEFAULT_MAX_TOKENS) {
+  const count = (rs, budget) => {
+    const c = { restores: rs.length, credential: 0, host: 0, escaped: 0, prose: 0, badTask: 0 }
+    for (const r of rs) {
+      const d = r.defects[budget] ?? r.defects[Object.keys(r.defects)[0]]
+      for (const [k, n] of Object.entries(defectCounts(d))) if (n > 0) c[k]++
+    }
+    return c
+  }
+  const budgets = restores.length ? Object.keys(restores[0].defects).map(Number) : [maxTokens, REPLACE_MAX_TOKENS]
+  const atCompactions = restores.filter((r) => r.compaction !== null)
+  const others = restores.filter((r) => r.compaction === null)
+  const s = { budgets, total: {}, byFormat: {}, withoutCompaction: {} }
+  for (const b of budgets) s.total[b] = count(atCompactions, b)
+  for (const f of [...new Set(atCompactions.map((r) => r.format))].sort()) {
+    s.byFormat[f] = {}
+    for (const b of budgets) s.byFormat[f][b] = count(atCompactions.filter((r) => r.format === f), b)
+  }
+  for (const b of budgets) s.withoutCompaction[b] = count(others, b)
   return s
 }
 
@@ -320,14 +489,72 @@ export function formatReport(results, s, { missed = false } = {}) {
   lines.push(
     `targets: recall >= 70% at <= 800 tokens ${mark(t.recallAtLeast70)}; >= 25 points over the better naive ${mark(t.marginAtLeast25Points)}; above it on each ${mark(t.aboveBetterNaiveOnEach)}; task in every restore ${mark(t.taskInEvery)}; no repeated line ${mark(t.noRepeatedLine)}`,
   )
+  if (s.continuation) lines.push('', ...formatContinuation(results, s.continuation, { budget: s.defects?.budgets?.[0] ?? DEFAULT_MAX_TOKENS, wide, missed }))
+  if (s.defects) lines.push('', ...formatDefects(results, s.defects, { missed }))
   return lines.join('\n')
+}
+
+/**
+ * The continuation-recall part of the report: a row per scored compaction (with `missed`, the needed names the
+ * restore at the budget missed), the means per format.
+ */
+export function formatContinuation(results, c, { budget = DEFAULT_MAX_TOKENS, wide = REPLACE_MAX_TOKENS, missed = false } = {}) {
+  const lines = [
+    `continuation recall (the names the agent used in its next 30 assistant messages that it had met before the compaction and nobody gave again; the share each text carries):`,
+    `transcript                       line  needed  summary  restore  restore  at ${wide}   summary  summary+restore  summary cut  last ${budget}  last ${wide}`,
+  ]
+  for (const r of results) {
+    for (const x of r.continuation ?? []) {
+      lines.push(
+        `${x.file.slice(-32).padEnd(32)} ${String(x.line).padStart(5)}  ${String(x.needed.length).padStart(6)}  ${String(x.summaryTokens ?? '-').padStart(7)}  ${String(x.restoreTokens).padStart(7)}  ${pct(x.restore)}  ${pct(x.replace.restore)}  ${pct(x.summary)}  ${pct(x.both).padStart(15)}  ${pct(x.summaryCut).padStart(11)}  ${pct(x.tail).padStart(8)}  ${pct(x.replace.tail).padStart(9)}`,
+      )
+      if (missed && x.restoreMissed.length) lines.push(`    restore missed: ${x.restoreMissed.join(', ')}`)
+    }
+  }
+  if (!c.compactions) return [...lines, '(no compaction with 3 or more needed names)']
+  const ratio = (x) => (x === null ? '-' : `${x.toFixed(2)}x`)
+  const one = (label, m) =>
+    `${label}: ${m.compactions} compactions (${m.withSummary} with a summary), ${Math.round(m.meanNeeded)} names needed on average; restore ${pct(m.restore).trim()} at ${budget}, ${pct(m.replace).trim()} at ${wide}; summary ${pct(m.summary).trim()} (${m.meanSummaryTokens === null ? '-' : Math.round(m.meanSummaryTokens)} tokens); summary + restore ${pct(m.both).trim()}; summary cut to ${budget} ${pct(m.summaryCut).trim()}, to ${wide} ${pct(m.replaceSummaryCut).trim()}; last ${budget} tokens ${pct(m.tail).trim()}, last ${wide} ${pct(m.replaceTail).trim()}; restore/summary ${ratio(m.restoreOverSummary)} (at ${wide}: ${ratio(m.replaceOverSummary)}), summary + restore ${m.liftOverSummary === null ? '-' : `${m.liftOverSummary >= 0 ? '+' : ''}${(m.liftOverSummary * 100).toFixed(1)} points`} over the summary`
+  lines.push('', one('mean', c))
+  for (const [f, m] of Object.entries(c.byFormat)) lines.push(one(`  ${f}`, m))
+  const mark = (b) => (b ? 'met' : 'NOT met')
+  lines.push(
+    `targets: restore at ${budget} >= 1.2x the summary ${mark(c.targets.restoreAtLeast1_2xSummary)}; summary + restore >= summary + 12 points ${mark(c.targets.bothAtLeastSummaryPlus12)}; restore at ${wide} >= 1.5x the summary ${mark(c.targets.replaceAtLeast1_5xSummary)}`,
+  )
+  return lines
+}
+
+/** The defect part of the report: restores with each defect per format and budget; with `missed`, each line found. */
+export function formatDefects(results, d, { missed = false } = {}) {
+  const lines = ['restore defects (restores holding a credential, host text, JSON-escape fragments, prose identifiers; task lines that are a greeting or a host prompt):']
+  const row = (label, c) => `${label}: ${c.restores} restores; credential in ${c.credential}, host text in ${c.host}, escaped-text fragments in ${c.escaped}, prose identifiers in ${c.prose}, greeting / host prompt as the task in ${c.badTask}`
+  for (const b of d.budgets) {
+    lines.push(row(`at ${b} tokens`, d.total[b]))
+    for (const [f, byBudget] of Object.entries(d.byFormat)) lines.push(row(`  ${f}`, byBudget[b]))
+    if (d.withoutCompaction[b].restores) lines.push(row(`  sessions without a compaction, their last checkpoint`, d.withoutCompaction[b]))
+  }
+  for (const r of results) {
+    for (const x of r.restores ?? []) {
+      const def = x.defects[d.budgets[0]]
+      const k = defectCounts(def)
+      if (!Object.values(k).some((n) => n > 0)) continue
+      lines.push(
+        `  ${x.file.slice(-40)}:${x.line}${x.compaction === null ? ` (${x.trigger} checkpoint)` : ''}: credential ${k.credential}, host ${k.host}, escaped ${k.escaped}, prose ${k.prose}${def.taskDefect ? `, task is ${def.taskDefect === 'host' ? 'a host prompt' : def.taskDefect === 'greeting' ? 'a greeting' : def.taskDefect}: ${JSON.stringify(def.task.slice(0, 60))}` : ''}`,
+      )
+      // a credential's line is not printed: the report would carry the secret on
+      if (missed) for (const l of def.credential) lines.push(`      credential: a line of ${l.length} characters (not shown)`)
+      if (missed) for (const cls of ['host', 'escaped']) for (const l of def[cls]) lines.push(`      ${cls}: ${l.slice(0, 160)}`)
+      if (missed) for (const p of def.prose) lines.push(`      prose identifier: ${p.slice(0, 160)}`)
+    }
+  }
+  return lines
 }
 
 /** The figures as a markdown section (BENCHMARKS.md, via benchmark/cases/restore.mjs or `--markdown`). */
 export function markdownSection(results, s, maxTokens = DEFAULT_MAX_TOKENS) {
   const p = (x) => (x === null || x === undefined ? '-' : `${(x * 100).toFixed(1)}%`)
   const lines = [
-    `Every real \`compaction\` entry of the bundled pi and Claude Code transcripts (\`__test__/fixtures/transcripts\`, MIT), replayed with ` +
+    `Every real \`compaction\` entry of the bundled pi, Claude Code and OpenClaw transcripts (\`__test__/fixtures/transcripts\`, MIT and Apache-2.0), replayed with ` +
       `the calls \`openclaw-context replay\` makes; the checkpoint written at the compaction rendered at ${maxTokens} tokens ` +
       `(post-compaction). Recall: the share of the items the real LLM summary kept (file basenames, \`code\` spans, ` +
       `identifiers; \`bin/lib/recall.mjs\`) that a text contains, case-insensitively. Naive texts of the same budget: ` +
@@ -352,6 +579,32 @@ export function markdownSection(results, s, maxTokens = DEFAULT_MAX_TOKENS) {
     )
     for (const [f, b] of Object.entries(s.byFormat)) {
       lines.push(`| mean, ${f} (${b.compactions}) | | | | | ${p(b.meanRecall)} | | better naive ${p(b.meanBetterNaive)} | | | ${p(b.meanReplaceRecall)} |`)
+    }
+  }
+  const c = s.continuation
+  if (c?.compactions) {
+    const wide = s.replace?.maxTokens ?? REPLACE_MAX_TOKENS
+    lines.push(
+      '',
+      `Continuation recall (docs/restore.md, "How the restore is measured"): of the names the agent used in its next 30 assistant messages that it had met before the compaction, ` +
+        `not in the kept messages and not given again by the user or a tool, the share each text carries; compactions with at least 3 such names.`,
+      '',
+      `| format (compactions) | names needed | restore at ${maxTokens} | restore at ${wide} | real summary | summary + restore | summary cut to ${maxTokens} | last ${maxTokens} tokens | last ${wide} tokens |`,
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    )
+    const row = (label, m) =>
+      `| ${label} (${m.compactions}) | ${Math.round(m.meanNeeded)} | ${p(m.restore)} | ${p(m.replace)} | ${p(m.summary)} | ${p(m.both)} | ${p(m.summaryCut)} | ${p(m.tail)} | ${p(m.replaceTail)} |`
+    lines.push(row('**all**', c))
+    for (const [f, m] of Object.entries(c.byFormat)) lines.push(row(f, m))
+  }
+  const d = s.defects
+  if (d?.total?.[maxTokens]?.restores) {
+    lines.push('', `Restore defects (restores holding each; bin/lib/restore-defects.mjs):`, '', '| format | budget | restores | credential | host text | escaped-text fragment | prose identifier | greeting / host prompt as task |', '| --- | --- | --- | --- | --- | --- | --- | --- |')
+    for (const b of d.budgets) {
+      for (const [f, byBudget] of Object.entries(d.byFormat)) {
+        const x = byBudget[b]
+        lines.push(`| ${f} | ${b} | ${x.restores} | ${x.credential} | ${x.host} | ${x.escaped} | ${x.prose} | ${x.badTask} |`)
+      }
     }
   }
   const notes = results.flatMap((r) => r.notes)

@@ -1,6 +1,7 @@
 // `openclaw-context eval <session | stateDir>`: for each real compaction in a user's own sessions, what the
-// restore would have kept of OpenClaw's summary: the measure of `npm run eval:restore` (lib/eval-restore.mjs,
-// lib/recall.mjs), run on the user's data so they can judge the package before enabling it.
+// restore would have kept of OpenClaw's summary and of what the agent went on to need, and what it must not carry:
+// the measures of `npm run eval:restore` (lib/eval-restore.mjs, lib/recall.mjs, lib/continuation.mjs,
+// lib/restore-defects.mjs), run on the user's data so they can judge the package before enabling it.
 //   eval                          every session of every agent in $OPENCLAW_STATE_DIR (else ~/.openclaw),
 //                                 and the agents' reset / deleted archives
 //   eval <stateDir> [--agent ID]  the same for that state dir
@@ -94,6 +95,8 @@ async function evaluateSession({ name, parsed }, maxTokens, detail) {
       notes: r.notes.map(rename),
       compactions: r.compactions.map((c) => ({ ...c, file: name, line: lineOf[c.line] ?? c.line })),
       ...(r.replay ? { replay: r.replay } : {}),
+      continuation: r.continuation.map((c) => ({ ...c, file: name, line: lineOf[c.line] ?? c.line })),
+      restores: r.restores.map((c) => ({ ...c, file: name, line: lineOf[c.line] ?? c.line })),
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })
@@ -117,7 +120,7 @@ export async function runEval(positionals, { agent, maxTokens = DEFAULT_MAX_TOKE
       continue
     }
     if (!s.parsed.entries.some((e) => e.entry.type === 'compaction')) {
-      results.push({ file: s.name, notes: [`${s.name}: no compaction entry, so no real summary to compare a restore with; skipped`], compactions: [] })
+      results.push({ file: s.name, notes: [`${s.name}: no compaction entry, so no real summary to compare a restore with; skipped`], compactions: [], continuation: [], restores: [] })
       continue
     }
     if (process.stderr.isTTY) process.stderr.write(`eval: ${s.name}...\n`)
@@ -146,10 +149,10 @@ export async function runEval(positionals, { agent, maxTokens = DEFAULT_MAX_TOKE
     }
   }
   const rows = results.flatMap((r) => r.compactions)
-  const summary = summarize(rows, maxTokens)
+  const summary = summarize(rows, maxTokens, { continuation: results.flatMap((r) => r.continuation), restores: results.flatMap((r) => r.restores) })
   const result = { maxTokens, sessions: sessions.length, summary, results }
   const text = json
     ? `${JSON.stringify(result, null, 2)}\n`
     : `openclaw-context eval: ${sessions.length} session(s), ${rows.length} compaction(s) measured; restore text at ${maxTokens} tokens (post-compaction) against OpenClaw's own summary\n\n${formatReport(results, summary, { missed })}\n`
-  return { text, code: rows.length ? 0 : 1, result }
+  return { text, code: rows.length || summary.continuation.compactions ? 0 : 1, result }
 }
