@@ -249,11 +249,12 @@ export function registerContextNative(api: OpenClawPluginApi): void {
   })
 
   // --- agent_end: the run's captures written in one batch (capture.ts), after the run, off its path ---------
-  // OpenClaw does not await agent_end; a process that exits first writes them in its exit handler.
+  // OpenClaw does not await agent_end; the write starts on the next turn of the event loop (its arguments are
+  // converted there, not in the hook), and a process that exits first writes them in its exit handler.
   api.on('agent_end', (_event, ctx) => {
     const sessionKey = ctx.sessionKey
     if (!sessionKey || isHousekeeping(ctx)) return
-    flushCaptures(stateDir, sessionKey).catch((e) => warnOnce(api.logger, 'writing the captures', e))
+    setImmediate(() => flushCaptures(stateDir, sessionKey).catch((e) => warnOnce(api.logger, 'writing the captures', e)))
   })
 
   // --- llm_output: the session's context window, and the plan nudge over what the model wrote -------
