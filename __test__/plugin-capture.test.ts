@@ -53,6 +53,18 @@ describe('capture buffer', () => {
     expect(bufferedCaptures(stateDir, k)).toBe(0)
   })
 
+  it('writes a batch on its own when no agent_end comes (64 captures buffered)', async () => {
+    const k = 'agent:main:test:capture-5'
+    for (let i = 0; i < 64; i++) bufferToolResult(stateDir, k, { toolName: 'read', params: { path: `f${i}.txt` } })
+    // No flush asked: the 64th capture started the write.
+    for (let i = 0; i < 100 && state(k).filesRead.length < 64; i++) await new Promise((r) => setTimeout(r, 20))
+    expect(state(k).filesRead).toHaveLength(64)
+    // A written file's content is not carried into the capture: 1 KB of each string argument is.
+    bufferToolResult(stateDir, k, { toolName: 'write', params: { path: 'big.txt', content: 'x'.repeat(100_000) } })
+    await flushCaptures(stateDir, k)
+    expect(state(k).filesModified).toEqual(['big.txt'])
+  })
+
   it('a bad capture rejects its flush and does not block the next ones', async () => {
     const k = 'agent:main:test:capture-4'
     bufferToolResult(stateDir, k, { toolName: ' ', params: {} })

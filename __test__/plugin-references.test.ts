@@ -67,6 +67,10 @@ describe('references: {{observation:<id or name>}} in tool arguments', () => {
     // OpenClaw runs the hook for `tool_call`, then for the inner tool under its own call id.
     const outer = { toolName: BRIDGE_TOOL, params: { id: 'write', args: { path: 'o', content: 'A{{observation:notes}}' } }, toolCallId: 'bridge-1', runId: 'run-2' }
     expect(await expandCall(opts, outer, { sessionKey })).toBeUndefined()
+    // Code cells (Tool Search's, Code Mode's) are JavaScript: their calls reach the hook one by one.
+    const code = "return await openclaw.tools.call('write', { content: '{{observation:notes}}' })"
+    expect(await expandCall(opts, { toolName: 'tool_search_code', params: { code } }, { sessionKey })).toBeUndefined()
+    expect(await expandCall(opts, { toolName: 'exec', toolKind: 'code_mode_exec', params: { code } }, { sessionKey })).toBeUndefined()
     const inner = { toolName: 'write', params: { path: 'o', content: 'A{{observation:notes}}' }, toolCallId: 'tool_search_code:bridge-1:write:1', runId: 'run-2' }
     expect((await expandCall(opts, inner, { sessionKey }))?.params).toEqual({ path: 'o', content: 'Athe notes' })
     // A content that holds the text of a reference is never expanded again (the same call's hook run twice).

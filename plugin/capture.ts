@@ -62,6 +62,8 @@ export function flushAllCapturesSync(): void {
   }
 }
 
+/** Captures a session buffers before they are written without waiting for agent_end. */
+const MAX_PENDING = 64
 /** Characters a string argument keeps in a capture (paths and commands are shorter; a write's content is not read). */
 const MAX_ARG_CHARS = 1024
 
@@ -95,6 +97,9 @@ export function bufferToolResult(stateDir: string, sessionKey: string, result: R
   // A failure is kept by its first and last lines: a long error text keeps its head and its tail.
   const error = result.error !== undefined && result.error.length > 4 * MAX_ARG_CHARS ? `${result.error.slice(0, 2 * MAX_ARG_CHARS)}\n${result.error.slice(-2 * MAX_ARG_CHARS)}` : result.error
   b.pending.push({ ...result, params: captureParams(result.params), ...(error !== undefined ? { error } : {}) })
+  // A run whose agent_end never comes (OpenClaw blocks it without hooks.allowConversationAccess) still has its
+  // captures written, a batch at a time, instead of piling up.
+  if (b.pending.length >= MAX_PENDING && !b.flight) flushCaptures(stateDir, sessionKey).catch(() => undefined)
 }
 
 /** Captures buffered for the session and not yet written (for tests and the bench). */

@@ -22,6 +22,8 @@ const MARK = '{{'
 const REFERENCE = /\{\{\s*observation:\s*([^{}]+?)\s*\}\}/
 /** Most bytes one expanded argument string may hold (a larger expansion blocks the call). */
 export const MAX_REFERENCE_BYTES = 16 << 20
+/** Tool Search's own tools and its code cell: their arguments are queries or code, never a tool's input. */
+const SEARCH_TOOLS: ReadonlySet<string> = new Set(['tool_search', 'tool_describe', 'tool_search_code'])
 /** Calls whose arguments were already expanded in this process (`runId:toolCallId`), most recent last. */
 const EXPANDED_KEY = Symbol.for('@openclaw/context-native/expanded-calls')
 const MAX_EXPANDED = 256
@@ -68,13 +70,14 @@ function expandedCalls(): Set<string> {
  */
 export async function expandCall(
   o: ReferenceOptions,
-  event: { toolName: string; params: Record<string, unknown>; toolCallId?: string; runId?: string },
+  event: { toolName: string; params: Record<string, unknown>; toolCallId?: string; runId?: string; toolKind?: string },
   ctx: { sessionKey?: string; runId?: string; toolCallId?: string; trigger?: string },
 ): Promise<BeforeToolCallResult> {
   const sessionKey = ctx.sessionKey
   if (!sessionKey || isHousekeeping(ctx)) return undefined
-  // The bridge's own run: its inner tool's hook expands the same arguments (see the top of this file).
-  if (event.toolName === o.bridgeTool) return undefined
+  // The bridge's own run: its inner tool's hook expands the same arguments (see the top of this file). Code
+  // Mode's and Tool Search's code cells are JavaScript whose calls reach the hook one by one, the same way.
+  if (event.toolName === o.bridgeTool || SEARCH_TOOLS.has(event.toolName) || event.toolKind === 'code_mode_exec') return undefined
   const tool = event.toolName
   if (o.ownTools.has(tool)) return undefined
   const callId = event.toolCallId ?? ctx.toolCallId

@@ -187,7 +187,7 @@ await check('loadOpenClawPlugins loads the plugin with no diagnostics or warning
   assert.deepEqual(registry.diagnostics, [], 'no loader diagnostics')
   assert.deepEqual(logs.filter((l) => l.level !== 'info'), [], 'no warnings or errors logged')
   const hooks = registry.typedHooks.filter((h) => h.pluginId === 'context-native').map((h) => h.hookName).sort()
-  assert.deepEqual(hooks, ['after_compaction', 'before_compaction', 'before_prompt_build', 'before_reset', 'llm_output'])
+  assert.deepEqual(hooks, ['after_compaction', 'agent_end', 'before_compaction', 'before_prompt_build', 'before_reset', 'before_tool_call', 'llm_output'])
   assert.equal(registry.sessionExtensions.filter((e) => e.pluginId === 'context-native').length, 1, 'the session extension')
   const middleware = registry.agentToolResultMiddlewares.filter((m) => m.pluginId === 'context-native')
   assert.deepEqual(middleware.map((m) => m.runtimes), [['openclaw']], 'the tool-result middleware, for the openclaw runtime')
@@ -459,8 +459,8 @@ await check('without hooks.allowConversationAccess OpenClaw blocks the prompt ho
   delete bare.plugins.entries['context-native'].hooks
   const reg = oc.loadOpenClawPlugins({ config: bare, workspaceDir, logger: { ...logger, warn: () => {} }, cache: false })
   const blocked = reg.diagnostics.filter((d) => d.pluginId === 'context-native').map((d) => d.message)
-  assert.equal(blocked.length, 2, blocked.join('\n'))
-  for (const hook of ['before_prompt_build', 'llm_output']) assert.ok(blocked.some((m) => m.includes(`"${hook}" blocked`) && m.includes('allowConversationAccess')), hook)
+  assert.equal(blocked.length, 3, blocked.join('\n'))
+  for (const hook of ['before_prompt_build', 'agent_end', 'llm_output']) assert.ok(blocked.some((m) => m.includes(`"${hook}" blocked`) && m.includes('allowConversationAccess')), hook)
 })
 
 const failed = results.filter((r) => !r.ok).length
