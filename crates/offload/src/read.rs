@@ -65,6 +65,9 @@ impl Mode {
     }
 }
 
+/// A read's `(mode, start, end, n)` once seed 004's `offset` / `limit` / `regex` are resolved.
+pub type Resolved = (Mode, Option<u64>, Option<u64>, Option<u64>);
+
 /// Seed 004's `limit`: characters a read by `offset` returns without one.
 pub const DEFAULT_LIMIT: u64 = 30_000;
 
@@ -72,7 +75,7 @@ pub const DEFAULT_LIMIT: u64 = 30_000;
 /// without a `mode`, a `pattern` (the tool's `regex`) means `grep`, an `offset` or a `limit` means
 /// `range` over `[offset, offset + limit)` (`limit` 30,000), and nothing means `head`. With a mode,
 /// `offset` stands for `start` and `limit` for the slice's length (`end = start + limit` for
-/// `range`, `n` for head / tail / grep) where those are not given. Returns `(mode, start, end, n)`.
+/// `range`, `n` for head / tail / grep) where those are not given.
 pub fn resolve_mode(
     mode: Option<&str>,
     pattern: bool,
@@ -81,7 +84,7 @@ pub fn resolve_mode(
     n: Option<u64>,
     offset: Option<u64>,
     limit: Option<u64>,
-) -> Result<(Mode, Option<u64>, Option<u64>, Option<u64>)> {
+) -> Result<Resolved> {
     let mode = match mode {
         Some(m) => Mode::parse(m)?,
         None if pattern => Mode::Grep,
