@@ -66,7 +66,7 @@ export function readFooter(r: Omit<ReadObservationResult, 'content'>): string {
   return `\n\n[${unit} ${start}-${end} of ${r.totalChars} in "${r.name}"${more}]`
 }
 
-/** The entry tools of one session (`turn`: the turn the call belongs to, for the entry's `turnId`). */
+/** The entry tools of one session (an entry written is tagged with the session's current turn, `turn-<n>`). */
 export function entryTools(stateDir: string, sessionKey: string): AnyAgentTool[] {
   const def = (name: string) => {
     const d = observationToolDefinition(name)

@@ -2,9 +2,10 @@
 // tool-result middleware (capture, offload).
 //
 // Tool Search is on by default in OpenClaw 2026.9.6: plugin tools are listed in a directory and reached through
-// the `tool_search` / `tool_describe` / `tool_call` bridge unless they are `catalogMode: 'direct-only'`. Both
-// tools are direct-only, so the model calls them by the names the scratchpad guidance gives. Calls of other
-// tools may still arrive through the bridge: the middleware then sees `tool_call` with `{ id, args }` and
+// the `tool_search` / `tool_describe` / `tool_call` bridge unless they are `catalogMode: 'direct-only'`.
+// session_scratchpad and scratchpad_read are direct-only, so the model calls them by the names the scratchpad
+// guidance gives; the entry tools stay in the catalog (their schemas are not in every request). Calls of those
+// and of other tools arrive through the bridge: the middleware then sees `tool_call` with `{ id, args }` and
 // looks at the inner tool's name and arguments.
 import type { AnyAgentTool, OpenClawPluginApi, OpenClawPluginToolContext } from 'openclaw/plugin-sdk/plugin-entry'
 import {
