@@ -165,11 +165,17 @@ export function registerContextNative(api: OpenClawPluginApi): void {
     if (!sessionKey) return guidance ? { appendSystemContext: guidance } : undefined
     const parts: string[] = []
     try {
-      let record = await readRecord(stateDir, sessionKey)
+      // The record is read on the libuv pool while the gauge counts the turn's new messages on this thread: the
+      // tokens estimated from the messages (their last reported usage plus what came after it).
+      const recordRead = readRecord(stateDir, sessionKey)
+      recordRead.catch(() => undefined) // awaited below; no unhandled rejection if the estimate throws first
+      let tokens = estimateTokens(memoryOf(sessionKey), event.messages, event.prompt)
+      let record = await recordRead
       // Another session id on the key: /new, a reset the hooks did not see, an idle or daily reset.
       if (ctx.sessionId && record.sessionId && record.sessionId !== ctx.sessionId) {
         await forget(sessionKey, ctx.sessionId)
         record = await readRecord(stateDir, sessionKey)
+        tokens = estimateTokens(memoryOf(sessionKey), event.messages, event.prompt) // its estimator went with the old conversation
       }
       // Retention: a session in use is never idle, even one that writes nothing. Idleness is counted in days, so
       // one note a minute per session and process is plenty (a note is a write on the libuv pool).
@@ -194,10 +200,9 @@ export function registerContextNative(api: OpenClawPluginApi): void {
         if (hint) memory.hints.push(hint)
       }
 
-      // The gauge: the tokens estimated from the messages (their last reported usage plus what came after it)
-      // against the session model's window, with the thresholds kept before OpenClaw's own compaction.
+      // The gauge: the tokens estimated above against the session model's window, with the thresholds kept
+      // before OpenClaw's own compaction.
       const window = contextWindow(record, ctx)
-      const tokens = estimateTokens(memory, event.messages, event.prompt)
       const thresholds = gaugeThresholds(window, settings.gauge)
       const epoch = record.compactions
       let checkpointSaved = record.checkpointedEpoch === epoch
