@@ -1097,8 +1097,21 @@ export interface ReadObservationInput {
    * (default the last line).
    */
   end?: number
-  /** grep: a regular expression (Rust `regex` syntax; `(?i)` for case-insensitive). Alias: `regex`. */
+  /**
+   * grep: a regular expression (Rust `regex` syntax; `(?i)` for case-insensitive). Alias: `regex`.
+   * Without a `mode`, a pattern means `grep` (seed 004's `regex`).
+   */
   pattern?: string
+  /**
+   * Seed 004's first character: `start` where that is not given. Without a `mode`, an `offset`
+   * or a `limit` means `range`.
+   */
+  offset?: number
+  /**
+   * Seed 004's most characters: `end = start + limit` for `range` (default 30000 when read by
+   * `offset` / `limit`), `n` for head, tail and grep, where those are not given.
+   */
+  limit?: number
   /**
    * grep: lines of context before and after each match (at most 50).
    * @default 0
@@ -1228,6 +1241,18 @@ export declare function recordOpenItemSync(input: StateItemInput): number
  * is a link or not a regular file; `Io` / `NoSpace` / `PermissionDenied`.
  */
 export declare function recordToolResult(input: ToolResultInput): Promise<ToolResultRecord>
+
+/**
+ * `recordToolResult` for a batch of one session's tool results (a turn's), in order: the same
+ * records, with one locked read-modify-write of `resources.json` and one of `thread.json` for the
+ * whole batch instead of two per result. Every result is checked before anything is written.
+ * @throws (rejects) as `recordToolResult`; `InvalidArg` names the result at fault
+ * (`input.results[2]`).
+ */
+export declare function recordToolResults(input: ToolResultsInput): Promise<ToolResultRecord[]>
+
+/** Sync twin of `recordToolResults` (for a process `exit` handler, where nothing async runs). */
+export declare function recordToolResultsSync(input: ToolResultsInput): Array<ToolResultRecord>
 
 /** Sync twin of `recordToolResult`. */
 export declare function recordToolResultSync(input: ToolResultInput): ToolResultRecord
@@ -1650,6 +1675,19 @@ export interface ToolResultRecord {
   filesModified: Array<string>
   /** `"<tool> <command or path>: <first line of the error> … <last line>"` for a failed call. */
   failure?: string
+}
+
+/** Several tool results of one session, for `recordToolResults`. */
+export interface ToolResultsInput {
+  /** The OpenClaw state directory. */
+  stateDir: string
+  /** The session key. */
+  sessionKey: string
+  /**
+   * The results in the order they came (each as `recordToolResult` takes it, without
+   * `stateDir` / `sessionKey`, which are this input's).
+   */
+  results: Array<Omit<ToolResultInput, 'stateDir' | 'sessionKey'>>
 }
 
 /**

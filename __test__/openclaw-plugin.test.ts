@@ -23,7 +23,7 @@ const source = readdirSync(dir)
 
 describe('plugin', () => {
   it('declares exactly the tools the package defines, under provider-valid names', () => {
-    const names = [native.getScratchpadToolDefinition().name, native.observationToolDefinition('scratchpad_read').name]
+    const names = [native.getScratchpadToolDefinition().name, ...native.observationToolDefinitions().map((d: { name: string }) => d.name)]
     expect([...manifest.contracts.tools].sort()).toEqual([...names].sort())
     for (const n of manifest.contracts.tools) {
       expect(n).toMatch(/^[a-zA-Z0-9_-]{1,64}$/)

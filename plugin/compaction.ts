@@ -14,6 +14,7 @@
 import type { OpenClawPluginApi } from 'openclaw/plugin-sdk/plugin-entry'
 import { estimateContextTokens, evaluateScratchpadNudge, renderCheckpoint, writeCheckpoint } from '@openclaw/context-native'
 import { unbridgeMessages } from './tools.ts'
+import { flushCaptures } from './capture.ts'
 import { isHousekeeping, memoryOf, obj, processState, readRecord, updateRecord, warnOnce, type PendingCompaction, type SessionRecord } from './state.ts'
 
 /** The plugin id, also its compaction provider's id. */
@@ -98,6 +99,8 @@ function takePending(sessionKey: string): PendingCompaction | undefined {
 
 /** Writes the compaction checkpoint of a pending compaction from the messages given. */
 async function checkpointFrom(s: CompactionSettings, p: PendingCompaction, messages: unknown[], source: string): Promise<void> {
+  // The turn's buffered captures first: the checkpoint reads the state files they go to.
+  await flushCaptures(s.stateDir, p.sessionKey)
   const record = await readRecord(s.stateDir, p.sessionKey)
   const contextWindow = p.contextWindow ?? s.contextWindow(record)
   await writeCheckpoint({

@@ -4,15 +4,21 @@
 // scripted model server that records what the model receives); `npm run test:host` drives the hooks directly.
 //
 //   tools (factory keyed by ctx.sessionKey)   session_scratchpad, scratchpad_read: `catalogMode: 'direct-only'`,
-//                                             so Tool Search (on by default) leaves them callable by name
+//                                             so Tool Search (on by default) leaves them callable by name;
+//                                             seed 004's scratchpad_write / _edit / _list / _delete
+//                                             (entries.ts) in Tool Search's catalog
+//   before_tool_call (references.ts)          `{{observation:<id or name>}}` in another tool's arguments
+//                                             expanded to the entry's content; unknown ones block the call
 //   OpenClaw's housekeeping runs              left alone (state.ts `isHousekeeping`): the memory plugin's
 //                                             pre-compaction flush (trigger 'memory') gets no prepend, no
 //                                             checkpoint, no record, no capture
 //   before_prompt_build                       prependContext: the restore pending since the last compaction
 //                                             (once), nudges, the scratchpad block, the gauge line (and the
 //                                             80% checkpoint); appendSystemContext: the scratchpad guidance
-//   tool-result middleware ('openclaw')       capture tools and files (through the `tool_call` bridge too);
-//                                             park large results, hand the model the synthetic observation
+//   tool-result middleware ('openclaw')       capture tools and files (through the `tool_call` bridge too),
+//                                             buffered for one write per turn (capture.ts: agent_end, before
+//                                             a checkpoint, process exit); park large results, hand the model
+//                                             the synthetic observation
 //   llm_output                                the session's context window, kept on disk
 //   compaction (compaction.ts)                before_compaction, the compaction provider, after_compaction:
 //                                             a checkpoint of the compacted messages, the restore pending
@@ -51,7 +57,9 @@ import {
   warnOnce,
   type SessionRecord,
 } from './state.ts'
-import { registerTools, scratchpadStore, unbridgeMessages } from './tools.ts'
+import { BRIDGE_TOOL, registerTools, scratchpadStore, toolNames, unbridgeMessages } from './tools.ts'
+import { registerReferences } from './references.ts'
+import { bufferedCaptures, dropCaptures, flushCaptures } from './capture.ts'
 import { noteActivity, scheduleRetention } from './retention.ts'
 import { nudgeSettings as nudgeSettingsOf, resolveSettings, scratchpadLimits } from './settings.ts'
 
@@ -64,6 +72,12 @@ export { gaugeThresholds } from './gauge.ts'
 export const PLUGIN_ID = PROVIDER_ID
 /** The OpenClaw release this plugin is written and tested against. */
 export const TESTED_OPENCLAW_VERSION = '2026.9.6'
+
+/** A session's activity is noted for retention at most this often per process. */
+const ACTIVITY_NOTE_MS = 60_000
+/** When each session's activity was last noted in this process (shared by every registration). */
+const activityNotes = (): Map<string, number> =>
+  ((globalThis as Record<symbol, unknown>)[Symbol.for('@openclaw/context-native/activity-notes')] ??= new Map()) as Map<string, number>
 
 /** Registers everything on OpenClaw's plugin API. Exported so a host can compose it; `default` is the entry. */
 export function registerContextNative(api: OpenClawPluginApi): void {
@@ -87,6 +101,7 @@ export function registerContextNative(api: OpenClawPluginApi): void {
     // OpenClaw's housekeeping sessions (the memory flush's) have nothing here, and get nothing written.
     if (!sessionKey || isHousekeeping({ sessionKey })) return
     forgetMemory(sessionKey)
+    await dropCaptures(stateDir, sessionKey)
     clearScratchpad(sessionKey)
     processState().pendingCompactions = processState().pendingCompactions.filter((p) => p.sessionKey !== sessionKey)
     // The compaction serial keeps counting: a checkpoint after the reset is never taken for an older one.
@@ -109,7 +124,16 @@ export function registerContextNative(api: OpenClawPluginApi): void {
   })
   api.on('before_reset', async (_event, ctx) => forget(ctx.sessionKey).catch((e) => warnOnce(api.logger, 'before_reset', e)))
 
-  registerTools(api, { stateDir, limits, scratchpad: settings.scratchpad.enabled, offload: settings.offload }, store)
+  const toolSettings = { stateDir, limits, scratchpad: settings.scratchpad.enabled, offload: settings.offload }
+  registerTools(api, toolSettings, store)
+  // Seed 003's `{{observation:<id or name>}}` in other tools' arguments, expanded before they run (references.ts).
+  if (settings.offload.enabled) {
+    registerReferences(api, {
+      stateDir,
+      ownTools: new Set(toolNames({ ...toolSettings, scratchpad: true })),
+      bridgeTool: BRIDGE_TOOL,
+    })
+  }
   registerCompaction(api, {
     stateDir,
     checkpoints: settings.checkpoints.enabled,
@@ -130,13 +154,31 @@ export function registerContextNative(api: OpenClawPluginApi): void {
     if (!sessionKey) return guidance ? { appendSystemContext: guidance } : undefined
     const parts: string[] = []
     try {
-      let record = await readRecord(stateDir, sessionKey)
+      // The record is read on the libuv pool while the gauge counts the turn's new messages on this thread: the
+      // tokens estimated from the messages (their last reported usage plus what came after it).
+      const recordRead = readRecord(stateDir, sessionKey)
+      recordRead.catch(() => undefined) // awaited below; no unhandled rejection if the estimate throws first
+      let tokens = estimateTokens(memoryOf(sessionKey), event.messages, event.prompt)
+      let record = await recordRead
       // Another session id on the key: /new, a reset the hooks did not see, an idle or daily reset.
       if (ctx.sessionId && record.sessionId && record.sessionId !== ctx.sessionId) {
         await forget(sessionKey, ctx.sessionId)
         record = await readRecord(stateDir, sessionKey)
+        tokens = estimateTokens(memoryOf(sessionKey), event.messages, event.prompt) // its estimator went with the old conversation
       }
-      noteActivity(stateDir, sessionKey) // retention: a session in use is never idle, even one that writes nothing
+      // Retention: a session in use is never idle, even one that writes nothing. Idleness is counted in days, so
+      // one note a minute per session and process is plenty (a note is a write on the libuv pool).
+      const noted = activityNotes()
+      const now = Date.now()
+      const noteKey = `${stateDir}\0${sessionKey}`
+      if (now - (noted.get(noteKey) ?? 0) >= ACTIVITY_NOTE_MS) {
+        noted.delete(noteKey)
+        noted.set(noteKey, now)
+        if (noted.size > 1024) noted.delete(noted.keys().next().value as string)
+        noteActivity(stateDir, sessionKey)
+      }
+      // Captures of an earlier run that ended without agent_end (an abort): written now, off the turn's path.
+      if (bufferedCaptures(stateDir, sessionKey) > 0) flushCaptures(stateDir, sessionKey).catch((e) => warnOnce(api.logger, 'writing the captures', e))
       const memory = memoryOf(sessionKey)
       memory.messages = event.messages
       // The turn number comes from the conversation itself, so every process of a `--local` session agrees.
@@ -147,15 +189,15 @@ export function registerContextNative(api: OpenClawPluginApi): void {
         if (hint) memory.hints.push(hint)
       }
 
-      // The gauge: the tokens estimated from the messages (their last reported usage plus what came after it)
-      // against the session model's window, with the thresholds kept before OpenClaw's own compaction.
+      // The gauge: the tokens estimated above against the session model's window, with the thresholds kept
+      // before OpenClaw's own compaction.
       const window = contextWindow(record, ctx)
-      const tokens = estimateTokens(memory, event.messages, event.prompt)
       const thresholds = gaugeThresholds(window, settings.gauge)
       const epoch = record.compactions
       let checkpointSaved = record.checkpointedEpoch === epoch
       let reading = evaluateContextUsage({ tokens, contextWindow: window }, { ...thresholds, checkpointSaved })
       if (reading.action === 'checkpoint' && settings.checkpoints.enabled) {
+        await flushCaptures(stateDir, sessionKey) // the state files the checkpoint reads
         const written = await writeCheckpoint({
           stateDir,
           sessionKey,
@@ -198,6 +240,15 @@ export function registerContextNative(api: OpenClawPluginApi): void {
     if (parts.length > 0) result.prependContext = parts.join('\n\n')
     if (guidance) result.appendSystemContext = guidance
     return result
+  })
+
+  // --- agent_end: the run's captures written in one batch (capture.ts), after the run, off its path ---------
+  // OpenClaw does not await agent_end; the write starts on the next turn of the event loop (its arguments are
+  // converted there, not in the hook), and a process that exits first writes them in its exit handler.
+  api.on('agent_end', (_event, ctx) => {
+    const sessionKey = ctx.sessionKey
+    if (!sessionKey || isHousekeeping(ctx)) return
+    setImmediate(() => flushCaptures(stateDir, sessionKey).catch((e) => warnOnce(api.logger, 'writing the captures', e)))
   })
 
   // --- llm_output: the session's context window, and the plan nudge over what the model wrote -------

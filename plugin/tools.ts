@@ -1,9 +1,11 @@
-// The package's tools (session_scratchpad, scratchpad_read) and the tool-result middleware (capture, offload).
+// The package's tools (session_scratchpad, scratchpad_read, and seed 004's entry tools from entries.ts) and the
+// tool-result middleware (capture, offload).
 //
 // Tool Search is on by default in OpenClaw 2026.9.6: plugin tools are listed in a directory and reached through
-// the `tool_search` / `tool_describe` / `tool_call` bridge unless they are `catalogMode: 'direct-only'`. Both
-// tools are direct-only, so the model calls them by the names the scratchpad guidance gives. Calls of other
-// tools may still arrive through the bridge: the middleware then sees `tool_call` with `{ id, args }` and
+// the `tool_search` / `tool_describe` / `tool_call` bridge unless they are `catalogMode: 'direct-only'`.
+// session_scratchpad and scratchpad_read are direct-only, so the model calls them by the names the scratchpad
+// guidance gives; the entry tools stay in the catalog (their schemas are not in every request). Calls of those
+// and of other tools arrive through the bridge: the middleware then sees `tool_call` with `{ id, args }` and
 // looks at the inner tool's name and arguments.
 import type { AnyAgentTool, OpenClawPluginApi, OpenClawPluginToolContext } from 'openclaw/plugin-sdk/plugin-entry'
 import {
@@ -14,7 +16,6 @@ import {
   observationToolDefinition,
   offloadObservation,
   readObservation,
-  recordToolResult,
   restoreScratchpad,
   type ReadObservationInput,
   type ScratchpadAction,
@@ -23,6 +24,8 @@ import {
 } from '@openclaw/context-native'
 import { isHousekeeping, memoryOf, obj, PROTECTED_ENTRIES, processState, SCRATCHPAD_ENTRY, warnOnce } from './state.ts'
 import { persistEntries, readPersisted } from './retention.ts'
+import { ENTRY_TOOLS, entryName, entryTools, readFooter } from './entries.ts'
+import { bufferToolResult } from './capture.ts'
 
 /** The name of OpenClaw's Tool Search bridge tool; its arguments are `{ id, args }`. */
 export const BRIDGE_TOOL = 'tool_call'
@@ -138,7 +141,7 @@ export interface ToolSettings {
 export function toolNames(s: ToolSettings): string[] {
   const names: string[] = []
   if (s.scratchpad) names.push(getScratchpadToolDefinition(s.limits).name)
-  if (s.offload.enabled) names.push(READ_TOOL)
+  if (s.offload.enabled) names.push(READ_TOOL, ...ENTRY_TOOLS)
   return names
 }
 
@@ -177,9 +180,11 @@ export function registerTools(api: OpenClawPluginApi, s: ToolSettings, store: Sc
       async execute(_toolCallId, params) {
         // The model's arguments spread into the input as they come (`scratchpad_id`); the session is ours.
         const args = obj(params) as Omit<ReadObservationInput, 'stateDir' | 'sessionKey'>
+        if (typeof args.name === 'string' && args.name) entryName(obj(params), READ_TOOL) // the plugin's own entries stay its own
         const { content, ...meta } = await readObservation({ ...args, stateDir: s.stateDir, sessionKey })
-        // The text goes to the model once: `details` carries the slice's coordinates, not the content again.
-        return { content: [{ type: 'text', text: content }], details: meta }
+        // The text goes to the model once (with where the slice sits, when it is not the whole entry): `details`
+        // carries the slice's coordinates, not the content again.
+        return { content: [{ type: 'text', text: content + readFooter(meta) }], details: meta }
       },
     }
   }
@@ -192,7 +197,7 @@ export function registerTools(api: OpenClawPluginApi, s: ToolSettings, store: Sc
         if (!sessionKey || isHousekeeping({ sessionKey })) return null
         const tools: AnyAgentTool[] = []
         if (s.scratchpad) tools.push(scratchpadTool(sessionKey))
-        if (s.offload.enabled) tools.push(readTool(sessionKey))
+        if (s.offload.enabled) tools.push(readTool(sessionKey), ...entryTools(s.stateDir, sessionKey))
         return tools
       },
       { names },
@@ -209,10 +214,9 @@ export function registerTools(api: OpenClawPluginApi, s: ToolSettings, store: Sc
         const content = Array.isArray(event.result.content) ? event.result.content : []
         const text = content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n')
         // The bridge's own discovery calls are not the agent's work.
+        // Buffered for the turn's one write (capture.ts), not written per result.
         if (event.toolName !== 'tool_search' && event.toolName !== 'tool_describe') {
-          await recordToolResult({
-            stateDir: s.stateDir,
-            sessionKey,
+          bufferToolResult(s.stateDir, sessionKey, {
             toolName: call.toolName,
             params: call.args,
             isError: event.isError === true,

@@ -187,7 +187,7 @@ await check('loadOpenClawPlugins loads the plugin with no diagnostics or warning
   assert.deepEqual(registry.diagnostics, [], 'no loader diagnostics')
   assert.deepEqual(logs.filter((l) => l.level !== 'info'), [], 'no warnings or errors logged')
   const hooks = registry.typedHooks.filter((h) => h.pluginId === 'context-native').map((h) => h.hookName).sort()
-  assert.deepEqual(hooks, ['after_compaction', 'before_compaction', 'before_prompt_build', 'before_reset', 'llm_output'])
+  assert.deepEqual(hooks, ['after_compaction', 'agent_end', 'before_compaction', 'before_prompt_build', 'before_reset', 'before_tool_call', 'llm_output'])
   assert.equal(registry.sessionExtensions.filter((e) => e.pluginId === 'context-native').length, 1, 'the session extension')
   const middleware = registry.agentToolResultMiddlewares.filter((m) => m.pluginId === 'context-native')
   assert.deepEqual(middleware.map((m) => m.runtimes), [['openclaw']], 'the tool-result middleware, for the openclaw runtime')
@@ -203,7 +203,7 @@ await check('resolvePluginTools builds the tools from the factory under provider
     runtimeRegistry: registry,
   })
   const names = tools.map((t) => t.name).sort()
-  assert.deepEqual(names, ['scratchpad_read', 'session_scratchpad'])
+  assert.deepEqual(names, ['scratchpad_delete', 'scratchpad_edit', 'scratchpad_list', 'scratchpad_read', 'scratchpad_write', 'session_scratchpad'])
   for (const t of tools) {
     assert.match(t.name, PROVIDER_TOOL_NAME)
     assert.equal(typeof t.execute, 'function')
@@ -285,9 +285,11 @@ await check('a tool result over 4 KB comes back from the middleware as the synth
 await check('scratchpad_read reads the parked result back by slice', async () => {
   assert.ok(observation)
   const range = await tool('scratchpad_read').execute('call-5', { scratchpad_id: observation.scratchpad_id, mode: 'range', start: 1000, end: 1100 }, undefined, undefined)
-  assert.equal(text(range), big.slice(1000, 1100))
+  // The slice, then where it sits in the entry (so the model can page on).
+  assert.ok(text(range).startsWith(`${big.slice(1000, 1100)}\n\n[`), text(range).slice(0, 200))
+  assert.match(text(range).slice(100), new RegExp(`^\\n\\n\\[characters 1000-1100 of ${big.length} in "[^"]+"; read on with offset=1100\\]$`))
   const lines = await tool('scratchpad_read').execute('call-6', { scratchpad_id: observation.scratchpad_id, mode: 'lines', start: 200, end: 201 }, undefined, undefined)
-  assert.equal(text(lines).trimEnd(), big.split('\n').slice(199, 201).join('\n'))
+  assert.equal(text(lines).split('\n\n[lines ')[0].trimEnd(), big.split('\n').slice(199, 201).join('\n'))
   await assert.rejects(tool('scratchpad_read').execute('call-7', { scratchpad_id: 'obs_missing', mode: 'head' }, undefined, undefined), /no observation entry "obs_missing"/)
 })
 
@@ -424,7 +426,7 @@ await check('with the scratchpad off: no session_scratchpad, no block, still no 
   assert.deepEqual(reg.diagnostics, [])
   assert.deepEqual(logs.filter((l) => l.level !== 'info'), [])
   const offTools = oc.resolvePluginTools({ context: { config: off, workspaceDir, agentId, sessionKey, sessionId }, runtimeRegistry: reg })
-  assert.deepEqual(offTools.map((t) => t.name), ['scratchpad_read'])
+  assert.deepEqual(offTools.map((t) => t.name), ['scratchpad_read', 'scratchpad_write', 'scratchpad_edit', 'scratchpad_list', 'scratchpad_delete'])
   const r = await oc.resolvePromptBuildHookResult({ config: off, prompt: 'x', messages: [userMessage('x')], hookCtx: hookCtx('run-12'), hookRunner: oc.createHookRunner(reg, { logger }) })
   assert.ok(!(r.prependContext ?? '').includes('[Session Scratchpad'))
   assert.equal(r.appendSystemContext, undefined, 'no scratchpad guidance either')
@@ -457,8 +459,8 @@ await check('without hooks.allowConversationAccess OpenClaw blocks the prompt ho
   delete bare.plugins.entries['context-native'].hooks
   const reg = oc.loadOpenClawPlugins({ config: bare, workspaceDir, logger: { ...logger, warn: () => {} }, cache: false })
   const blocked = reg.diagnostics.filter((d) => d.pluginId === 'context-native').map((d) => d.message)
-  assert.equal(blocked.length, 2, blocked.join('\n'))
-  for (const hook of ['before_prompt_build', 'llm_output']) assert.ok(blocked.some((m) => m.includes(`"${hook}" blocked`) && m.includes('allowConversationAccess')), hook)
+  assert.equal(blocked.length, 3, blocked.join('\n'))
+  for (const hook of ['before_prompt_build', 'agent_end', 'llm_output']) assert.ok(blocked.some((m) => m.includes(`"${hook}" blocked`) && m.includes('allowConversationAccess')), hook)
 })
 
 const failed = results.filter((r) => !r.ok).length

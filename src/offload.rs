@@ -134,8 +134,15 @@ pub struct ReadObservationInput {
     /// (default the last line).
     pub end: Option<u32>,
     /// grep: a regular expression (Rust `regex` syntax; `(?i)` for case-insensitive). Alias: `regex`.
+    /// Without a `mode`, a pattern means `grep` (seed 004's `regex`).
     #[serde(alias = "regex")]
     pub pattern: Option<String>,
+    /// Seed 004's first character: `start` where that is not given. Without a `mode`, an `offset`
+    /// or a `limit` means `range`.
+    pub offset: Option<u32>,
+    /// Seed 004's most characters: `end = start + limit` for `range` (default 30000 when read by
+    /// `offset` / `limit`), `n` for head, tail and grep, where those are not given.
+    pub limit: Option<u32>,
     /// grep: lines of context before and after each match (at most 50).
     /// @default 0
     pub context: Option<u32>,
@@ -720,15 +727,23 @@ fn do_write(
 }
 
 fn do_read(input: ReadObservationInput) -> Result<ReadObservationResult, Error> {
-    let mode = core::Mode::parse(input.mode.as_deref().unwrap_or("head"))?;
+    let (mode, start, end, n) = core::read::resolve_mode(
+        input.mode.as_deref(),
+        input.pattern.is_some(),
+        input.start.map(u64::from),
+        input.end.map(u64::from),
+        input.n.map(u64::from),
+        input.offset.map(u64::from),
+        input.limit.map(u64::from),
+    )?;
     let req = core::ReadRequest {
         id: input.id,
         name: input.name,
         turn_id: input.turn_id,
         mode,
-        n: input.n.map(u64::from),
-        start: input.start.map(u64::from),
-        end: input.end.map(u64::from),
+        n,
+        start,
+        end,
         pattern: input.pattern,
         context: input.context.map(u64::from),
         max_chars: input.max_chars.map(u64::from),

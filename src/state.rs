@@ -164,8 +164,8 @@ pub struct ContextState {
     pub exchanges: Vec<StateExchange>,
 }
 
-fn tool_result(input: Value) -> Result<ToolResultRecord, Error> {
-    let i: ToolResultInput = from_js(input, "input")?;
+/// The core form of one tool result of the binding's input.
+fn core_tool_result(i: ToolResultInput) -> Result<core::ToolResult, Error> {
     let access = match i.access.as_deref() {
         None => None,
         Some("read") => Some(core::Access::Read),
@@ -176,22 +176,61 @@ fn tool_result(input: Value) -> Result<ToolResultRecord, Error> {
             )))
         }
     };
-    let o = core::record_tool_result(
-        &PathBuf::from(i.state_dir),
-        &i.session_key,
-        &core::ToolResult {
-            tool_name: i.tool_name,
-            params: i.params,
-            is_error: i.is_error.unwrap_or(false),
-            error: i.error,
-            access,
-        },
-    )?;
-    Ok(ToolResultRecord {
+    Ok(core::ToolResult {
+        tool_name: i.tool_name,
+        params: i.params,
+        is_error: i.is_error.unwrap_or(false),
+        error: i.error,
+        access,
+    })
+}
+
+fn record_of(o: core::ToolResultOutcome) -> ToolResultRecord {
+    ToolResultRecord {
         files_read: o.files_read,
         files_modified: o.files_modified,
         failure: o.failure,
-    })
+    }
+}
+
+fn tool_result(input: Value) -> Result<ToolResultRecord, Error> {
+    let i: ToolResultInput = from_js(input, "input")?;
+    let (dir, key) = (PathBuf::from(&i.state_dir), i.session_key.clone());
+    let o = core::record_tool_result(&dir, &key, &core_tool_result(i)?)?;
+    Ok(record_of(o))
+}
+
+/// Several tool results of one session, for `recordToolResults`.
+#[napi(object)]
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResultsInput {
+    /// The OpenClaw state directory.
+    pub state_dir: String,
+    /// The session key.
+    pub session_key: String,
+    /// The results in the order they came (each as `recordToolResult` takes it, without
+    /// `stateDir` / `sessionKey`, which are this input's).
+    #[napi(ts_type = "Array<Omit<ToolResultInput, 'stateDir' | 'sessionKey'>>")]
+    pub results: Vec<Value>,
+}
+
+fn tool_results(input: Value) -> Result<Vec<ToolResultRecord>, Error> {
+    let i: ToolResultsInput = from_js(input, "input")?;
+    let results = i
+        .results
+        .into_iter()
+        .enumerate()
+        .map(|(n, mut r)| {
+            if let Value::Object(o) = &mut r {
+                o.insert("stateDir".into(), Value::String(i.state_dir.clone()));
+                o.insert("sessionKey".into(), Value::String(i.session_key.clone()));
+            }
+            core_tool_result(from_js(r, &format!("input.results[{n}]"))?)
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    let out = core::record_tool_results(&PathBuf::from(i.state_dir), &i.session_key, &results)?;
+    Ok(out.into_iter().map(record_of).collect())
 }
 
 fn decision(input: Value) -> Result<StateDecision, Error> {
@@ -272,6 +311,27 @@ pub fn record_tool_result_sync(
     #[napi(ts_arg_type = "ToolResultInput")] input: Value,
 ) -> napi::Result<ToolResultRecord> {
     run(&env, || tool_result(input))
+}
+
+/// `recordToolResult` for a batch of one session's tool results (a turn's), in order: the same
+/// records, with one locked read-modify-write of `resources.json` and one of `thread.json` for the
+/// whole batch instead of two per result. Every result is checked before anything is written.
+/// @throws (rejects) as `recordToolResult`; `InvalidArg` names the result at fault
+/// (`input.results[2]`).
+#[napi(catch_unwind, ts_return_type = "Promise<ToolResultRecord[]>")]
+pub fn record_tool_results(
+    #[napi(ts_arg_type = "ToolResultsInput")] input: Value,
+) -> AsyncTask<Job<Vec<ToolResultRecord>>> {
+    spawn(move || tool_results(input))
+}
+
+/// Sync twin of `recordToolResults` (for a process `exit` handler, where nothing async runs).
+#[napi(catch_unwind)]
+pub fn record_tool_results_sync(
+    env: Env,
+    #[napi(ts_arg_type = "ToolResultsInput")] input: Value,
+) -> napi::Result<Vec<ToolResultRecord>> {
+    run(&env, || tool_results(input))
 }
 
 /// Records a decision in `decisions.json` (cap 50, oldest dropped). The same `what` again returns

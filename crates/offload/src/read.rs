@@ -65,6 +65,48 @@ impl Mode {
     }
 }
 
+/// A read's `(mode, start, end, n)` once seed 004's `offset` / `limit` / `regex` are resolved.
+pub type Resolved = (Mode, Option<u64>, Option<u64>, Option<u64>);
+
+/// Seed 004's `limit`: characters a read by `offset` returns without one.
+pub const DEFAULT_LIMIT: u64 = 30_000;
+
+/// The mode, first character and end of a read given in seed 004's terms as well as seed 003's:
+/// without a `mode`, a `pattern` (the tool's `regex`) means `grep`, an `offset` or a `limit` means
+/// `range` over `[offset, offset + limit)` (`limit` 30,000), and nothing means `head`. With a mode,
+/// `offset` stands for `start` and `limit` for the slice's length (`end = start + limit` for
+/// `range`, `n` for head / tail / grep) where those are not given.
+pub fn resolve_mode(
+    mode: Option<&str>,
+    pattern: bool,
+    start: Option<u64>,
+    end: Option<u64>,
+    n: Option<u64>,
+    offset: Option<u64>,
+    limit: Option<u64>,
+) -> Result<Resolved> {
+    let mode = match mode {
+        Some(m) => Mode::parse(m)?,
+        None if pattern => Mode::Grep,
+        None if offset.is_some() || limit.is_some() => Mode::Range,
+        None => Mode::Head,
+    };
+    let start = start.or(offset);
+    Ok(match mode {
+        Mode::Range => {
+            let end = end.or_else(|| {
+                (offset.is_some() || limit.is_some()).then(|| {
+                    start
+                        .unwrap_or(0)
+                        .saturating_add(limit.unwrap_or(DEFAULT_LIMIT))
+                })
+            });
+            (mode, start, end, n)
+        }
+        _ => (mode, start, end, n.or(limit)),
+    })
+}
+
 /// What to read and how.
 #[derive(Debug, Clone)]
 pub struct ReadRequest {
@@ -461,4 +503,60 @@ fn grep(s: &Session, e: &Entry, req: &ReadRequest, max: u64, out: &mut ReadOutco
     out.content = content;
     out.matches = Some(matches);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_004_arguments_map_onto_the_modes() {
+        // Nothing: head, as before.
+        assert_eq!(
+            resolve_mode(None, false, None, None, None, None, None).unwrap(),
+            (Mode::Head, None, None, None)
+        );
+        // A regex alone: grep; a limit there is the most matches.
+        assert_eq!(
+            resolve_mode(None, true, None, None, None, None, Some(5)).unwrap(),
+            (Mode::Grep, None, None, Some(5))
+        );
+        // offset / limit alone: a range of `limit` (30,000 by default) from `offset` (0).
+        assert_eq!(
+            resolve_mode(None, false, None, None, None, Some(100), None).unwrap(),
+            (Mode::Range, Some(100), Some(100 + DEFAULT_LIMIT), None)
+        );
+        assert_eq!(
+            resolve_mode(None, false, None, None, None, None, Some(50)).unwrap(),
+            (Mode::Range, None, Some(50), None)
+        );
+        // An explicit mode wins; offset and limit fill start and the length only where not given.
+        assert_eq!(
+            resolve_mode(
+                Some("range"),
+                false,
+                Some(3),
+                Some(9),
+                None,
+                Some(100),
+                Some(1)
+            )
+            .unwrap(),
+            (Mode::Range, Some(3), Some(9), None)
+        );
+        assert_eq!(
+            resolve_mode(Some("head"), false, None, None, None, None, Some(10)).unwrap(),
+            (Mode::Head, None, None, Some(10))
+        );
+        assert_eq!(
+            resolve_mode(Some("lines"), false, None, Some(4), None, Some(2), None).unwrap(),
+            (Mode::Lines, Some(2), Some(4), None)
+        );
+        // A range without offset or limit keeps its own default (start + n).
+        assert_eq!(
+            resolve_mode(Some("range"), false, Some(7), None, None, None, None).unwrap(),
+            (Mode::Range, Some(7), None, None)
+        );
+        assert!(resolve_mode(Some("nope"), false, None, None, None, None, None).is_err());
+    }
 }

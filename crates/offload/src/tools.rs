@@ -19,18 +19,20 @@ pub fn tool_definition(name: &str) -> Option<Value> {
     Some(match name {
         "scratchpad_read" => json!({
             "name": "scratchpad_read",
-            "description": "Reads from the scratchpad an observation previously saved there (a large tool result replaced in the conversation by a summary with a 'scratchpad_id'), or a named entry. Read only the part you need: the start (head), the end (tail), a character range, numbered lines, or the lines matching a regex (grep). Every answer gives the entry's total characters and lines so you know where you are.",
+            "description": "Reads a scratchpad entry: a large tool result replaced in the conversation by a summary with a 'scratchpad_id', or an entry named with scratchpad_write. Read only what you need: a slice from offset, the start (head), the end (tail), numbered lines, or the lines matching a regex. A partial answer ends with where it sits in the entry.",
             "parameters": {
                 "type": "object",
                 "properties": {
-                    "scratchpad_id": {"type": "string", "description": "Id obtained from the 'scratchpad_id' field of a previous observation."},
-                    "name": {"type": "string", "description": "The entry name, instead of scratchpad_id (e.g. 'read_3' or a name given to scratchpad_write)."},
-                    "mode": {"type": "string", "enum": ["head", "tail", "range", "lines", "grep", "full"], "default": "head", "description": "head: first n characters; tail: last n characters; range: characters start..end (end exclusive); lines: lines start..end (1-based, end inclusive); grep: lines matching 'pattern' with their line numbers (at most 100); full: the entire content, only for small entries."},
-                    "n": {"type": "integer", "minimum": 0, "description": "For mode head/tail: number of characters to read. Default 2000. For grep: most matching lines (at most 100)."},
-                    "start": {"type": "integer", "minimum": 0, "description": "For mode range: start character index (default 0). For mode lines: first line, from 1."},
-                    "end": {"type": "integer", "minimum": 0, "description": "For mode range: end character index (exclusive). For mode lines: last line (inclusive)."},
-                    "pattern": {"type": "string", "description": "For mode grep: a regular expression (Rust regex syntax; (?i) for case-insensitive)."},
-                    "context": {"type": "integer", "minimum": 0, "description": "For mode grep: lines of context to show before and after each match. Default 0."}
+                    "scratchpad_id": {"type": "string", "description": "The 'scratchpad_id' of a previous observation."},
+                    "name": {"type": "string", "description": "The entry name, instead of scratchpad_id."},
+                    "offset": {"type": "integer", "minimum": 0, "description": "Character offset to start reading from (default 0)."},
+                    "limit": {"type": "integer", "minimum": 0, "description": "Most characters to return (default 30000)."},
+                    "regex": {"type": "string", "description": "Return the lines matching this regex, numbered (max 100)."},
+                    "mode": {"type": "string", "enum": ["head", "tail", "range", "lines", "grep", "full"], "description": "Instead of offset/limit/regex: head/tail: first/last n characters (2000); range: characters start..end (end exclusive); lines: lines start..end (1-based, inclusive); grep: lines matching regex; full: everything, small entries only."},
+                    "n": {"type": "integer", "minimum": 0, "description": "head/tail: characters; grep: most matches."},
+                    "start": {"type": "integer", "minimum": 0, "description": "range: first character; lines: first line."},
+                    "end": {"type": "integer", "minimum": 0, "description": "range: end character (exclusive); lines: last line."},
+                    "context": {"type": "integer", "minimum": 0, "description": "grep: lines of context around each match (0)."}
                 }
             }
         }),

@@ -366,6 +366,18 @@ pub fn record_tool_result(
     session_key: &str,
     input: &ToolResult,
 ) -> Result<ToolResultOutcome> {
+    let mut out = record_tool_results(state_dir, session_key, std::slice::from_ref(input))?;
+    Ok(out.pop().unwrap_or_default())
+}
+
+/// One tool result, ready to apply: its capped name, what it recorded, its failure key.
+struct Prepared {
+    tool: String,
+    outcome: ToolResultOutcome,
+    prefix: String,
+}
+
+fn prepare(input: &ToolResult) -> Result<Prepared> {
     let tool = input.tool_name.trim();
     if tool.is_empty() {
         return Err(Error::invalid_arg(
@@ -386,21 +398,6 @@ pub fn record_tool_result(
             Access::Write => outcome.files_modified = paths,
         }
     }
-    update(
-        state_dir,
-        session_key,
-        RESOURCES_FILE,
-        |r: &mut ResourcesData| {
-            let mut changed = touch(&mut r.tools_used, &tool, MAX_TOOLS);
-            for p in &outcome.files_read {
-                changed |= touch(&mut r.files_read, p, MAX_FILES);
-            }
-            for p in &outcome.files_modified {
-                changed |= touch(&mut r.files_modified, p, MAX_FILES);
-            }
-            (changed, ())
-        },
-    )?;
     // One entry per tool and subject: a repeated failure replaces the older one and counts; a
     // later success of the same call resolves it.
     let key = match substance::call_subject(&input.params, FAILURE_SUBJECT_CHARS) {
@@ -410,43 +407,81 @@ pub fn record_tool_result(
     let prefix = format!("{key}: ");
     if input.is_error {
         let detail = failure_detail(input.error.as_deref().unwrap_or_default());
-        let failure = capture::cap_chars(&format!("{prefix}{detail}"), MAX_FAILURE_CHARS);
-        update(state_dir, session_key, THREAD_FILE, |t: &mut ThreadData| {
-            let mut count = 1;
-            let counts = &mut t.error_counts;
-            t.errors.retain(|e| {
-                let same = e.starts_with(&prefix);
-                if same {
-                    count += counts.remove(e).unwrap_or(1);
+        outcome.failure = Some(capture::cap_chars(
+            &format!("{prefix}{detail}"),
+            MAX_FAILURE_CHARS,
+        ));
+    }
+    Ok(Prepared {
+        tool,
+        outcome,
+        prefix,
+    })
+}
+
+/// [`record_tool_result`] for several results of a session at once, in order (a turn's tool
+/// results): the same records as one call per result, with one locked read-modify-write per state
+/// file instead of one per result. All inputs are checked before anything is written.
+pub fn record_tool_results(
+    state_dir: &Path,
+    session_key: &str,
+    inputs: &[ToolResult],
+) -> Result<Vec<ToolResultOutcome>> {
+    let prepared = inputs.iter().map(prepare).collect::<Result<Vec<_>>>()?;
+    if prepared.is_empty() {
+        return Ok(vec![]);
+    }
+    update(
+        state_dir,
+        session_key,
+        RESOURCES_FILE,
+        |r: &mut ResourcesData| {
+            let mut changed = false;
+            for p in &prepared {
+                changed |= touch(&mut r.tools_used, &p.tool, MAX_TOOLS);
+                for f in &p.outcome.files_read {
+                    changed |= touch(&mut r.files_read, f, MAX_FILES);
                 }
-                !same
-            });
-            t.errors.push(failure.clone());
-            if count > 1 {
-                t.error_counts.insert(failure.clone(), count);
+                for f in &p.outcome.files_modified {
+                    changed |= touch(&mut r.files_modified, f, MAX_FILES);
+                }
             }
-            if t.errors.len() > MAX_FAILURES {
-                let gone = t.errors.remove(0);
-                t.error_counts.remove(&gone);
-            }
-            (true, ())
-        })?;
-        outcome.failure = Some(failure);
-    } else {
-        update(state_dir, session_key, THREAD_FILE, |t: &mut ThreadData| {
+            (changed, ())
+        },
+    )?;
+    update(state_dir, session_key, THREAD_FILE, |t: &mut ThreadData| {
+        let mut changed = false;
+        for p in &prepared {
+            let prefix = &p.prefix;
+            let mut count = 1;
             let before = t.errors.len();
             let counts = &mut t.error_counts;
             t.errors.retain(|e| {
-                let same = e.starts_with(&prefix);
+                let same = e.starts_with(prefix.as_str());
                 if same {
-                    counts.remove(e);
+                    let n = counts.remove(e).unwrap_or(1);
+                    count += n;
                 }
                 !same
             });
-            (t.errors.len() != before, ())
-        })?;
-    }
-    Ok(outcome)
+            match &p.outcome.failure {
+                Some(failure) => {
+                    t.errors.push(failure.clone());
+                    if count > 1 {
+                        t.error_counts.insert(failure.clone(), count);
+                    }
+                    if t.errors.len() > MAX_FAILURES {
+                        let gone = t.errors.remove(0);
+                        t.error_counts.remove(&gone);
+                    }
+                    changed = true;
+                }
+                None => changed |= t.errors.len() != before,
+            }
+        }
+        (changed, ())
+    })?;
+    Ok(prepared.into_iter().map(|p| p.outcome).collect())
 }
 
 /// Characters of a failed call's subject (its command or path) in a failure entry.

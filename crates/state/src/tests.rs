@@ -497,3 +497,54 @@ fn decisions_carry_content_and_injections_are_nobodys() {
         .all(|e| !e.gist.contains("checkpoint") && !e.gist.contains("[Hint") && e.gist != "3."));
     fs::remove_dir_all(&root).unwrap();
 }
+
+#[test]
+fn a_batch_of_tool_results_records_what_one_call_each_records() {
+    let root = tmp("batch");
+    let fail = |cmd: &str, err: &str| ToolResult {
+        is_error: true,
+        error: Some(err.into()),
+        ..tool("bash", json!({ "command": cmd }))
+    };
+    let results = vec![
+        tool("read", json!({"path": "src/a.rs"})),
+        fail("cargo test", "error[E0308]\n\nexit 101"),
+        tool("edit", json!({"file_path": "src/b.rs"})),
+        fail("cargo test", "error[E0308]\n\nexit 101"),
+        fail("npm run lint", "lint failed"),
+        tool("bash", json!({"command": "npm run lint"})),
+        tool("read", json!({"paths": ["src/c.rs", "src/a.rs"]})),
+        ToolResult {
+            is_error: true,
+            error: Some("denied".into()),
+            ..tool("write", json!({"path": "x.txt"}))
+        },
+    ];
+    for r in &results {
+        record_tool_result(&root, "one-by-one", r).unwrap();
+    }
+    let outcomes = record_tool_results(&root, "batch", &results).unwrap();
+    assert_eq!(outcomes.len(), results.len());
+    assert_eq!(outcomes[6].files_read, vec!["src/c.rs", "src/a.rs"]);
+    assert_eq!(outcomes[7].failure.as_deref(), Some("write x.txt: denied"));
+    let (a, b) = (bundle(&root, "one-by-one"), bundle(&root, "batch"));
+    assert_eq!(a.tools_used, b.tools_used);
+    assert_eq!(a.files_read, b.files_read);
+    assert_eq!(a.files_modified, b.files_modified);
+    assert_eq!(a.tool_failures, b.tool_failures);
+    assert_eq!(
+        b.tool_failures,
+        vec![
+            "bash cargo test: error[E0308] … exit 101 (2 times)",
+            "write x.txt: denied"
+        ]
+    );
+    // One bad input: nothing written.
+    let bad = vec![tool("read", json!({"path": "z.rs"})), tool(" ", json!({}))];
+    assert!(record_tool_results(&root, "batch", &bad).is_err());
+    assert!(!bundle(&root, "batch")
+        .files_read
+        .contains(&"z.rs".to_string()));
+    assert!(record_tool_results(&root, "batch", &[]).unwrap().is_empty());
+    fs::remove_dir_all(&root).unwrap();
+}
