@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `node scripts/plugin-manifest.mjs`: writes openclaw.plugin.json's `configSchema` and `uiHints`, and the settings
+// `node scripts/plugin-manifest.mjs`: writes openclaw.plugin.json's `contracts.tools` and `toolMetadata` (from
+// plugin/tool-profiles.ts), its `configSchema` and `uiHints`, and the settings
 // table of docs/configuration.md (between its `settings-table` markers), from the settings table in
 // plugin/settings.ts (compiled by build:plugin), so neither can drift from what resolveSettings checks;
 // __test__/plugin-settings.test.ts fails when they differ.
@@ -11,8 +12,12 @@ import { root } from './host.mjs'
 
 buildPlugin({ quiet: true })
 const { configSchema, settingsTable, uiHints } = await import(pathToFileURL(join(pluginOut, 'settings.js')).href)
+const { PLUGIN_TOOLS, toolMetadata } = await import(pathToFileURL(join(pluginOut, 'tool-profiles.js')).href)
 const file = join(root, 'openclaw.plugin.json')
 const manifest = JSON.parse(readFileSync(file, 'utf8'))
+// The tools and the profiles that send them, from plugin/tool-profiles.ts.
+manifest.contracts = { ...manifest.contracts, tools: [...PLUGIN_TOOLS] }
+manifest.toolMetadata = toolMetadata()
 manifest.configSchema = configSchema()
 manifest.uiHints = uiHints()
 writeFileSync(file, `${JSON.stringify(manifest, null, 2)}\n`)
@@ -24,4 +29,4 @@ const a = text.indexOf(open)
 const b = text.indexOf(close)
 if (a < 0 || b < a) throw new Error(`docs/configuration.md lacks the markers ${open} ... ${close}`)
 writeFileSync(doc, `${text.slice(0, a + open.length)}\n${settingsTable()}\n${text.slice(b)}`)
-console.log('openclaw.plugin.json (configSchema, uiHints) and docs/configuration.md (settings table) written from plugin/settings.ts')
+console.log('openclaw.plugin.json (contracts.tools, toolMetadata, configSchema, uiHints) and docs/configuration.md (settings table) written from plugin/settings.ts')
