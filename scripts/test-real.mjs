@@ -534,57 +534,6 @@ try {
     }
   })
 
-  await check("gateway: a sub-agent run (sessions_spawn) is sent the tools and parks a read in its own session's store, read back with scratchpad_read", async () => {
-    // Sub-agents run in a gateway (`--local` answers "published reply runtime missing"); Tool Search off, as
-    // sessions_spawn is otherwise one of the cataloged tools behind tool_call.
-    const port = await freePort()
-    writeConfig({ gatewayPort: port, toolSearch: false })
-    const gw = spawn(node, [openclawBin, 'gateway', 'run', '--port', String(port), '--bind', 'loopback', '--auth', 'none'], { env, cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-    let log = ''
-    gw.stdout.on('data', (d) => (log += d))
-    gw.stderr.on('data', (d) => (log += d))
-    const stop = (signal) => {
-      try {
-        process.kill(-gw.pid, signal)
-      } catch {
-        // already gone
-      }
-    }
-    try {
-      await waitForPort(port, 120_000, () => log)
-      turns.set('t25', [
-        { toolCalls: [{ name: 'sessions_spawn', arguments: { task: '[t26] Read src/lexer.rs and report how it starts.', label: 'lexer' } }] },
-        { text: 'Delegated.', usage: { prompt_tokens: 20_000 } },
-      ])
-      turns.set('t26', [
-        { toolCalls: [{ name: 'read', arguments: { path: BIG_FILE } }] },
-        (body) => ({ toolCalls: [{ name: 'scratchpad_read', arguments: { scratchpad_id: observationId(body), mode: 'range', start: 0, end: 200 } }] }),
-        { text: 'It starts with token_0.', usage: { prompt_tokens: 20_000 } },
-      ])
-      const before = server.requests.length
-      const parent = await turn('agent:main:real-subagent-parent', '[t25] Have a sub-agent read the lexer.', { local: false })
-      const spawned = toolResultText(parent.chat[1] ?? parent.chat[0])
-      // The sub-agent's own requests (its task message carries [t26]), up to its scratchpad_read's answer.
-      const child = () => server.requests.slice(before).filter((q) => !isSummaryRequest(q.body) && lastTag(q.body)?.tag === 't26')
-      for (let waited = 0; child().length < 3 && waited < 90_000; waited += 1000) await new Promise((r) => setTimeout(r, 1000))
-      const reqs = child()
-      assert.ok(reqs.length >= 3, `the sub-agent made its three model calls (got ${reqs.length}); the spawn answered: ${spawned.slice(0, 300)}`)
-      const names = toolNames(reqs[0])
-      assert.ok(names.includes('scratchpad_read') && names.includes('session_scratchpad'), `the sub-agent is sent the tools: ${names.join(', ')}`)
-      assert.match(toolResultText(reqs[1]), /"scratchpad_id"/, 'its large read is parked')
-      assert.equal(toolResultText(reqs[2]), bigText.slice(0, 200), 'and read back')
-      const id = observationId(reqs[1].body)
-      const stores = readdirSync(join(stateDir, 'context/observations'))
-      assert.ok(stores.some((d) => d.includes('subagent')), `a store of the sub-agent's own session: ${stores.join(', ')}`)
-      assert.ok(native.listObservationsSync({ stateDir, sessionKey: 'agent:main:real-subagent-parent' }).every((e) => e.id !== id), "not in the parent's store")
-    } finally {
-      writeFileSync(join(work, 'gateway-subagent.log'), log)
-      stop('SIGTERM')
-      await new Promise((r) => setTimeout(r, 2000))
-      stop('SIGKILL')
-    }
-  })
-
   // ==== through a gateway on loopback ===================================================================
   await check('gateway: a compaction in the gateway process, the restore in the next request with the plan, again after /compact; after sessions.reset (/reset) nothing of the old conversation, and its own checkpoint at its first compaction', async () => {
     const port = await freePort()
@@ -660,11 +609,68 @@ try {
       assertFlushLeftAlone(flushes)
     } finally {
       writeFileSync(join(work, 'gateway.log'), log)
+      // A graceful stop (up to 20 s): a gateway killed mid-shutdown leaves OpenClaw's state lock to a dead owner,
+      // and the next OpenClaw process on this state dir fails with StateDatabaseCoordinatorContentionError.
+      const exited = new Promise((r) => (gw.exitCode !== null ? r() : gw.once('exit', r)))
       stopGateway('SIGTERM')
-      await new Promise((r) => setTimeout(r, 2000))
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))])
       stopGateway('SIGKILL')
     }
   })
+  // After the gateway scenario above: its own gateway on the same state dir.
+  await check("gateway: a sub-agent run (sessions_spawn) is sent the tools and parks a read in its own session's store, read back with scratchpad_read", async () => {
+    // Sub-agents run in a gateway (`--local` answers "published reply runtime missing"); Tool Search off, as
+    // sessions_spawn is otherwise one of the cataloged tools behind tool_call.
+    const port = await freePort()
+    writeConfig({ gatewayPort: port, toolSearch: false })
+    const gw = spawn(node, [openclawBin, 'gateway', 'run', '--port', String(port), '--bind', 'loopback', '--auth', 'none'], { env, cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    let log = ''
+    gw.stdout.on('data', (d) => (log += d))
+    gw.stderr.on('data', (d) => (log += d))
+    const stop = (signal) => {
+      try {
+        process.kill(-gw.pid, signal)
+      } catch {
+        // already gone
+      }
+    }
+    try {
+      await waitForPort(port, 120_000, () => log)
+      turns.set('t25', [
+        { toolCalls: [{ name: 'sessions_spawn', arguments: { task: '[t26] Read src/lexer.rs and report how it starts.', label: 'lexer' } }] },
+        { text: 'Delegated.', usage: { prompt_tokens: 20_000 } },
+      ])
+      turns.set('t26', [
+        { toolCalls: [{ name: 'read', arguments: { path: BIG_FILE } }] },
+        (body) => ({ toolCalls: [{ name: 'scratchpad_read', arguments: { scratchpad_id: observationId(body), mode: 'range', start: 0, end: 200 } }] }),
+        { text: 'It starts with token_0.', usage: { prompt_tokens: 20_000 } },
+      ])
+      const before = server.requests.length
+      const parent = await turn('agent:main:real-subagent-parent', '[t25] Have a sub-agent read the lexer.', { local: false })
+      const spawned = toolResultText(parent.chat[1] ?? parent.chat[0])
+      // The sub-agent's own requests (its task message carries [t26]), up to its scratchpad_read's answer.
+      const child = () => server.requests.slice(before).filter((q) => !isSummaryRequest(q.body) && lastTag(q.body)?.tag === 't26')
+      for (let waited = 0; child().length < 3 && waited < 90_000; waited += 1000) await new Promise((r) => setTimeout(r, 1000))
+      const reqs = child()
+      assert.ok(reqs.length >= 3, `the sub-agent made its three model calls (got ${reqs.length}); the spawn answered: ${spawned.slice(0, 300)}`)
+      const names = toolNames(reqs[0])
+      assert.ok(names.includes('scratchpad_read') && names.includes('session_scratchpad'), `the sub-agent is sent the tools: ${names.join(', ')}`)
+      assert.match(toolResultText(reqs[1]), /"scratchpad_id"/, 'its large read is parked')
+      assert.equal(toolResultText(reqs[2]), bigText.slice(0, 200), 'and read back')
+      const id = observationId(reqs[1].body)
+      const stores = readdirSync(join(stateDir, 'context/observations'))
+      assert.ok(stores.some((d) => d.includes('subagent')), `a store of the sub-agent's own session: ${stores.join(', ')}`)
+      assert.ok(native.listObservationsSync({ stateDir, sessionKey: 'agent:main:real-subagent-parent' }).every((e) => e.id !== id), "not in the parent's store")
+    } finally {
+      writeFileSync(join(work, 'gateway-subagent.log'), log)
+      // A graceful stop: a gateway killed mid-shutdown leaves OpenClaw's state lock to a dead owner for a while.
+      const exited = new Promise((r) => (gw.exitCode !== null ? r() : gw.once('exit', r)))
+      stop('SIGTERM')
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))])
+      stop('SIGKILL')
+    }
+  })
+
   const failed = results.filter((r) => !r.ok).length
   console.log(`test:real: ${results.length - failed} passed, ${failed} failed (${secs()} s, openclaw@${OPENCLAW_VERSION})`)
   process.exitCode = failed ? 1 : 0
