@@ -80,6 +80,40 @@ export interface AddMessageOptions {
 }
 
 /**
+ * Applies one `session_scratchpad` tool call to the session's persisted scratchpad, off the main
+ * thread: under the store's session lock, the persisted spaces are read, the call is applied to
+ * them (not to what this process last held) and the changed spaces are written back durably,
+ * with the scratchpad's version. Two processes (a gateway and a `--local` run, a cron run) calling
+ * it on one session lose no action, appends included, and `expectedVersion` compares with the
+ * persisted version. This process's scratchpad (`getScratchpadContent`) holds the result after.
+ *
+ * A malformed call is answered `ok: false` (nothing written), as by `applyScratchpadAction`;
+ * `persist` lists the spaces written.
+ *
+ * @throws (rejects) `InvalidArg` for an empty `sessionKey` or invalid `limits`; `TooLarge`
+ * (nothing written) when the spaces would exceed 67,108,864 characters; `Corrupt` when the
+ * stored entry is not a JSON object.
+ */
+export declare function applyPersistedScratchpadAction(input: ApplyPersistedScratchpadInput): Promise<ScratchpadResult>
+
+/** Input of `applyPersistedScratchpadAction`. */
+export interface ApplyPersistedScratchpadInput {
+  /** OpenClaw's state directory. */
+  stateDir: string
+  /** The session key (also the scratchpad's id in this process's registry). */
+  sessionKey: string
+  /** The model's `session_scratchpad` arguments, as they came. */
+  action: ScratchpadAction
+  /** The session's budgets, as for `applyScratchpadAction`. */
+  limits?: ScratchpadLimits
+  /**
+   * Per-session byte quota of the observation store the entry lives in.
+   * @default 536870912 (512 MiB)
+   */
+  quotaBytes?: number
+}
+
+/**
  * Applies one `session_scratchpad` tool call to the session's scratchpad.
  *
  * Budgets (seed 002, plus seed 000's token budget over the whole block): `set_notes` /
@@ -937,6 +971,14 @@ export interface OffloadInput {
    * @default true
    */
   durable?: boolean
+  /**
+   * Never evict an entry that has not expired to make room: over the quota the call rejects
+   * with `TooLarge` and nothing is stored. For a host that hands the model the synthetic
+   * observation in place of the result: what the model may still read is never dropped, and a
+   * result that cannot be kept is not parked (give the model the result itself).
+   * @default false
+   */
+  keepLive?: boolean
 }
 
 /**

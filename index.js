@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.ContextEstimator = nativeBinding.ContextEstimator
 module.exports.__panicForTest = nativeBinding.__panicForTest
+module.exports.applyPersistedScratchpadAction = nativeBinding.applyPersistedScratchpadAction
 module.exports.applyScratchpadAction = nativeBinding.applyScratchpadAction
 module.exports.checkpointToYaml = nativeBinding.checkpointToYaml
 module.exports.clearContextState = nativeBinding.clearContextState

@@ -104,7 +104,8 @@ describe('resolveSettings refuses what the plugin cannot honour, naming the sett
 
   it('booleans as booleans, integers as integers, ranges as the table says', () => {
     expect(refusal({ scratchpad: { enabled: 'false' } }).message).toMatch(/scratchpad\.enabled must be true or false/)
-    expect(refusal({ offload: { ttlSeconds: 0 } }).message).toMatch(/offload\.ttlSeconds must be integer >= 1/)
+    expect(refusal({ offload: { ttlSeconds: -1 } }).message).toMatch(/offload\.ttlSeconds must be integer >= 0/)
+    expect(refusal({ offload: { quotaBytes: 1024 } }).message).toMatch(/offload\.quotaBytes must be integer >= 1048576/)
     expect(refusal({ offload: { thresholdBytes: 0 } }).setting).toBe(`${SETTINGS_PATH}.offload.thresholdBytes`)
     expect(refusal({ scratchpad: { notesMaxChars: -1 } }).message).toMatch(/notesMaxChars must be integer >= 1, <= 100000, got -1/)
     expect(refusal({ scratchpad: { maxTokens: 1.5 } }).message).toMatch(/maxTokens must be an integer/)
@@ -163,6 +164,13 @@ describe('the binding honours every value the table allows', () => {
     }
   })
 
+  it('the manifest lists every plugin tool in contracts.tools and in the coding and messaging profiles (plugin/tool-profiles.ts)', async () => {
+    const { PLUGIN_TOOLS, toolMetadata } = await import('../plugin/tool-profiles.ts')
+    expect(manifest.contracts.tools).toEqual([...PLUGIN_TOOLS])
+    expect(manifest.toolMetadata).toEqual(toolMetadata())
+    for (const name of PLUGIN_TOOLS) for (const profile of ['coding', 'messaging']) expect(manifest.toolMetadata[name].profiles).toContain(profile)
+  })
+
   it('offload threshold and TTL at both ends are accepted by the store', async () => {
     const stateDir = mkdtempSync(join(tmpdir(), 'settings-offload-'))
     try {
@@ -171,6 +179,10 @@ describe('the binding honours every value the table allows', () => {
           const r = await native.offloadObservation({ stateDir, sessionKey: 'agent:main:s', content: 'x'.repeat(3000), toolName: 'bash', thresholdBytes, ttlSeconds })
           expect(r.offloaded).toBe(thresholdBytes < 3000)
         }
+      }
+      for (const quotaBytes of ends('offload.quotaBytes')) {
+        const r = await native.offloadObservation({ stateDir, sessionKey: 'agent:main:q', content: 'x'.repeat(3000), toolName: 'bash', thresholdBytes: 2048, quotaBytes, keepLive: true })
+        expect(r.offloaded).toBe(true)
       }
     } finally {
       rmSync(stateDir, { recursive: true, force: true })

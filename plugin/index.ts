@@ -14,11 +14,12 @@
 //                                             checkpoint, no record, no capture
 //   before_prompt_build                       prependContext: the restore pending since the last compaction
 //                                             (once), nudges, the scratchpad block, the gauge line (and the
-//                                             80% checkpoint); appendSystemContext: the scratchpad guidance
+//                                             80% checkpoint); the guidance is in session_scratchpad's description
+//   llm_input                                 the tools the run's model is sent, after OpenClaw's tool policy
 //   tool-result middleware ('openclaw')       capture tools and files (through the `tool_call` bridge too),
 //                                             buffered for one write per turn (capture.ts: agent_end, before
-//                                             a checkpoint, process exit); park large results, hand the model
-//                                             the synthetic observation
+//                                             a checkpoint, process exit); park large results (only where
+//                                             scratchpad_read is sent), hand the model the synthetic observation
 //   llm_output                                the session's context window, kept on disk
 //   compaction (compaction.ts)                before_compaction, the compaction provider, after_compaction:
 //                                             a checkpoint of the compacted messages, the restore pending
@@ -39,7 +40,6 @@ import {
   evaluateContextUsage,
   evaluateScratchpadNudge,
   getScratchpadContent,
-  getScratchpadSystemPrompt,
   writeCheckpoint,
 } from '@openclaw/context-native'
 import { PROVIDER_ID, registerCompaction } from './compaction.ts'
@@ -49,6 +49,7 @@ import {
   forgetMemory,
   isHousekeeping,
   memoryOf,
+  noteRunTools,
   processState,
   readEntry,
   readRecord,
@@ -145,13 +146,22 @@ export function registerContextNative(api: OpenClawPluginApi): void {
     contextWindow,
   })
 
+  // --- llm_input: the tools this run's model is sent, after OpenClaw's tool policy ----------------------
+  // A profile (`minimal`), `tools.deny` or an allowlist can still leave a tool out; the tool-result middleware
+  // parks a result only in a run whose model can call scratchpad_read (tools.ts).
+  api.on('llm_input', (event, ctx) => {
+    const runId = ctx.runId ?? event.runId
+    if (runId) noteRunTools(runId, event.tools)
+  })
+
   // --- before_prompt_build: the prepend ----------------------------------------------------------
-  const guidance = settings.scratchpad.enabled ? getScratchpadSystemPrompt(limits) : undefined
+  // The scratchpad's guidance travels in session_scratchpad's own description (tools.ts): a run whose tool policy
+  // leaves the tool out gets no guidance naming it.
   api.on('before_prompt_build', async (event, ctx) => {
     // OpenClaw's housekeeping runs (the memory flush) are no conversation: nothing prepended, nothing written.
     if (isHousekeeping(ctx)) return undefined
     const sessionKey = ctx.sessionKey
-    if (!sessionKey) return guidance ? { appendSystemContext: guidance } : undefined
+    if (!sessionKey) return undefined
     const parts: string[] = []
     try {
       // The record is read on the libuv pool while the gauge counts the turn's new messages on this thread: the
@@ -184,7 +194,8 @@ export function registerContextNative(api: OpenClawPluginApi): void {
       // The turn number comes from the conversation itself, so every process of a `--local` session agrees.
       memory.turn = event.messages.reduce((n: number, m) => n + ((m as { role?: unknown })?.role === 'user' ? 1 : 0), 1)
       if (settings.scratchpad.enabled) {
-        await store.ensureCurrent(sessionKey)
+        // From disk: another process (the gateway and a `--local` run, a cron run) may have written since.
+        await store.ensureCurrent(sessionKey, { fromDisk: true })
         const hint = evaluateScratchpadNudge(sessionKey, { kind: 'turn_start' }, nudgeSettings)
         if (hint) memory.hints.push(hint)
       }
@@ -235,11 +246,8 @@ export function registerContextNative(api: OpenClawPluginApi): void {
     } catch (e) {
       warnOnce(api.logger, 'before_prompt_build', e)
     }
-    // Context for this turn only, plus the static guidance where providers can cache it. No `systemPrompt`.
-    const result: { prependContext?: string; appendSystemContext?: string } = {}
-    if (parts.length > 0) result.prependContext = parts.join('\n\n')
-    if (guidance) result.appendSystemContext = guidance
-    return result
+    // Context for this turn only. No `systemPrompt`.
+    return parts.length > 0 ? { prependContext: parts.join('\n\n') } : undefined
   })
 
   // --- agent_end: the run's captures written in one batch (capture.ts), after the run, off its path ---------

@@ -35,14 +35,20 @@ const SCHEDULES: Map<string, Schedule> = ((globalThis as Record<symbol, unknown>
 >
 
 /** One run of the policy, logged once: what it reclaimed, or the error code (never thrown). */
-export async function runRetention(stateDir: string, settings: RetentionSettings, logger: Logger): Promise<GcStateDirResult | undefined> {
+export async function runRetention(
+  stateDir: string,
+  settings: RetentionSettings,
+  logger: Logger,
+  quotaBytes?: number,
+): Promise<GcStateDirResult | undefined> {
   const schedule = SCHEDULES.get(stateDir) ?? { lastRunAt: 0 }
   SCHEDULES.set(stateDir, schedule)
   if (schedule.running) return schedule.running
   schedule.lastRunAt = Date.now()
   schedule.running = (async () => {
     try {
-      const r = await gcStateDir({ stateDir, idleDays: settings.idleDays, maxDirs: settings.maxDirsPerRun })
+      // The parked results' quota (offload.quotaBytes): the run never evicts what the parking itself kept.
+      const r = await gcStateDir({ stateDir, idleDays: settings.idleDays, maxDirs: settings.maxDirsPerRun, ...(quotaBytes ? { quotaBytes } : {}) })
       if (r.removedSessions.length || r.removedEntries || r.errors.length) {
         logger.info(
           `context-native: retention removed ${r.removedSessions.length} idle session(s) (${r.removedBytes} bytes) and ` +
@@ -68,6 +74,7 @@ export async function runRetention(stateDir: string, settings: RetentionSettings
  */
 export function scheduleRetention(api: Pick<OpenClawPluginApi, 'logger' | 'pluginConfig'>, stateDir: string): () => void {
   const settings = resolveRetentionSettings(api.pluginConfig)
+  const quotaBytes = resolveSettings(api.pluginConfig).offload.quotaBytes
   if (!settings.enabled) return () => undefined
   const schedule = SCHEDULES.get(stateDir) ?? { lastRunAt: 0 }
   SCHEDULES.set(stateDir, schedule)
@@ -76,7 +83,7 @@ export function scheduleRetention(api: Pick<OpenClawPluginApi, 'logger' | 'plugi
   const arm = (delay: number) => {
     schedule.timer = setTimeout(() => {
       const due = Date.now() - schedule.lastRunAt >= interval
-      void (due ? runRetention(stateDir, settings, api.logger) : Promise.resolve()).finally(() => arm(interval))
+      void (due ? runRetention(stateDir, settings, api.logger, quotaBytes) : Promise.resolve()).finally(() => arm(interval))
     }, delay)
     schedule.timer.unref?.()
   }

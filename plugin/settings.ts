@@ -46,7 +46,7 @@ export interface ContextNativeSettings {
   }
   gauge: { gaugeAt: number; checkpointAt: number }
   checkpoints: { enabled: boolean; restoreMaxTokens: number }
-  offload: { enabled: boolean; thresholdBytes: number; ttlSeconds: number }
+  offload: { enabled: boolean; thresholdBytes: number; ttlSeconds: number; quotaBytes: number }
   retention: { enabled: boolean; idleDays: number; intervalMinutes: number; maxDirsPerRun: number; firstRunDelaySeconds: number }
   /**
    * With `agents.defaults.compaction.provider: "context-native"`: 'default' checkpoints the exact messages
@@ -204,10 +204,20 @@ export const SETTINGS: readonly SettingSpec[] = [
   {
     path: 'offload.ttlSeconds',
     type: 'integer',
-    default: 3600,
-    minimum: 1,
+    default: 0,
+    minimum: 0,
     maximum: 31_536_000,
-    description: 'How long a parked result lives, in seconds (at most a year).',
+    description:
+      "How long a parked result lives, in seconds. 0 (the default): as long as the session can still ask for it, i.e. until the session is reset or deleted, or idle past retention.idleDays. A result parked in place of OpenClaw's copy is the only full copy, so a lifetime set here should outlast the session's use.",
+  },
+  {
+    path: 'offload.quotaBytes',
+    type: 'integer',
+    default: 536_870_912,
+    minimum: 1_048_576,
+    maximum: 68_719_476_736,
+    description:
+      "Most bytes one session's parked results may take. A result that would go over it is not parked: the model gets it as OpenClaw gives it. Nothing the model may still read is evicted to make room.",
   },
   {
     path: 'compaction.mode',

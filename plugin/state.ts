@@ -69,6 +69,8 @@ interface ProcessState {
   warned: Set<string>
   /** Run ids and session keys of OpenClaw's housekeeping runs seen in this process (see `isHousekeeping`). */
   housekeeping: Set<string>
+  /** Per run id: the tools OpenClaw sends the model in that run, after its tool policy (see `noteRunTools`). */
+  runTools: Map<string, ReadonlySet<string>>
 }
 
 /** A compaction between `before_compaction` and the provider's `summarize` (which has no session key). */
@@ -99,7 +101,16 @@ export function processState(): ProcessState {
   const g = globalThis as unknown as Record<symbol, ProcessState | undefined>
   let s = g[KEY]
   if (!s) {
-    s = { sessions: new Map(), writes: new Map(), scratchpadVersion: new Map(), pendingCompactions: [], claimed: [], warned: new Set(), housekeeping: new Set() }
+    s = {
+      sessions: new Map(),
+      writes: new Map(),
+      scratchpadVersion: new Map(),
+      pendingCompactions: [],
+      claimed: [],
+      warned: new Set(),
+      housekeeping: new Set(),
+      runTools: new Map(),
+    }
     g[KEY] = s
   }
   return s
@@ -140,6 +151,34 @@ export function isHousekeeping(ctx: RunContext): boolean {
     return true
   }
   return (ctx.runId !== undefined && seen.has(ctx.runId)) || (ctx.sessionKey !== undefined && seen.has(ctx.sessionKey))
+}
+
+/** Runs whose tool list a process remembers (oldest out first). */
+const MAX_RUNS = 512
+
+/**
+ * Records the tools OpenClaw sends the model in a run (`llm_input`'s `tools`: what is left after the tool profile,
+ * `tools.allow` / `tools.deny`, a sub-agent's or a channel's policy). The tool-result middleware of the same run
+ * reads it (`runTools`): a result is parked only when the model can call `scratchpad_read` to get it back.
+ */
+export function noteRunTools(runId: string, tools: unknown): void {
+  const names = new Set<string>()
+  if (Array.isArray(tools)) {
+    for (const t of tools) {
+      const o = obj(t)
+      const name = typeof o.name === 'string' ? o.name : obj(o.function).name
+      if (typeof name === 'string' && name) names.add(name)
+    }
+  }
+  const runs = (processState().runTools ??= new Map()) // a state made before this field existed
+  runs.delete(runId)
+  runs.set(runId, names)
+  if (runs.size > MAX_RUNS) runs.delete(runs.keys().next().value as string)
+}
+
+/** The tools the run's model is sent (`noteRunTools`), or `undefined` when the run's `llm_input` was not seen. */
+export function runTools(runId: string | undefined): ReadonlySet<string> | undefined {
+  return runId === undefined ? undefined : processState().runTools?.get(runId)
 }
 
 /** The memory-only state of a session (created on first use, least recently used evicted past 256). */

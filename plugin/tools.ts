@@ -9,8 +9,9 @@
 // looks at the inner tool's name and arguments.
 import type { AnyAgentTool, OpenClawPluginApi, OpenClawPluginToolContext } from 'openclaw/plugin-sdk/plugin-entry'
 import {
-  applyScratchpadAction,
+  applyPersistedScratchpadAction,
   deleteObservation,
+  getScratchpadSystemPrompt,
   getScratchpadToolDefinition,
   getScratchpadUsage,
   observationToolDefinition,
@@ -20,10 +21,11 @@ import {
   type ReadObservationInput,
   type ScratchpadAction,
   type ScratchpadLimits,
+  type ScratchpadResult,
   type SessionEntryLike,
 } from '@openclaw/context-native'
-import { isHousekeeping, memoryOf, obj, PROTECTED_ENTRIES, processState, SCRATCHPAD_ENTRY, warnOnce } from './state.ts'
-import { persistEntries, readPersisted } from './retention.ts'
+import { isHousekeeping, memoryOf, obj, PROTECTED_ENTRIES, processState, runTools, SCRATCHPAD_ENTRY, warnOnce } from './state.ts'
+import { readPersisted } from './retention.ts'
 import { ENTRY_TOOLS, entryName, entryTools, readFooter } from './entries.ts'
 import { bufferToolResult } from './capture.ts'
 
@@ -83,11 +85,25 @@ type PersistedScratchpad = Record<string, string | string[]>
 // purpose: each staged copy of the plugin loads its own binding (its own scratchpad registry), while the
 // version counter it compares with is process-wide (state.ts), bumped by every write of any copy.
 const loadedVersion = new Map<string, number>()
+// The persisted version (its `openclaw:scratchpad:version`, written with every applied call) this copy's registry
+// holds per session: a prompt build re-reads the entry and restores only when it moved, so a restore (which
+// counts as a change for the nudges) happens only when another process or copy really wrote.
+const loadedPersisted = new Map<string, string>()
+/** The key of the version in the persisted spaces (crates/scratchpad VERSION_KEY). */
+const VERSION_KEY = 'openclaw:scratchpad:version'
 
 export interface ScratchpadStore {
-  /** Brings this copy's registry up to the persisted scratchpad (resume, another copy's write, eviction). */
-  ensureCurrent(sessionKey: string): Promise<void>
-  persist(sessionKey: string, entries: ReadonlyArray<{ customType: string; data: string | string[] }>): Promise<void>
+  /**
+   * Brings this copy's registry up to the persisted scratchpad (resume, another copy's write, eviction); with
+   * `fromDisk`, re-reads it whatever this process last saw (another process may have written: a gateway and a
+   * `--local` run, a cron run, on one session).
+   */
+  ensureCurrent(sessionKey: string, opts?: { fromDisk?: boolean }): Promise<void>
+  /**
+   * One tool call applied to the persisted scratchpad under the session's lock (applyPersistedScratchpadAction):
+   * never to a stale copy, so no other process's write is lost. This copy's registry holds the result after.
+   */
+  apply(sessionKey: string, action: ScratchpadAction): Promise<ScratchpadResult>
   /** Drops the persisted scratchpad (reset, delete, a new conversation on the key). */
   drop(sessionKey: string): Promise<void>
 }
@@ -96,33 +112,43 @@ export function scratchpadStore(stateDir: string, limits: ScratchpadLimits): Scr
   const versions = processState().scratchpadVersion
   const restoring = new Map<string, Promise<void>>()
   return {
-    ensureCurrent(sessionKey) {
+    ensureCurrent(sessionKey, opts) {
       const version = versions.get(sessionKey) ?? 0
-      if (getScratchpadUsage(sessionKey) !== undefined && loadedVersion.get(sessionKey) === version) return Promise.resolve()
+      const held = getScratchpadUsage(sessionKey) !== undefined && loadedVersion.get(sessionKey) === version
+      if (!opts?.fromDisk && held) return Promise.resolve()
       let p = restoring.get(sessionKey)
       if (!p) {
         p = (async () => {
           // Read whole at any size the settings allow (the store's default read cap is for tool results).
           const saved: PersistedScratchpad = await readPersisted(stateDir, sessionKey)
+          const persisted = String(saved[VERSION_KEY] ?? '')
+          if (held && loadedPersisted.get(sessionKey) === persisted) return
           const entries: SessionEntryLike[] = Object.entries(saved).map(([customType, data]) => ({ type: 'custom', customType, data }))
           restoreScratchpad(sessionKey, entries, undefined, limits)
           loadedVersion.set(sessionKey, version)
+          loadedPersisted.set(sessionKey, persisted)
         })().finally(() => restoring.delete(sessionKey))
         restoring.set(sessionKey, p)
       }
       return p
     },
-    async persist(sessionKey, entries) {
-      // The read-merge-write runs under the session's lock in the package: another process (a second gateway,
-      // the CLI) persisting the same session loses nothing either.
-      await persistEntries(stateDir, sessionKey, entries)
-      const version = (versions.get(sessionKey) ?? 0) + 1
-      versions.set(sessionKey, version)
-      loadedVersion.set(sessionKey, version)
+    async apply(sessionKey, action) {
+      // Read, apply and write under the session's lock in the package: another process (a second gateway, the
+      // CLI, a cron run) applying calls to the same session loses nothing, appends included.
+      const result = await applyPersistedScratchpadAction({ stateDir, sessionKey, action, limits })
+      if (result.persist.length > 0) {
+        // The other copies of the plugin in this process reload at their next use.
+        const version = (versions.get(sessionKey) ?? 0) + 1
+        versions.set(sessionKey, version)
+        loadedVersion.set(sessionKey, version)
+        loadedPersisted.set(sessionKey, String(result.usage.version))
+      }
+      return result
     },
     async drop(sessionKey) {
       versions.set(sessionKey, (versions.get(sessionKey) ?? 0) + 1)
       loadedVersion.delete(sessionKey)
+      loadedPersisted.delete(sessionKey)
       await deleteObservation({ stateDir, sessionKey, name: SCRATCHPAD_ENTRY }).catch((e: { code?: string }) => {
         if (e.code !== 'NotFound') throw e
       })
@@ -134,7 +160,7 @@ export interface ToolSettings {
   stateDir: string
   limits: ScratchpadLimits
   scratchpad: boolean
-  offload: { enabled: boolean; thresholdBytes: number; ttlSeconds: number }
+  offload: { enabled: boolean; thresholdBytes: number; ttlSeconds: number; quotaBytes: number }
 }
 
 /** The names of the tools this configuration registers. */
@@ -159,15 +185,23 @@ export function registerTools(api: OpenClawPluginApi, s: ToolSettings, store: Sc
     catalogMode: 'direct-only' as const,
   })
 
+  // The guidance (when to write, what not to write) in the tool's own description rather than the system prompt:
+  // it reaches the model exactly when the tool does, whatever profile, allowlist or deny the run has.
+  const scratchpadDefinition = (() => {
+    const def = getScratchpadToolDefinition(s.limits)
+    const rules = getScratchpadSystemPrompt(s.limits)
+      .split('\n')
+      .filter((line) => line.startsWith('When to write:') || line.startsWith("Don't write:"))
+    return rules.length > 0 ? { ...def, description: `${def.description}\n${rules.join('\n')}` } : def
+  })()
+
   const scratchpadTool = (sessionKey: string): AnyAgentTool => {
     return {
-      ...direct(getScratchpadToolDefinition(s.limits), 'Scratchpad'),
+      ...direct(scratchpadDefinition, 'Scratchpad'),
       // Calls apply in the order the model made them (expectedVersion, append after set).
       executionMode: 'sequential',
       async execute(_toolCallId, params) {
-        await store.ensureCurrent(sessionKey)
-        const result = applyScratchpadAction(sessionKey, params as ScratchpadAction, s.limits)
-        if (result.persist.length > 0) await store.persist(sessionKey, result.persist)
+        const result = await store.apply(sessionKey, params as ScratchpadAction)
         // `ok: false` in details makes OpenClaw grade a rejected call as failed; the model reads the message.
         return { content: [{ type: 'text', text: result.message }], details: { ok: result.ok, truncated: result.truncated, usage: result.usage } }
       },
@@ -225,6 +259,9 @@ export function registerTools(api: OpenClawPluginApi, s: ToolSettings, store: Sc
         }
         if (!s.offload.enabled || event.isError || ownTools.has(call.toolName)) return
         if (content.length === 0 || content.some((c) => c.type !== 'text')) return // images stay inline
+        // Parked only where the model can read it back: a run whose tool policy (a profile, `tools.deny`, an
+        // allowlist) leaves scratchpad_read out, or whose tools were not seen, gets the result as OpenClaw gives it.
+        if (!runTools(ctx.runId)?.has(READ_TOOL)) return
         const parked = await offloadObservation({
           stateDir: s.stateDir,
           sessionKey,
@@ -232,11 +269,19 @@ export function registerTools(api: OpenClawPluginApi, s: ToolSettings, store: Sc
           toolName: call.toolName,
           turnId: `turn-${memoryOf(sessionKey).turn}`,
           thresholdBytes: s.offload.thresholdBytes,
+          // 0: no lifetime of its own (the session's: reset, delete, retention.idleDays).
           ttlSeconds: s.offload.ttlSeconds,
           metadata: { toolCallId: event.toolCallId, ...(call.bridged ? { via: BRIDGE_TOOL } : {}) },
           protect: PROTECTED_ENTRIES,
+          // Nothing the model may still read is evicted to make room; over the quota this rejects (TooLarge)
+          // and the result is not parked.
+          quotaBytes: s.offload.quotaBytes,
+          keepLive: true,
+        }).catch((e: { code?: string }) => {
+          if (e?.code === 'TooLarge') return undefined // the session's quota is full: the result stays whole
+          throw e
         })
-        if (!parked.offloaded) return
+        if (!parked?.offloaded) return
         return {
           result: {
             content: [{ type: 'text', text: JSON.stringify(parked.observation, null, 2) }],

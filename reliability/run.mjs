@@ -13,6 +13,7 @@ import badInput from './cases/bad-input.mjs'
 import injection from './cases/injection.mjs'
 import hostile from './cases/hostile.mjs'
 import retention from './cases/retention.mjs'
+import pluginStore from './cases/plugin-store.mjs'
 
 const argv = process.argv.slice(2)
 const heavy = argv.includes('--heavy')
@@ -20,7 +21,7 @@ const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : undefi
 const json = argv.includes('--json') ? argv[argv.indexOf('--json') + 1] : undefined
 const opts = { heavy }
 
-const groups = { crash, concurrency, faults, 'bad-input': badInput, injection, hostile, retention }
+const groups = { crash, concurrency, faults, 'bad-input': badInput, injection, hostile, retention, store: pluginStore }
 const results = []
 let failed = 0
 const t0 = Date.now()

@@ -52,8 +52,8 @@ const home = join(work, 'home')
 const configPath = join(stateDir, 'openclaw.json')
 const readConfig = () => JSON.parse(readFileSync(configPath, 'utf8'))
 const EXPECTED_TOOLS = manifest.contracts.tools
-// Every hook the plugin registers with api.on (the two conversation hooks need allowConversationAccess).
-const CONVERSATION_HOOKS = ['before_prompt_build', 'llm_output']
+// Every hook the plugin registers with api.on (the conversation hooks need allowConversationAccess).
+const CONVERSATION_HOOKS = ['before_prompt_build', 'llm_input', 'llm_output']
 const hooksInSource = [...new Set([...readdirSync(join(root, 'plugin')).filter((f) => f.endsWith('.ts'))].flatMap((f) => [...readFileSync(join(root, 'plugin', f), 'utf8').matchAll(/api\.on\('(\w+)'/g)].map((m) => m[1])))].sort()
 
 console.log(`plugin-install: openclaw@${OPENCLAW_VERSION} (${openclawDir}), state dir ${stateDir}`)

@@ -137,7 +137,7 @@ mkdirSync(home, { recursive: true })
 const installed = await installPlugin()
 const pluginsBlock = installed.plugins
 const model = (id, contextWindow) => ({ id, name: id, reasoning: false, input: ['text'], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow, maxTokens: 4096 })
-function writeConfig({ toolSearch, pluginConfig = {}, compaction, gatewayPort } = {}) {
+function writeConfig({ toolSearch, pluginConfig = {}, compaction, gatewayPort, tools } = {}) {
   // What `plugins install` wrote besides the plugin (e.g. `meta`) is not carried: the config is the test's own.
   const ours = pluginsBlock.entries?.['context-native'] ?? {}
   const config = {
@@ -147,7 +147,7 @@ function writeConfig({ toolSearch, pluginConfig = {}, compaction, gatewayPort } 
       ...pluginsBlock,
       entries: { ...pluginsBlock.entries, 'context-native': { ...ours, enabled: true, hooks: { allowConversationAccess: true }, config: { scratchpad: { nudgeAfterCompaction: 1 }, ...pluginConfig } } },
     },
-    ...(toolSearch === false ? { tools: { toolSearch: false } } : {}),
+    ...(toolSearch === false || tools ? { tools: { ...(toolSearch === false ? { toolSearch: false } : {}), ...tools } } : {}),
     ...(gatewayPort ? { gateway: { mode: 'local', bind: 'loopback', port: gatewayPort, auth: { mode: 'none' } } } : {}),
   }
   writeFileSync(join(stateDir, 'openclaw.json'), `${JSON.stringify(config, null, 2)}\n`)
@@ -266,10 +266,10 @@ const checkpoints = (sessionKey) => {
 
 // ---------------------------------------------------------------------------------------------------
 const results = []
-// TEST_REAL_ONLY=<text>: only the checks whose name contains it (for working on one scenario).
+// TEST_REAL_ONLY=<text>: only the checks whose name contains it (for working on one scenario; a|b: either).
 const only = process.env.TEST_REAL_ONLY
 async function check(name, fn) {
-  if (only && !name.includes(only)) return
+  if (only && !only.split('|').some((part) => name.includes(part))) return
   const t = Date.now()
   try {
     await fn()
@@ -535,6 +535,88 @@ try {
     assert.match(text, /Identifiers: [^\n]*backfillUserRows\(\)/, 'and the function its write defined')
   })
 
+  // ==== tool profiles and tool policy (issue 28) ========================================================
+  // The manifest's toolMetadata puts both tools in the `coding` and `messaging` profiles; where a profile or a deny
+  // still leaves scratchpad_read out, nothing is parked and nothing the model is sent names the tool.
+  const SP = 'real-profile-coding'
+  const KEYP = `agent:main:explicit:${SP}`
+  let parkedId
+  /** The turn's scripted steps: the plan set, the big file read (parked), a slice of it read back. */
+  const profileTurn = (plan) => [
+    { toolCalls: [{ name: 'session_scratchpad', arguments: { action: 'set_plan', content: plan } }] },
+    { toolCalls: [{ name: 'read', arguments: { path: BIG_FILE } }] },
+    (body) => ({ toolCalls: [{ name: 'scratchpad_read', arguments: { scratchpad_id: observationId(body), mode: 'range', start: 0, end: 200 } }] }),
+    { text: 'Read.', usage: { prompt_tokens: 20_000 } },
+  ]
+  /** Asserts a profileTurn: the tools sent, the plan set, the read parked and read back; the parked id. */
+  const assertProfileTurn = (t, profile, plan) => {
+    const names = toolNames(t.chat[0])
+    assert.ok(names.includes('session_scratchpad') && names.includes('scratchpad_read'), `${profile}: both tools are sent: ${names.join(', ')}`)
+    assert.ok(t.chat.length >= 4, `${profile}: four model calls (got ${t.chat.length})`)
+    assert.match(toolResultText(t.chat[1]), /Plan replaced/, `${profile}: the plan is set: ${toolResultText(t.chat[1]).slice(0, 200)}`)
+    const observation = toolResultText(t.chat[2])
+    assert.match(observation, /"scratchpad_id"/, `${profile}: the large read is parked: ${observation.slice(0, 200)}`)
+    assert.equal(toolResultText(t.chat[3]), bigText.slice(0, 200), `${profile}: scratchpad_read reads it back`)
+    return observationId(t.chat[2].body)
+  }
+  await check("tools.profile 'coding': both tools are sent, the plan is set, a parked read is read back", async () => {
+    writeConfig({ tools: { profile: 'coding' } })
+    turns.set('t20', profileTurn('1. read the lexer\n2. list its tokens'))
+    const t = await turn(SP, '[t20] List the tokens of src/lexer.rs.')
+    assert.ok(toolNames(t.chat[0]).includes('exec'), `the coding profile's tools: ${toolNames(t.chat[0]).join(', ')}`)
+    parkedId = assertProfileTurn(t, 'coding')
+  })
+  await check("tools.profile 'messaging' (read allowed on top): both tools are sent, the plan is set, a parked read is read back", async () => {
+    writeConfig({ tools: { profile: 'messaging', alsoAllow: ['read'] } })
+    turns.set('t21', profileTurn('1. read the lexer\n2. tell the channel'))
+    const t = await turn('real-profile-messaging', '[t21] Tell me what src/lexer.rs holds.')
+    const names = toolNames(t.chat[0])
+    assert.ok(!names.includes('exec') && !names.includes('write'), `the messaging profile's tools (no exec, no write): ${names.join(', ')}`)
+    assertProfileTurn(t, 'messaging')
+  })
+  await check('tools.deny scratchpad_read: the read is not parked (the model gets it whole) and nothing sent names scratchpad_read', async () => {
+    writeConfig({ tools: { deny: ['scratchpad_read'] } })
+    turns.set('t22', [{ toolCalls: [{ name: 'read', arguments: { path: BIG_FILE } }] }, { text: 'Read.', usage: { prompt_tokens: 20_000 } }])
+    const t = await turn('real-deny-read', '[t22] Read src/lexer.rs.')
+    const names = toolNames(t.chat[0])
+    assert.ok(!names.includes('scratchpad_read') && names.includes('session_scratchpad'), `the tools: ${names.join(', ')}`)
+    const result = toolResultText(t.chat[1])
+    // As OpenClaw's read gives it (its own paging), far over the 4 KB threshold, not an observation.
+    assert.ok(!result.includes('scratchpad_id') && result.startsWith(bigText.slice(0, 4000)), `the read came back as OpenClaw gives it: ${result.slice(0, 200)}`)
+    for (const q of t.chat) assert.ok(!JSON.stringify(q.body).includes('scratchpad_read'), 'no request names scratchpad_read')
+    const parked = native.listObservationsSync({ stateDir, sessionKey: 'agent:main:explicit:real-deny-read' }).filter((e) => e.name.startsWith('read'))
+    assert.deepEqual(parked, [], 'nothing parked')
+  })
+  await check("tools.profile 'minimal': neither tool is sent, nothing sent names them (no guidance, nothing parked)", async () => {
+    writeConfig({ tools: { profile: 'minimal' } })
+    turns.set('t23', [{ text: 'Hello.', usage: { prompt_tokens: 5_000 } }])
+    const t = await turn('real-profile-minimal', '[t23] Hello.')
+    const body = JSON.stringify(t.chat[0].body)
+    assert.ok(!body.includes('session_scratchpad') && !body.includes('scratchpad_read'), `no tool, no guidance naming one: ${toolNames(t.chat[0]).join(', ')}`)
+  })
+  await check("a parked result is read back two hours later (past the old one-hour lifetime), after the plugin's retention run at that clock", async () => {
+    assert.ok(parkedId && parkedId !== 'missing', 'the coding turn parked a result')
+    // A result parked with the old lifetime (an hour) in another session: the retention run removes it when due.
+    const decoyKey = 'agent:main:explicit:real-decoy'
+    const decoy = await native.offloadObservation({ stateDir, sessionKey: decoyKey, content: bigText, toolName: 'read', ttlSeconds: 3600 })
+    // The clock two hours on, in this process and in OpenClaw's (crates/fsio time.rs), and a retention run at start.
+    process.env.OPENCLAW_CONTEXT_CLOCK_OFFSET_MS = String(2 * 3600 * 1000)
+    try {
+      writeConfig({ pluginConfig: { retention: { firstRunDelaySeconds: 0 } } })
+      turns.set('t24', [
+        { toolCalls: [{ name: 'scratchpad_read', arguments: { scratchpad_id: parkedId, mode: 'range', start: 0, end: 200 } }] },
+        { text: 'Still there.', usage: { prompt_tokens: 20_000 } },
+      ])
+      const t = await turn(SP, '[t24] What did the lexer start with?')
+      assert.equal(toolResultText(t.chat[1]), bigText.slice(0, 200), `the parked result is read back: ${toolResultText(t.chat[1]).slice(0, 200)}`)
+      const left = native.listObservationsSync({ stateDir, sessionKey: decoyKey, includeExpired: true }).map((e) => e.id)
+      assert.ok(!left.includes(decoy.entry.id), "the plugin's retention run ran at the moved clock (it removed the expired one-hour result)")
+      assert.ok(native.listObservationsSync({ stateDir, sessionKey: KEYP }).some((e) => e.id === parkedId), 'and kept the parked result')
+    } finally {
+      delete process.env.OPENCLAW_CONTEXT_CLOCK_OFFSET_MS
+    }
+  })
+
   // ==== through a gateway on loopback ===================================================================
   await check('gateway: a compaction in the gateway process, the restore in the next request with the plan, again after /compact; after sessions.reset (/reset) nothing of the old conversation, and its own checkpoint at its first compaction', async () => {
     const port = await freePort()
@@ -610,11 +692,68 @@ try {
       assertFlushLeftAlone(flushes)
     } finally {
       writeFileSync(join(work, 'gateway.log'), log)
+      // A graceful stop (up to 20 s): a gateway killed mid-shutdown leaves OpenClaw's state lock to a dead owner,
+      // and the next OpenClaw process on this state dir fails with StateDatabaseCoordinatorContentionError.
+      const exited = new Promise((r) => (gw.exitCode !== null ? r() : gw.once('exit', r)))
       stopGateway('SIGTERM')
-      await new Promise((r) => setTimeout(r, 2000))
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))])
       stopGateway('SIGKILL')
     }
   })
+  // After the gateway scenario above: its own gateway on the same state dir.
+  await check("gateway: a sub-agent run (sessions_spawn) is sent the tools and parks a read in its own session's store, read back with scratchpad_read", async () => {
+    // Sub-agents run in a gateway (`--local` answers "published reply runtime missing"); Tool Search off, as
+    // sessions_spawn is otherwise one of the cataloged tools behind tool_call.
+    const port = await freePort()
+    writeConfig({ gatewayPort: port, toolSearch: false })
+    const gw = spawn(node, [openclawBin, 'gateway', 'run', '--port', String(port), '--bind', 'loopback', '--auth', 'none'], { env, cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    let log = ''
+    gw.stdout.on('data', (d) => (log += d))
+    gw.stderr.on('data', (d) => (log += d))
+    const stop = (signal) => {
+      try {
+        process.kill(-gw.pid, signal)
+      } catch {
+        // already gone
+      }
+    }
+    try {
+      await waitForPort(port, 120_000, () => log)
+      turns.set('t25', [
+        { toolCalls: [{ name: 'sessions_spawn', arguments: { task: '[t26] Read src/lexer.rs and report how it starts.', label: 'lexer' } }] },
+        { text: 'Delegated.', usage: { prompt_tokens: 20_000 } },
+      ])
+      turns.set('t26', [
+        { toolCalls: [{ name: 'read', arguments: { path: BIG_FILE } }] },
+        (body) => ({ toolCalls: [{ name: 'scratchpad_read', arguments: { scratchpad_id: observationId(body), mode: 'range', start: 0, end: 200 } }] }),
+        { text: 'It starts with token_0.', usage: { prompt_tokens: 20_000 } },
+      ])
+      const before = server.requests.length
+      const parent = await turn('agent:main:real-subagent-parent', '[t25] Have a sub-agent read the lexer.', { local: false })
+      const spawned = toolResultText(parent.chat[1] ?? parent.chat[0])
+      // The sub-agent's own requests (its task message carries [t26]), up to its scratchpad_read's answer.
+      const child = () => server.requests.slice(before).filter((q) => !isSummaryRequest(q.body) && lastTag(q.body)?.tag === 't26')
+      for (let waited = 0; child().length < 3 && waited < 90_000; waited += 1000) await new Promise((r) => setTimeout(r, 1000))
+      const reqs = child()
+      assert.ok(reqs.length >= 3, `the sub-agent made its three model calls (got ${reqs.length}); the spawn answered: ${spawned.slice(0, 300)}`)
+      const names = toolNames(reqs[0])
+      assert.ok(names.includes('scratchpad_read') && names.includes('session_scratchpad'), `the sub-agent is sent the tools: ${names.join(', ')}`)
+      assert.match(toolResultText(reqs[1]), /"scratchpad_id"/, 'its large read is parked')
+      assert.equal(toolResultText(reqs[2]), bigText.slice(0, 200), 'and read back')
+      const id = observationId(reqs[1].body)
+      const stores = readdirSync(join(stateDir, 'context/observations'))
+      assert.ok(stores.some((d) => d.includes('subagent')), `a store of the sub-agent's own session: ${stores.join(', ')}`)
+      assert.ok(native.listObservationsSync({ stateDir, sessionKey: 'agent:main:real-subagent-parent' }).every((e) => e.id !== id), "not in the parent's store")
+    } finally {
+      writeFileSync(join(work, 'gateway-subagent.log'), log)
+      // A graceful stop: a gateway killed mid-shutdown leaves OpenClaw's state lock to a dead owner for a while.
+      const exited = new Promise((r) => (gw.exitCode !== null ? r() : gw.once('exit', r)))
+      stop('SIGTERM')
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))])
+      stop('SIGKILL')
+    }
+  })
+
   const failed = results.filter((r) => !r.ok).length
   console.log(`test:real: ${results.length - failed} passed, ${failed} failed (${secs()} s, openclaw@${OPENCLAW_VERSION})`)
   process.exitCode = failed ? 1 : 0

@@ -70,6 +70,12 @@ pub struct OffloadInput {
     /// fsync content and catalog before resolving.
     /// @default true
     pub durable: Option<bool>,
+    /// Never evict an entry that has not expired to make room: over the quota the call rejects
+    /// with `TooLarge` and nothing is stored. For a host that hands the model the synthetic
+    /// observation in place of the result: what the model may still read is never dropped, and a
+    /// result that cannot be kept is not parked (give the model the result itself).
+    /// @default false
+    pub keep_live: Option<bool>,
 }
 
 /// Input of `writeObservation` (seed 004's `scratchpad_write`).
@@ -657,6 +663,7 @@ fn store_options(
         quota_bytes: quota(quota_bytes)?,
         protect: protect.unwrap_or_default(),
         durable: durable.unwrap_or(true),
+        keep_live: false,
     })
 }
 
@@ -677,6 +684,7 @@ fn do_offload(content: ContentArg, input: OffloadInput) -> Result<OffloadResult,
     req.threshold_bytes = input.threshold_bytes.map(u64::from);
     req.ttl_seconds = input.ttl_seconds.map(u64::from);
     req.store = store_options(input.quota_bytes, input.protect, input.durable)?;
+    req.store.keep_live = input.keep_live.unwrap_or(false);
     let out = core::offload(&PathBuf::from(input.state_dir), &input.session_key, req)?;
     let observation = match out.observation {
         core::Observation::Synthetic(s) => Either::A(SyntheticObservation {

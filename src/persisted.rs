@@ -147,3 +147,69 @@ pub fn read_persisted_scratchpad_sync(
 ) -> napi::Result<Maybe<Json>> {
     run(&env, || do_read(from_js(input, "input")?))
 }
+
+/// Input of `applyPersistedScratchpadAction`.
+#[napi(object)]
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApplyPersistedScratchpadInput {
+    /// OpenClaw's state directory.
+    pub state_dir: String,
+    /// The session key (also the scratchpad's id in this process's registry).
+    pub session_key: String,
+    /// The model's `session_scratchpad` arguments, as they came.
+    #[napi(ts_type = "ScratchpadAction")]
+    pub action: serde_json::Value,
+    /// The session's budgets, as for `applyScratchpadAction`.
+    #[napi(ts_type = "ScratchpadLimits")]
+    pub limits: Option<serde_json::Value>,
+    /// Per-session byte quota of the observation store the entry lives in.
+    /// @default 536870912 (512 MiB)
+    pub quota_bytes: Option<f64>,
+}
+
+fn do_apply(
+    input: ApplyPersistedScratchpadInput,
+) -> Result<crate::scratchpad::ScratchpadResult, Error> {
+    if input.session_key.is_empty() {
+        return Err(Error::invalid_arg("sessionKey must be a non-empty string"));
+    }
+    let limits = crate::scratchpad::limits(input.limits.map(Json))?;
+    let opts = core::StoreOptions {
+        quota_bytes: crate::offload::quota(input.quota_bytes)?,
+        ..core::StoreOptions::default()
+    };
+    let key = input.session_key.clone();
+    let (_, outcome) = core::update_scratchpad(
+        &PathBuf::from(input.state_dir),
+        &input.session_key,
+        &opts,
+        |spaces| {
+            let (outcome, write) = context_scratchpad::Registry::global()
+                .with(&key, |p| p.apply_persisted(spaces, &input.action, limits))?;
+            Ok((write, outcome))
+        },
+    )?;
+    Ok(crate::scratchpad::result_of(outcome))
+}
+
+/// Applies one `session_scratchpad` tool call to the session's persisted scratchpad, off the main
+/// thread: under the store's session lock, the persisted spaces are read, the call is applied to
+/// them (not to what this process last held) and the changed spaces are written back durably,
+/// with the scratchpad's version. Two processes (a gateway and a `--local` run, a cron run) calling
+/// it on one session lose no action, appends included, and `expectedVersion` compares with the
+/// persisted version. This process's scratchpad (`getScratchpadContent`) holds the result after.
+///
+/// A malformed call is answered `ok: false` (nothing written), as by `applyScratchpadAction`;
+/// `persist` lists the spaces written.
+///
+/// @throws (rejects) `InvalidArg` for an empty `sessionKey` or invalid `limits`; `TooLarge`
+/// (nothing written) when the spaces would exceed 67,108,864 characters; `Corrupt` when the
+/// stored entry is not a JSON object.
+#[napi(catch_unwind, ts_return_type = "Promise<ScratchpadResult>")]
+pub fn apply_persisted_scratchpad_action(
+    #[napi(ts_arg_type = "ApplyPersistedScratchpadInput")] input: serde_json::Value,
+) -> AsyncTask<Job<crate::scratchpad::ScratchpadResult>> {
+    let parsed = from_js::<ApplyPersistedScratchpadInput>(input, "input");
+    spawn(move || do_apply(parsed?))
+}

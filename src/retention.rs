@@ -127,6 +127,7 @@ fn do_gc(input: GcStateDirInput) -> Result<GcStateDirResult, Error> {
             quota_bytes,
             protect: input.protect.unwrap_or_default(),
             durable: true,
+            keep_live: false,
         },
         now: None,
     };

@@ -263,7 +263,7 @@ fn usage(u: core::Usage) -> ScratchpadUsage {
     }
 }
 
-fn limits(value: Option<Json>) -> Result<Option<core::Limits>, Error> {
+pub(crate) fn limits(value: Option<Json>) -> Result<Option<core::Limits>, Error> {
     let Some(Json(v)) = value else {
         return Ok(None);
     };
@@ -313,24 +313,29 @@ pub fn apply_scratchpad_action(
         let id = session(&session_id)?;
         let limits = self::limits(limits)?;
         let o = core::Registry::global().with(id, |p| p.apply(&action.0, limits));
-        Ok(ScratchpadResult {
-            ok: o.ok,
-            message: o.message,
-            truncated: o.truncated,
-            persist: o
-                .persist
-                .into_iter()
-                .map(|e| ScratchpadPersistEntry {
-                    custom_type: e.custom_type.to_string(),
-                    data: match e.data {
-                        core::PersistData::Text(s) => Either::A(s),
-                        core::PersistData::List(v) => Either::B(v),
-                    },
-                })
-                .collect(),
-            usage: usage(o.usage),
-        })
+        Ok(result_of(o))
     })
+}
+
+/// The JS form of an action's outcome.
+pub(crate) fn result_of(o: core::Outcome) -> ScratchpadResult {
+    ScratchpadResult {
+        ok: o.ok,
+        message: o.message,
+        truncated: o.truncated,
+        persist: o
+            .persist
+            .into_iter()
+            .map(|e| ScratchpadPersistEntry {
+                custom_type: e.custom_type.to_string(),
+                data: match e.data {
+                    core::PersistData::Text(s) => Either::A(s),
+                    core::PersistData::List(v) => Either::B(v),
+                },
+            })
+            .collect(),
+        usage: usage(o.usage),
+    }
 }
 
 /// The block to prepend to the next user message, or `undefined` when all spaces are empty or

@@ -24,8 +24,8 @@ use context_fsio::{
 pub use observation::{Content, Kind, SyntheticObservation, WholeObservation};
 pub use read::{Mode, ReadOutcome, ReadRequest, DEFAULT_MAX_CHARS, DEFAULT_N, MAX_GREP_MATCHES};
 pub use scratchpad_entry::{
-    persist as persist_scratchpad, read_persisted as read_persisted_scratchpad, PersistOutcome,
-    MAX_PERSISTED_CHARS, SCRATCHPAD_ENTRY,
+    persist as persist_scratchpad, read_persisted as read_persisted_scratchpad,
+    update as update_scratchpad, PersistOutcome, MAX_PERSISTED_CHARS, SCRATCHPAD_ENTRY,
 };
 use serde_json::Value;
 use std::fs;
@@ -53,6 +53,11 @@ pub struct StoreOptions {
     pub protect: Vec<String>,
     /// fsync the content and the catalog (default true).
     pub durable: bool,
+    /// Never evict an entry that has not expired to make room (default false): over the quota
+    /// the write fails with `TooLarge` and nothing is stored. For a host that hands the model a
+    /// synthetic observation in place of a result: an entry the model may still read is never
+    /// dropped, and a result that cannot be kept is not parked.
+    pub keep_live: bool,
 }
 
 impl Default for StoreOptions {
@@ -61,6 +66,7 @@ impl Default for StoreOptions {
             quota_bytes: None,
             protect: vec![],
             durable: true,
+            keep_live: false,
         }
     }
 }
@@ -198,6 +204,16 @@ pub fn offload(state_dir: &Path, session_key: &str, req: OffloadRequest) -> Resu
     };
     let mut s = Session::open(state_dir, session_key)?;
     let now = now_ms();
+    let mut protect = req.store.protect.clone();
+    if req.store.keep_live {
+        // Every entry still alive is protected: only expired ones may make room.
+        protect.extend(
+            s.entries()
+                .iter()
+                .filter(|e| !e.is_expired(now))
+                .map(|e| e.id.clone()),
+        );
+    }
     let (entry, evicted) = s.store(
         kind,
         bytes,
@@ -206,7 +222,7 @@ pub fn offload(state_dir: &Path, session_key: &str, req: OffloadRequest) -> Resu
         req.turn_id.as_deref(),
         ttl_ms(req.ttl_seconds, default_ttl),
         req.store.quota(),
-        &req.store.protect,
+        &protect,
         req.store.durability(),
         now,
     )?;

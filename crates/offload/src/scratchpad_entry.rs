@@ -96,6 +96,56 @@ pub fn persist(
     for (k, v) in entries {
         spaces.insert(k.clone(), v.clone());
     }
+    let entry = write_spaces(&mut s, &spaces, opts, now)?;
+    drop(s);
+    let _ = record_activity(state_dir, session_key, now);
+    Ok(PersistOutcome { spaces, entry })
+}
+
+/// A read-modify-write of the session's persisted scratchpad, all of it under the store's session
+/// lock: `f` gets the spaces as they are on disk now (an empty map when none) and returns the
+/// entries to merge (none: nothing is written) and a value handed back. Another process's write
+/// can never fall between the read and the write, so an action computed from the spaces (an
+/// append) loses nothing. `TooLarge` / `Corrupt` as [`persist`]; `f`'s error is returned as is
+/// (nothing written).
+pub fn update<T>(
+    state_dir: &Path,
+    session_key: &str,
+    opts: &StoreOptions,
+    f: impl FnOnce(&Map<String, Value>) -> Result<(Vec<(String, Value)>, T)>,
+) -> Result<(Option<PersistOutcome>, T)> {
+    check_target(state_dir, session_key)?;
+    let mut s = Session::open(state_dir, session_key)?;
+    let current = s
+        .entries()
+        .iter()
+        .find(|e| e.name == SCRATCHPAD_ENTRY)
+        .cloned();
+    let mut spaces = load(&s, current.as_ref())?;
+    let (entries, out) = f(&spaces)?;
+    if entries.is_empty() {
+        return Ok((None, out));
+    }
+    for (k, v) in &entries {
+        check_value(k, v)?;
+    }
+    for (k, v) in entries {
+        spaces.insert(k, v);
+    }
+    let now = now_ms();
+    let entry = write_spaces(&mut s, &spaces, opts, now)?;
+    drop(s);
+    let _ = record_activity(state_dir, session_key, now);
+    Ok((Some(PersistOutcome { spaces, entry }), out))
+}
+
+/// Writes `spaces` as the session's persisted entry (the caller holds the store open, locked).
+fn write_spaces(
+    s: &mut Session,
+    spaces: &Map<String, Value>,
+    opts: &StoreOptions,
+    now: u64,
+) -> Result<Entry> {
     let text = Value::Object(spaces.clone()).to_string();
     let chars = crate::index::count_chars(text.as_bytes());
     if chars > MAX_PERSISTED_CHARS {
@@ -115,9 +165,7 @@ pub fn persist(
         context_fsio::Durability::Durable,
         now,
     )?;
-    drop(s);
-    let _ = record_activity(state_dir, session_key, now);
-    Ok(PersistOutcome { spaces, entry })
+    Ok(entry)
 }
 
 /// The session's persisted scratchpad spaces; `None` when it has none.

@@ -951,3 +951,90 @@ fn a_burst_of_reads_writes_the_catalog_once() {
         "reads within a second do not rewrite it"
     );
 }
+
+#[test]
+fn keep_live_never_evicts_a_live_entry_and_refuses_over_the_quota() {
+    let t = tmp("keep-live");
+    let park = |c: char, keep_live: bool| {
+        let text = c.to_string().repeat(10_000);
+        let mut r = OffloadRequest::new(Content::Text(&text));
+        r.tool_name = Some("read".into());
+        r.ttl_seconds = Some(0);
+        r.store = StoreOptions {
+            quota_bytes: Some(30_000),
+            durable: false,
+            keep_live,
+            ..StoreOptions::default()
+        };
+        offload(&t.0, KEY, r)
+    };
+    let a = park('a', true).unwrap();
+    park('b', true).unwrap();
+    park('c', true).unwrap();
+    // Full: the next result is refused (nothing stored) and every parked one stays readable.
+    let err = park('d', true).unwrap_err();
+    assert_eq!(err.code, ErrorCode::TooLarge, "{err}");
+    assert_eq!(list(&t.0, KEY, None, true).unwrap().len(), 3);
+    let a_id = a.entry.unwrap().id;
+    assert_eq!(
+        read(&t.0, KEY, &read_req(&a_id, Mode::Full))
+            .unwrap()
+            .content
+            .len(),
+        10_000
+    );
+    // An expired entry may still make room.
+    set_expired(&t.0, &a_id);
+    let d = park('d', true).unwrap();
+    assert!(d.offloaded && d.evicted.iter().any(|e| e.id == a_id));
+    // Without keep_live the least recently used live entry is evicted, as before.
+    let e = park('e', false).unwrap();
+    assert_eq!(e.evicted.len(), 1);
+}
+
+#[test]
+fn update_scratchpad_reads_and_writes_under_one_lock() {
+    let t = tmp("update-lock");
+    let root = t.0.clone();
+    let threads: Vec<_> = (0..4)
+        .map(|w| {
+            let root = root.clone();
+            std::thread::spawn(move || {
+                for i in 0..25 {
+                    update_scratchpad(&root, KEY, &StoreOptions::default(), |spaces| {
+                        let notes = spaces
+                            .get("openclaw:scratchpad:notes")
+                            .and_then(|v| v.as_str())
+                            .unwrap_or("")
+                            .to_string();
+                        let next = format!("{notes}w{w}.{i};");
+                        Ok((
+                            vec![("openclaw:scratchpad:notes".to_string(), json!(next))],
+                            (),
+                        ))
+                    })
+                    .unwrap();
+                }
+            })
+        })
+        .collect();
+    for h in threads {
+        h.join().unwrap();
+    }
+    let spaces = read_persisted_scratchpad(&root, KEY).unwrap().unwrap();
+    let notes = spaces["openclaw:scratchpad:notes"].as_str().unwrap();
+    assert_eq!(
+        notes.matches(';').count(),
+        100,
+        "an append was lost: {notes}"
+    );
+    for w in 0..4 {
+        for i in 0..25 {
+            assert!(notes.contains(&format!("w{w}.{i};")));
+        }
+    }
+    // No entries: nothing written, the value handed back.
+    let (written, v) =
+        update_scratchpad(&root, KEY, &StoreOptions::default(), |_| Ok((vec![], 7))).unwrap();
+    assert!(written.is_none() && v == 7);
+}

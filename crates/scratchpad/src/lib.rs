@@ -23,10 +23,10 @@ pub use nudge::{looks_like_plan, NudgeEvent, NudgeSettings};
 pub use pad::{
     render, Limits, Outcome, PersistData, PersistEntry, Scratchpad, Usage, BLOCK_CLOSE, BLOCK_OPEN,
     DEFAULT_MAX_TOKENS, DEFAULT_NOTES_MAX_CHARS, DEFAULT_PLAN_MAX_CHARS, DEFAULT_REFS_MAX,
-    LEGACY_KEY, NOTES_KEY, PLAN_KEY, REFS_KEY,
+    LEGACY_KEY, NOTES_KEY, PLAN_KEY, REFS_KEY, VERSION_KEY,
 };
 pub use registry::{Registry, MAX_SESSIONS};
-pub use restore::{is_scratchpad_key, EntryLike, RestoreReport};
+pub use restore::{is_scratchpad_key, persisted_version, EntryLike, RestoreReport};
 pub use text::{escape_block_lines, truncate_utf16, utf16_len};
 
 impl Scratchpad {

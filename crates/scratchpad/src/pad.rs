@@ -22,6 +22,9 @@ pub const PLAN_KEY: &str = "openclaw:scratchpad:plan";
 pub const REFS_KEY: &str = "openclaw:scratchpad:refs";
 /// The single key of seed 000; restored into notes when no notes entry exists.
 pub const LEGACY_KEY: &str = "openclaw:scratchpad";
+/// Key of the version in a persisted map of spaces ([`Scratchpad::apply_persisted`]); `data` is
+/// the version as a decimal string. Never part of a pi session's entries.
+pub const VERSION_KEY: &str = "openclaw:scratchpad:version";
 
 /// Default notes limit, in UTF-16 code units (seed 002).
 pub const DEFAULT_NOTES_MAX_CHARS: usize = 4_000;

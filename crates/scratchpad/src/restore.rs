@@ -1,8 +1,8 @@
 //! Resume: rebuilding a session's scratchpad from its pi session entries.
 
 use crate::pad::{
-    clean_refs, fit_refs, fit_text, measure, Limits, Scratchpad, Space, Usage, LEGACY_KEY,
-    NOTES_KEY, PLAN_KEY, REFS_KEY,
+    clean_refs, fit_refs, fit_text, measure, Limits, Outcome, PersistData, Scratchpad, Space,
+    Usage, LEGACY_KEY, NOTES_KEY, PLAN_KEY, REFS_KEY, VERSION_KEY,
 };
 use crate::text::{truncate_utf16, utf16_len};
 use context_fsio::Error;
@@ -20,8 +20,20 @@ pub struct EntryLike {
 }
 
 /// True for the `customType`s a restore reads (so a binding converts only their `data`).
+/// The version a persisted map of spaces records (0 when absent or unreadable).
+pub fn persisted_version(spaces: &serde_json::Map<String, Value>) -> u64 {
+    spaces
+        .get(VERSION_KEY)
+        .and_then(Value::as_str)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
 pub fn is_scratchpad_key(custom_type: &str) -> bool {
-    matches!(custom_type, NOTES_KEY | PLAN_KEY | REFS_KEY | LEGACY_KEY)
+    matches!(
+        custom_type,
+        NOTES_KEY | PLAN_KEY | REFS_KEY | LEGACY_KEY | VERSION_KEY
+    )
 }
 
 /// What a restore did.
@@ -67,6 +79,52 @@ fn text_of(v: &Value) -> Option<&str> {
 }
 
 impl Scratchpad {
+    /// Applies one tool call to the spaces as persisted (`spaces`: persisted key -> data, as a
+    /// host stores them, [`VERSION_KEY`] included), not to what this scratchpad held before: it
+    /// first becomes exactly the persisted state (content and version), then the call applies.
+    /// Returns the outcome and the map entries to write back: the changed spaces and the new
+    /// version, or none when nothing changed. The caller holds the store's lock around the read,
+    /// this call and the write, so two processes applying calls lose none of them.
+    pub fn apply_persisted(
+        &mut self,
+        spaces: &serde_json::Map<String, Value>,
+        call: &Value,
+        limits: Option<Limits>,
+    ) -> Result<(Outcome, Vec<(String, Value)>), Error> {
+        let entries: Vec<EntryLike> = spaces
+            .iter()
+            .filter(|(k, _)| is_scratchpad_key(k))
+            .map(|(k, v)| EntryLike {
+                custom_type: Some(k.clone()),
+                data: Some(v.clone()),
+                ..EntryLike::default()
+            })
+            .collect();
+        self.restore(&entries, None, limits)?;
+        self.version = persisted_version(spaces); // 0 for a map written before versions were
+        let outcome = self.apply(call, None);
+        let mut write: Vec<(String, Value)> = outcome
+            .persist
+            .iter()
+            .map(|e| {
+                let data = match &e.data {
+                    PersistData::Text(t) => Value::String(t.clone()),
+                    PersistData::List(l) => {
+                        Value::Array(l.iter().cloned().map(Value::String).collect())
+                    }
+                };
+                (e.custom_type.to_string(), data)
+            })
+            .collect();
+        if !write.is_empty() {
+            write.push((
+                VERSION_KEY.to_string(),
+                Value::String(self.version.to_string()),
+            ));
+        }
+        Ok((outcome, write))
+    }
+
     /// Replaces this session's spaces with the last persisted entry of each key among `entries`
     /// (in file order). With `leaf_id`, only entries on the branch from the root to that leaf
     /// count. The legacy `openclaw:scratchpad` entry fills notes when no notes entry exists.
@@ -84,6 +142,7 @@ impl Scratchpad {
         };
         let mut warnings = Vec::new();
         let (mut notes, mut plan, mut refs, mut legacy) = (None, None, None, None);
+        let mut version: Option<u64> = None;
         for e in entries {
             let Some(key) = e.custom_type.as_deref() else {
                 continue;
@@ -97,6 +156,11 @@ impl Scratchpad {
                 }
             }
             let data = e.data.as_ref().unwrap_or(&Value::Null);
+            if key == VERSION_KEY {
+                // A persisted map's version (apply_persisted); unreadable: the count goes on from here.
+                version = data.as_str().and_then(|v| v.parse().ok()).or(version);
+                continue;
+            }
             let ok = match key {
                 NOTES_KEY => text_of(data).map(|s| notes = Some(s)).is_some(),
                 PLAN_KEY => text_of(data).map(|s| plan = Some(s)).is_some(),
@@ -196,6 +260,9 @@ impl Scratchpad {
             ));
         }
         self.install(Some(notes), Some(plan), Some(refs), m);
+        if let Some(v) = version {
+            self.version = v;
+        }
         Ok(RestoreReport {
             usage: self.usage(),
             truncated,
@@ -286,5 +353,33 @@ mod tests {
         };
         let r = p.restore(&entries, None, Some(tight)).unwrap();
         assert!(r.truncated && r.usage.tokens <= 30, "{r:?}");
+    }
+
+    #[test]
+    fn apply_persisted_applies_to_the_stored_spaces_not_a_stale_copy() {
+        // Two processes' scratchpads over one persisted map: each applies its append to what is stored.
+        let mut stored = serde_json::Map::new();
+        let (mut a, mut b) = (Scratchpad::new(), Scratchpad::new());
+        for i in 0..10 {
+            for (name, pad) in [("a", &mut a), ("b", &mut b)] {
+                let call = json!({"action": "append_notes", "content": format!("{name}{i}")});
+                let (o, write) = pad.apply_persisted(&stored, &call, None).unwrap();
+                assert!(o.ok, "{}", o.message);
+                for (k, v) in write {
+                    stored.insert(k, v);
+                }
+            }
+        }
+        let notes = stored[NOTES_KEY].as_str().unwrap();
+        assert_eq!(notes.lines().count(), 20, "{notes}");
+        assert_eq!(persisted_version(&stored), 20);
+        assert_eq!(b.usage().version, 20);
+        // expectedVersion compares with the stored version, whoever wrote last.
+        let stale = json!({"action": "set_plan", "content": "x", "expectedVersion": 19});
+        let (o, write) = a.apply_persisted(&stored, &stale, None).unwrap();
+        assert!(!o.ok && write.is_empty(), "{}", o.message);
+        let fresh = json!({"action": "set_plan", "content": "x", "expectedVersion": 20});
+        let (o, write) = a.apply_persisted(&stored, &fresh, None).unwrap();
+        assert!(o.ok && write.iter().any(|(k, v)| k == VERSION_KEY && v == "21"));
     }
 }
