@@ -55,6 +55,7 @@ import {
 import { registerTools, scratchpadStore, unbridgeMessages } from './tools.ts'
 import { noteActivity, scheduleRetention } from './retention.ts'
 import { resolveSettings } from './settings.ts'
+import { isClaudeCli, nativeCompactionTurn } from './runtime.ts'
 
 export { InvalidSettingsError, resolveSettings, type ContextNativeSettings } from './settings.ts'
 
@@ -166,6 +167,19 @@ export function registerContextNative(api: OpenClawPluginApi): void {
       const epoch = record.compactions
       let checkpointSaved = record.checkpointedEpoch === epoch
       let reading = evaluateContextUsage({ tokens, contextWindow: window }, { ...thresholds, checkpointSaved })
+      // Claude Code runtime (runtime.ts): it compacts by itself before this turn's first model call when the
+      // context it last reported is past its threshold; the checkpoint is written and the restore prepended now.
+      const native = isClaudeCli(ctx)
+        ? await nativeCompactionTurn(
+            { stateDir, checkpoints: settings.checkpoints.enabled, restoreMaxTokens: settings.checkpoints.restoreMaxTokens },
+            { sessionKey, ...(ctx.agentId ? { agentId: ctx.agentId } : {}), messages: event.messages, contextWindow: window, record },
+          )
+        : undefined
+      if (native) {
+        if (native.restore) parts.push(native.restore)
+        // The reading was of the context about to be compacted: no gauge line, no 80 % checkpoint of it.
+        reading = { ...reading, action: 'none', line: undefined } as typeof reading
+      }
       if (reading.action === 'checkpoint' && settings.checkpoints.enabled) {
         const written = await writeCheckpoint({
           stateDir,
