@@ -44,6 +44,7 @@ import {
   forgetMemory,
   isHousekeeping,
   memoryOf,
+  obj,
   processState,
   readEntry,
   readRecord,
@@ -55,7 +56,7 @@ import {
 import { registerTools, scratchpadStore, unbridgeMessages } from './tools.ts'
 import { noteActivity, scheduleRetention } from './retention.ts'
 import { resolveSettings } from './settings.ts'
-import { isClaudeCli, nativeCompactionTurn } from './runtime.ts'
+import { CLAUDE_CLI_RUNTIME, claudeCliWindow, isClaudeCli, nativeCompactionAfterTurn, nativeCompactionTurn, usageTokens } from './runtime.ts'
 
 export { InvalidSettingsError, resolveSettings, type ContextNativeSettings } from './settings.ts'
 
@@ -161,7 +162,10 @@ export function registerContextNative(api: OpenClawPluginApi): void {
 
       // The gauge: the tokens estimated from the messages (their last reported usage plus what came after it)
       // against the session model's window, with the thresholds kept before OpenClaw's own compaction.
-      const window = contextWindow(record, ctx)
+      // Under Claude Code (runtime.ts) the budget comes from OpenClaw's report or the config, never the setting.
+      const claude = isClaudeCli(ctx)
+      const cliWindow = claude ? claudeCliWindow(api.config, record, ctx) : undefined
+      const window = cliWindow ?? contextWindow(record, ctx)
       const tokens = estimateTokens(memory, event.messages, event.prompt)
       const thresholds = gaugeThresholds(window, settings.gauge)
       const epoch = record.compactions
@@ -169,7 +173,8 @@ export function registerContextNative(api: OpenClawPluginApi): void {
       let reading = evaluateContextUsage({ tokens, contextWindow: window }, { ...thresholds, checkpointSaved })
       // Claude Code runtime (runtime.ts): it compacts by itself before this turn's first model call when the
       // context it last reported is past its threshold; the checkpoint is written and the restore prepended now.
-      const native = isClaudeCli(ctx)
+      if (claude && cliWindow === undefined) reading = { ...reading, action: 'none', line: undefined } as typeof reading
+      const native = cliWindow !== undefined
         ? await nativeCompactionTurn(
             { stateDir, checkpoints: settings.checkpoints.enabled, restoreMaxTokens: settings.checkpoints.restoreMaxTokens },
             { sessionKey, ...(ctx.agentId ? { agentId: ctx.agentId } : {}), messages: event.messages, contextWindow: window, record },
@@ -234,6 +239,18 @@ export function registerContextNative(api: OpenClawPluginApi): void {
       if (budget) {
         const record = await readRecord(stateDir, sessionKey)
         if (record.contextWindow !== budget) await updateRecord(stateDir, sessionKey, (r) => void (r.contextWindow = budget))
+      }
+      // Claude Code runtime: a compaction it made inside the turn shows as the reported context dropping.
+      if (event.provider === CLAUDE_CLI_RUNTIME) {
+        const record = await readRecord(stateDir, sessionKey)
+        const window = claudeCliWindow(api.config, record, { modelId: event.model })
+        const reported = usageTokens(obj(event.lastAssistant).usage ?? event.usage)
+        if (window && reported !== undefined) {
+          await nativeCompactionAfterTurn(
+            { stateDir, checkpoints: settings.checkpoints.enabled, restoreMaxTokens: settings.checkpoints.restoreMaxTokens },
+            { sessionKey, ...(ctx.agentId ? { agentId: ctx.agentId } : {}), before: memoryOf(sessionKey).messages, reported, contextWindow: window, record },
+          )
+        }
       }
       const text = event.assistantTexts.join('\n')
       if (settings.scratchpad.enabled && text) {

@@ -12,6 +12,7 @@
 // the reported usage: the checkpoint is written from the mirrored messages and the restore goes into that
 // same turn's prepend, once per compaction.
 import { renderCheckpoint, writeCheckpoint } from '@openclaw/context-native'
+import { configuredWindow } from './gauge.ts'
 import { unbridgeMessages } from './tools.ts'
 import { obj, updateRecord, type SessionRecord } from './state.ts'
 
@@ -24,6 +25,15 @@ export function isClaudeCli(ctx: { modelProviderId?: string } | undefined): bool
 }
 
 /**
+ * The budget of a Claude Code run, else `undefined` (then no gauge and no compaction forecast: not a guess): the
+ * one OpenClaw last reported for the session's runs (`llm_output`), the `anthropic` model's config entry
+ * (`contextTokens`, else `contextWindow`; the hook names the runtime, not the provider), the default model's.
+ */
+export function claudeCliWindow(config: unknown, record: { contextWindow?: number }, ctx: { modelId?: string }): number | undefined {
+  return record.contextWindow ?? (ctx.modelId ? configuredWindow(config, 'anthropic', ctx.modelId) : undefined) ?? configuredWindow(config)
+}
+
+/**
  * Where Claude Code 2.x compacts on its own, in tokens of its reported context: its window (OpenClaw passes the
  * run's budget as CLAUDE_CODE_AUTO_COMPACT_WINDOW) less the 20,000 tokens it keeps for the summary's output and
  * a 13,000-token buffer. Measured with 2.1.332 and a 200k budget: 165k reported kept the context, 172k compacted it.
@@ -32,15 +42,21 @@ export function claudeCodeCompactAt(contextWindow: number): number {
   return contextWindow - Math.min(20_000, contextWindow / 4) - 13_000
 }
 
-/** The context Claude Code last reported (input + cache read + cache write of its last call) and that message's time. */
+/** The context a usage block reports (input + cache read + cache write), else `undefined`. */
+export function usageTokens(usage: unknown): number | undefined {
+  const u = obj(usage)
+  const n = (k: string) => (typeof u[k] === 'number' ? (u[k] as number) : 0)
+  const tokens = n('input') + n('cacheRead') + n('cacheWrite')
+  return tokens > 0 ? tokens : undefined
+}
+
+/** The context Claude Code last reported (its last call's usage on the mirrored messages) and that message's time. */
 export function lastReportedContext(messages: unknown[]): { tokens: number; stamp: number } | undefined {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = obj(messages[i])
     if (m.role !== 'assistant') continue
-    const u = obj(m.usage)
-    const n = (k: string) => (typeof u[k] === 'number' ? (u[k] as number) : 0)
-    const tokens = n('input') + n('cacheRead') + n('cacheWrite')
-    if (tokens <= 0) continue
+    const tokens = usageTokens(m.usage)
+    if (tokens === undefined) continue
     const t = m.timestamp
     const stamp = typeof t === 'number' ? t : typeof t === 'string' ? Date.parse(t) : i
     return { tokens, stamp }
@@ -67,24 +83,52 @@ export async function nativeCompactionTurn(
   const last = lastReportedContext(input.messages)
   if (!last || last.tokens < claudeCodeCompactAt(input.contextWindow)) return undefined
   if (input.record.nativeCompactionStamp === last.stamp) return undefined
+  // OpenClaw's own compaction of its mirror may have run after the last turn and left its restore pending:
+  // that one is prepended (index.ts), not a second one.
+  const restore = await checkpointNative(s, { ...input, last, restore: !input.record.restorePending })
+  return restore ? { restore } : {}
+}
+
+/**
+ * After a Claude Code turn: Claude Code also compacts between the calls of a turn (its threshold is checked before
+ * each call), which no hook announces. The context it reported at the turn's end dropping below half of the one
+ * reported before the turn (itself at least half the budget) is that compaction: the checkpoint is written from
+ * the messages before the turn and the restore left pending for the next prompt build, once. Returns whether it
+ * counted one. A compaction forecast for this turn (nativeCompactionTurn) is not counted again.
+ */
+export async function nativeCompactionAfterTurn(
+  s: NativeCompactionSettings,
+  input: { sessionKey: string; agentId?: string; before: unknown[]; reported: number; contextWindow: number; record: SessionRecord },
+): Promise<boolean> {
+  const last = lastReportedContext(input.before)
+  if (!last || input.record.nativeCompactionStamp === last.stamp) return false
+  if (last.tokens < input.contextWindow / 2 || input.reported >= last.tokens / 2) return false
+  const restore = await checkpointNative(s, { ...input, messages: input.before, last, restore: !input.record.restorePending })
+  if (restore) await updateRecord(s.stateDir, input.sessionKey, (r) => void (r.restorePending = { text: restore, compaction: r.compactions, at: new Date().toISOString() }))
+  return true
+}
+
+/** Counts a native compaction in the record and, checkpoints on, writes its checkpoint; the restore text when asked. */
+async function checkpointNative(
+  s: NativeCompactionSettings,
+  input: { sessionKey: string; agentId?: string; messages: unknown[]; contextWindow: number; last: { tokens: number; stamp: number }; restore: boolean },
+): Promise<string | undefined> {
   const record = await updateRecord(s.stateDir, input.sessionKey, (r) => {
     r.compactions++
     r.compactionSerial++
-    r.nativeCompactionStamp = last.stamp
+    r.nativeCompactionStamp = input.last.stamp
     r.checkpointedEpoch = undefined
   })
-  // OpenClaw's own compaction of its mirror may have run after the last turn and left its restore pending:
-  // that one is prepended (index.ts), not a second one.
-  if (!s.checkpoints || input.record.restorePending) return {}
+  if (!s.checkpoints || !input.restore) return undefined
   await writeCheckpoint({
     stateDir: s.stateDir,
     sessionKey: input.sessionKey,
     trigger: 'compaction',
-    tokenUsage: { inputTokens: last.tokens, contextWindow: input.contextWindow, utilization: last.tokens / input.contextWindow },
+    tokenUsage: { inputTokens: input.last.tokens, contextWindow: input.contextWindow, utilization: input.last.tokens / input.contextWindow },
     compactionCount: record.compactionSerial,
     ...(input.agentId ? { agentId: input.agentId } : {}),
     messages: unbridgeMessages(input.messages),
   })
-  const restore = renderCheckpoint({ stateDir: s.stateDir, sessionKey: input.sessionKey }, { mode: 'post-compaction', maxTokens: s.restoreMaxTokens })
-  return restore ? { restore } : {}
+  return renderCheckpoint({ stateDir: s.stateDir, sessionKey: input.sessionKey }, { mode: 'post-compaction', maxTokens: s.restoreMaxTokens })
 }
+
