@@ -171,9 +171,10 @@ export function registerContextNative(api: OpenClawPluginApi): void {
       const epoch = record.compactions
       let checkpointSaved = record.checkpointedEpoch === epoch
       let reading = evaluateContextUsage({ tokens, contextWindow: window }, { ...thresholds, checkpointSaved })
-      // Claude Code runtime (runtime.ts): it compacts by itself before this turn's first model call when the
-      // context it last reported is past its threshold; the checkpoint is written and the restore prepended now.
+      // No budget known under Claude Code: no gauge from a guess.
       if (claude && cliWindow === undefined) reading = { ...reading, action: 'none', line: undefined } as typeof reading
+      // Claude Code compacts by itself before this turn's first model call when the context it last reported is
+      // past its threshold (runtime.ts): the checkpoint is written and the restore prepended now.
       const native = cliWindow !== undefined
         ? await nativeCompactionTurn(
             { stateDir, checkpoints: settings.checkpoints.enabled, restoreMaxTokens: settings.checkpoints.restoreMaxTokens },
