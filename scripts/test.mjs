@@ -19,7 +19,7 @@
 //   9. the plugin under OpenClaw's Claude Code runtime (`agentRuntime.id: "claude-cli"`): `--local` turns run by
 //      the real `claude` of @anthropic-ai/claude-code (installed from the npm registry into .cache/claude-code/
 //      on first use) against the scripted model server's Anthropic Messages mode on 127.0.0.1
-//      (`npm run test:claude-cli`; 5 agent turns, about 3-5 minutes)
+//      (`npm run test:claude-cli`; 9 `--local` turns and 2 through a gateway, about 6-8 minutes)
 // Environment: TEST_SKIP_CARGO=1, TEST_SKIP_NODE24=1, TEST_SKIP_RELIABILITY=1, TEST_SKIP_INSTALL=1,
 // TEST_SKIP_HOST=1, TEST_SKIP_PLUGIN_INSTALL=1, TEST_SKIP_REAL=1, TEST_SKIP_CLAUDE_CLI=1 skip a stage.
 import { spawnSync } from 'node:child_process'

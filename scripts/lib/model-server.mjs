@@ -94,6 +94,17 @@ function writeAnthropic(res, body, raw, answer, n) {
 export async function startModelServer(script, { api = 'openai' } = {}) {
   const requests = []
   let calls = 0
+  /** The script's answer to a request (its error as the answer's text), kept on the request's record. */
+  const answerFor = async (body, entry) => {
+    let answer
+    try {
+      answer = (await script({ body, index: calls++, requests })) ?? {}
+    } catch (e) {
+      answer = { text: `model-server script error: ${e?.message ?? e}` }
+    }
+    entry.answer = answer
+    return answer
+  }
   const server = createServer((req, res) => {
     const chunks = []
     req.on('data', (c) => chunks.push(c))
@@ -127,14 +138,7 @@ export async function startModelServer(script, { api = 'openai' } = {}) {
           res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `no route ${req.method} ${path}` } }))
           return
         }
-        let answer
-        try {
-          answer = (await script({ body, index: calls++, requests })) ?? {}
-        } catch (e) {
-          answer = { text: `model-server script error: ${e?.message ?? e}` }
-        }
-        entry.answer = answer
-        writeAnthropic(res, body, raw, answer, calls)
+        writeAnthropic(res, body, raw, await answerFor(body, entry), calls)
         return
       }
       if (!path.endsWith('/chat/completions')) {
@@ -142,13 +146,7 @@ export async function startModelServer(script, { api = 'openai' } = {}) {
         res.end(JSON.stringify({ error: { message: `no route ${path}` } }))
         return
       }
-      let answer
-      try {
-        answer = (await script({ body, index: calls++, requests })) ?? {}
-      } catch (e) {
-        answer = { text: `model-server script error: ${e?.message ?? e}` }
-      }
-      entry.answer = answer
+      const answer = await answerFor(body, entry)
       const promptTokens = answer.usage?.prompt_tokens ?? Math.ceil(raw.length / 4)
       const completionTokens = answer.usage?.completion_tokens ?? Math.max(1, Math.ceil((answer.text ?? '').length / 4))
       const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens }
