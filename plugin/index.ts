@@ -50,6 +50,7 @@ import {
   isHousekeeping,
   memoryOf,
   noteRunTools,
+  obj,
   processState,
   readEntry,
   readRecord,
@@ -63,6 +64,7 @@ import { registerReferences } from './references.ts'
 import { bufferedCaptures, dropCaptures, flushCaptures } from './capture.ts'
 import { noteActivity, scheduleRetention } from './retention.ts'
 import { nudgeSettings as nudgeSettingsOf, resolveSettings, scratchpadLimits } from './settings.ts'
+import { CLAUDE_CLI_RUNTIME, claudeCliWindow, isClaudeCli, nativeCompactionAfterTurn, nativeCompactionTurn, usageTokens } from './runtime.ts'
 
 export { InvalidSettingsError, resolveSettings, type ContextNativeSettings } from './settings.ts'
 
@@ -201,12 +203,30 @@ export function registerContextNative(api: OpenClawPluginApi): void {
       }
 
       // The gauge: the tokens estimated above against the session model's window, with the thresholds kept
-      // before OpenClaw's own compaction.
-      const window = contextWindow(record, ctx)
+      // before OpenClaw's own compaction. Under Claude Code (runtime.ts) the budget comes from OpenClaw's report
+      // or the config, never the setting.
+      const claude = isClaudeCli(ctx)
+      const cliWindow = claude ? claudeCliWindow(api.config, record, ctx) : undefined
+      const window = cliWindow ?? contextWindow(record, ctx)
       const thresholds = gaugeThresholds(window, settings.gauge)
       const epoch = record.compactions
       let checkpointSaved = record.checkpointedEpoch === epoch
       let reading = evaluateContextUsage({ tokens, contextWindow: window }, { ...thresholds, checkpointSaved })
+      // No budget known under Claude Code: no gauge from a guess.
+      if (claude && cliWindow === undefined) reading = { ...reading, action: 'none', line: undefined } as typeof reading
+      // Claude Code compacts by itself before this turn's first model call when the context it last reported is
+      // past its threshold (runtime.ts): the checkpoint is written and the restore prepended now.
+      const native = cliWindow !== undefined
+        ? await nativeCompactionTurn(
+            { stateDir, checkpoints: settings.checkpoints.enabled, restoreMaxTokens: settings.checkpoints.restoreMaxTokens },
+            { sessionKey, ...(ctx.agentId ? { agentId: ctx.agentId } : {}), messages: event.messages, contextWindow: window, record },
+          )
+        : undefined
+      if (native) {
+        if (native.restore) parts.push(native.restore)
+        // The reading was of the context about to be compacted: no gauge line, no 80 % checkpoint of it.
+        reading = { ...reading, action: 'none', line: undefined } as typeof reading
+      }
       if (reading.action === 'checkpoint' && settings.checkpoints.enabled) {
         await flushCaptures(stateDir, sessionKey) // the state files the checkpoint reads
         const written = await writeCheckpoint({
@@ -268,6 +288,18 @@ export function registerContextNative(api: OpenClawPluginApi): void {
       if (budget) {
         const record = await readRecord(stateDir, sessionKey)
         if (record.contextWindow !== budget) await updateRecord(stateDir, sessionKey, (r) => void (r.contextWindow = budget))
+      }
+      // Claude Code runtime: a compaction it made inside the turn shows as the reported context dropping.
+      if (event.provider === CLAUDE_CLI_RUNTIME) {
+        const record = await readRecord(stateDir, sessionKey)
+        const window = claudeCliWindow(api.config, record, { modelId: event.model })
+        const reported = usageTokens(obj(event.lastAssistant).usage ?? event.usage)
+        if (window && reported !== undefined) {
+          await nativeCompactionAfterTurn(
+            { stateDir, checkpoints: settings.checkpoints.enabled, restoreMaxTokens: settings.checkpoints.restoreMaxTokens },
+            { sessionKey, ...(ctx.agentId ? { agentId: ctx.agentId } : {}), before: memoryOf(sessionKey).messages, reported, contextWindow: window, record },
+          )
+        }
       }
       const text = event.assistantTexts.join('\n')
       if (settings.scratchpad.enabled && text) {

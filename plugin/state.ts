@@ -35,6 +35,8 @@ export interface SessionRecord {
   restorePending?: { text: string; compaction: number; at: string }
   /** The scratchpad's post-compaction nudge, waiting like the restore. */
   nudgePending?: string
+  /** Claude Code runtime: the time of the reported usage whose native compaction was already handled (runtime.ts). */
+  nativeCompactionStamp?: number
 }
 
 export const emptyRecord = (sessionId?: string, serial = 0): SessionRecord => ({

@@ -16,8 +16,12 @@
 //   8. the plugin in real agent runs of that OpenClaw's CLI, `--local` and through a gateway, against a
 //      scripted model server on 127.0.0.1, installed by `openclaw plugins install` from the tarballs of stage 5
 //      (`npm run test:real`; 14 agent turns and the memory flushes they set off, about 5 minutes)
+//   9. the plugin under OpenClaw's Claude Code runtime (`agentRuntime.id: "claude-cli"`): `--local` turns run by
+//      the real `claude` of @anthropic-ai/claude-code (installed from the npm registry into .cache/claude-code/
+//      on first use) against the scripted model server's Anthropic Messages mode on 127.0.0.1
+//      (`npm run test:claude-cli`; 9 `--local` turns and 2 through a gateway, about 6-8 minutes)
 // Environment: TEST_SKIP_CARGO=1, TEST_SKIP_NODE24=1, TEST_SKIP_RELIABILITY=1, TEST_SKIP_INSTALL=1,
-// TEST_SKIP_HOST=1, TEST_SKIP_PLUGIN_INSTALL=1, TEST_SKIP_REAL=1 skip a stage.
+// TEST_SKIP_HOST=1, TEST_SKIP_PLUGIN_INSTALL=1, TEST_SKIP_REAL=1, TEST_SKIP_CLAUDE_CLI=1 skip a stage.
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -118,6 +122,9 @@ if (process.env.TEST_SKIP_PLUGIN_INSTALL !== '1' && pack()) counted('plugin-inst
 
 // 8. the plugin in real OpenClaw agent runs
 if (process.env.TEST_SKIP_REAL !== '1' && pack()) counted('test:real', 'scripts/test-real.mjs')
+
+// 9. the plugin under the Claude Code runtime (claude-cli)
+if (process.env.TEST_SKIP_CLAUDE_CLI !== '1') counted('test:claude-cli', 'scripts/test-claude-cli.mjs')
 
 console.log(`\n${failures.length ? `failed stages: ${failures.join(', ')}` : 'all stages passed'}`)
 console.log(`total: ${totals.passed} passed, ${totals.failed} failed`)

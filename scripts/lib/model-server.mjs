@@ -9,6 +9,14 @@
 //
 // The script gets `{ body, index, requests }` and returns `{ text?, toolCalls?: [{ name, arguments }], usage? }`.
 // `usage.prompt_tokens` defaults to the request's characters / 4 (what OpenClaw's own estimate is close to).
+//
+// `startModelServer(script, { api: 'anthropic' })` speaks the Anthropic Messages API instead, as Claude Code
+// (`ANTHROPIC_BASE_URL=server.origin`) calls it: `POST /v1/messages` answered as the SSE stream Claude Code reads
+// (message_start, text / tool_use content blocks, message_delta with stop_reason and usage, message_stop) or one
+// JSON body, and `POST /v1/messages/count_tokens`. The script returns `{ text?, toolCalls?, usage? }` where
+// `usage` is Anthropic's (`input_tokens`, `output_tokens`, `cache_read_input_tokens`,
+// `cache_creation_input_tokens`); `input_tokens` defaults to the request's characters / 4. Any other path is a
+// recorded 404. `anthropicText(body)` is all the text such a request carries, for assertions.
 import { createServer } from 'node:http'
 
 /** The text of a chat-completions message's content (a string or an array of parts). */
@@ -23,10 +31,80 @@ export function requestText(body) {
   return (body?.messages ?? []).map((m) => contentText(m.content)).join('\n')
 }
 
-/** Starts the server; `script` answers each chat request. */
-export async function startModelServer(script) {
+/** The text of an Anthropic content value (a string or blocks: text, tool_use input, tool_result content). */
+export function anthropicContentText(content) {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return ''
+  return content
+    .map((b) => {
+      if (typeof b === 'string') return b
+      if (b?.type === 'text') return b.text ?? ''
+      if (b?.type === 'tool_use') return JSON.stringify(b.input ?? {})
+      if (b?.type === 'tool_result') return anthropicContentText(b.content)
+      return ''
+    })
+    .join('\n')
+}
+
+/** All the text an Anthropic Messages request carries (system and messages), for assertions. */
+export function anthropicText(body) {
+  const system = typeof body?.system === 'string' ? body.system : anthropicContentText(body?.system)
+  return [system, ...(body?.messages ?? []).map((m) => anthropicContentText(m.content))].join('\n')
+}
+
+/** Writes an Anthropic Messages answer (SSE when the request streams) for a script's `answer`. */
+function writeAnthropic(res, body, raw, answer, n) {
+  const u = answer.usage ?? {}
+  const usage = {
+    input_tokens: u.input_tokens ?? Math.ceil(raw.length / 4),
+    cache_creation_input_tokens: u.cache_creation_input_tokens ?? 0,
+    cache_read_input_tokens: u.cache_read_input_tokens ?? 0,
+    output_tokens: u.output_tokens ?? Math.max(1, Math.ceil((answer.text ?? '').length / 4)),
+  }
+  const blocks = []
+  if (answer.text) blocks.push({ type: 'text', text: answer.text })
+  for (const [i, t] of (answer.toolCalls ?? []).entries()) blocks.push({ type: 'tool_use', id: t.id ?? `toolu_${n}_${i}`, name: t.name, input: t.arguments ?? {} })
+  if (blocks.length === 0) blocks.push({ type: 'text', text: 'ok' })
+  const stopReason = blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn'
+  const message = { id: `msg_${n}`, type: 'message', role: 'assistant', model: body.model ?? 'scripted', content: blocks, stop_reason: stopReason, stop_sequence: null, usage }
+  if (!body.stream) {
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.end(JSON.stringify(message))
+    return
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' })
+  const send = (type, o) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...o })}\n\n`)
+  send('message_start', { message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } })
+  blocks.forEach((b, index) => {
+    if (b.type === 'text') {
+      send('content_block_start', { index, content_block: { type: 'text', text: '' } })
+      send('content_block_delta', { index, delta: { type: 'text_delta', text: b.text } })
+    } else {
+      send('content_block_start', { index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } })
+      send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(b.input) } })
+    }
+    send('content_block_stop', { index })
+  })
+  send('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } })
+  send('message_stop', {})
+  res.end()
+}
+
+/** Starts the server; `script` answers each chat request (`api: 'anthropic'`: each Messages request). */
+export async function startModelServer(script, { api = 'openai' } = {}) {
   const requests = []
   let calls = 0
+  /** The script's answer to a request (its error as the answer's text), kept on the request's record. */
+  const answerFor = async (body, entry) => {
+    let answer
+    try {
+      answer = (await script({ body, index: calls++, requests })) ?? {}
+    } catch (e) {
+      answer = { text: `model-server script error: ${e?.message ?? e}` }
+    }
+    entry.answer = answer
+    return answer
+  }
   const server = createServer((req, res) => {
     const chunks = []
     req.on('data', (c) => chunks.push(c))
@@ -48,18 +126,27 @@ export async function startModelServer(script) {
       }
       const entry = { path, body, at: Date.now() }
       requests.push(entry)
+      if (api === 'anthropic') {
+        const route = path.split('?')[0]
+        if (req.method === 'POST' && route.endsWith('/v1/messages/count_tokens')) {
+          res.writeHead(200, { 'content-type': 'application/json' })
+          res.end(JSON.stringify({ input_tokens: Math.ceil(raw.length / 4) }))
+          return
+        }
+        if (req.method !== 'POST' || !route.endsWith('/v1/messages')) {
+          res.writeHead(404, { 'content-type': 'application/json' })
+          res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `no route ${req.method} ${path}` } }))
+          return
+        }
+        writeAnthropic(res, body, raw, await answerFor(body, entry), calls)
+        return
+      }
       if (!path.endsWith('/chat/completions')) {
         res.writeHead(404, { 'content-type': 'application/json' })
         res.end(JSON.stringify({ error: { message: `no route ${path}` } }))
         return
       }
-      let answer
-      try {
-        answer = (await script({ body, index: calls++, requests })) ?? {}
-      } catch (e) {
-        answer = { text: `model-server script error: ${e?.message ?? e}` }
-      }
-      entry.answer = answer
+      const answer = await answerFor(body, entry)
       const promptTokens = answer.usage?.prompt_tokens ?? Math.ceil(raw.length / 4)
       const completionTokens = answer.usage?.completion_tokens ?? Math.max(1, Math.ceil((answer.text ?? '').length / 4))
       const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens }
@@ -112,6 +199,7 @@ export async function startModelServer(script) {
   const { port } = server.address()
   return {
     url: `http://127.0.0.1:${port}/v1`,
+    origin: `http://127.0.0.1:${port}`,
     port,
     requests,
     close: () =>
