@@ -257,12 +257,13 @@ pub fn assemble(
         task: w
             .task
             .filter(|t| !t.trim().is_empty())
-            // a task an earlier version took from an injection or a host wrapper is no task
+            // a task an earlier version took from an injection or a host wrapper is no task, nor
+            // a greeting it took for one when this conversation has a substantive request
             .or_else(|| {
-                previous
-                    .task
-                    .clone()
-                    .filter(|t| !strip_injections(t).trim().is_empty())
+                previous.task.clone().filter(|t| {
+                    !strip_injections(t).trim().is_empty()
+                        && (crate::thread::substantive(t, false) || ex.task.is_none())
+                })
             })
             .or(ex.task),
         status,

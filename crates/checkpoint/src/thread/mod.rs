@@ -20,6 +20,7 @@ mod tests;
 
 use commands::*;
 use goal::*;
+pub use goal::{current, substantive};
 use identifiers::*;
 pub use identifiers::{code_names, definitions, dependencies, exact_values, worth_naming};
 use next_steps::*;
