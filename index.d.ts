@@ -107,6 +107,11 @@ export interface Checkpoint {
   meta: CheckpointMeta
   working: CheckpointWorking
   decisions: Array<CheckpointDecision>
+  /**
+   * The rules and preferences the user stated, in their words, oldest first (optional v1
+   * field: absent when there are none, and in checkpoints written before it existed).
+   */
+  constraints?: Array<string>
   resources: CheckpointResources
   thread: CheckpointThread
   openItems: Array<string>

@@ -391,6 +391,9 @@ pub struct Checkpoint {
     pub meta: CheckpointMeta,
     pub working: CheckpointWorking,
     pub decisions: Vec<CheckpointDecision>,
+    /// The rules and preferences the user stated, in their words, oldest first (optional v1
+    /// field: absent when there are none, and in checkpoints written before it existed).
+    pub constraints: Option<Vec<String>>,
     pub resources: CheckpointResources,
     pub thread: CheckpointThread,
     pub open_items: Vec<String>,
@@ -446,6 +449,7 @@ fn to_js(cp: core::Checkpoint) -> Checkpoint {
                 when: d.when,
             })
             .collect(),
+        constraints: some(cp.constraints),
         resources: CheckpointResources {
             files_read: cp.resources.files_read,
             files_modified: cp.resources.files_modified,
@@ -519,6 +523,7 @@ fn from_js_checkpoint(cp: Checkpoint) -> Result<core::Checkpoint, Error> {
                 when: d.when,
             })
             .collect(),
+        constraints: cp.constraints.unwrap_or_default(),
         resources: core::Resources {
             files_read: cp.resources.files_read,
             files_modified: cp.resources.files_modified,

@@ -11,6 +11,7 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 mod commands;
+mod constraints;
 mod goal;
 mod identifiers;
 mod next_steps;
@@ -19,6 +20,8 @@ mod progress;
 mod tests;
 
 use commands::*;
+use constraints::*;
+pub use constraints::{is_constraint, MAX_CONSTRAINTS};
 use goal::*;
 pub use goal::{current, substantive};
 use identifiers::*;
@@ -85,6 +88,8 @@ pub struct Extracted {
     pub active_files: Vec<String>,
     pub files_read: Vec<String>,
     pub files_modified: Vec<String>,
+    /// The rules and preferences the user stated, in their words (see [`constraints`]).
+    pub constraints: Vec<String>,
 }
 
 /// Scores of recurring items: each use weighs 1 plus how late in the messages it came (0..1),
@@ -181,6 +186,7 @@ pub fn extract(messages: &[Value]) -> Extracted {
         next_action: next_action(messages, &lines),
         identifiers: identifiers(messages, &lines),
         commands: commands(messages),
+        constraints: constraints(&lines),
         ..Extracted::default()
     };
     tool_use(messages, &mut out);
