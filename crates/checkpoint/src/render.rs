@@ -673,11 +673,12 @@ fn compose(
         "No constraints stated.",
     );
 
-    let asks: Vec<String> = topic_new
-        .or(task.filter(|_| topic.is_some()))
-        .filter(|_| pending)
-        .map(|t| vec![clean(t, field_chars)])
-        .unwrap_or_default();
+    // the current request; when it is the task's start, the task is not said twice
+    let asks: Vec<String> = match (pending, topic_new, topic) {
+        (true, Some(t), _) => vec![clean(t, field_chars)],
+        (true, None, Some(_)) => vec!["the task (## Goal), in progress".to_string()],
+        _ => Vec::new(),
+    };
     push_section(&mut o, "## Pending user asks", &asks, "No pending asks.");
 
     o.push_str("\n## Exact identifiers\n");
@@ -1047,6 +1048,10 @@ mod tests {
         assert!(
             !text.contains("Working on:"),
             "the topic is the task's start: said once"
+        );
+        assert!(
+            text.contains("## Pending user asks\n- the task (## Goal), in progress\n"),
+            "{text}"
         );
         for max in [200, 250, 300] {
             let text = render(

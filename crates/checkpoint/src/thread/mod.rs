@@ -16,6 +16,7 @@ mod goal;
 mod identifiers;
 mod next_steps;
 mod progress;
+mod recent_values;
 #[cfg(test)]
 mod tests;
 
@@ -29,6 +30,8 @@ pub use identifiers::{code_names, definitions, dependencies, exact_values, worth
 use next_steps::*;
 pub use next_steps::{last_list, numbered_headings};
 use progress::*;
+pub use recent_values::looks_secret;
+use recent_values::*;
 
 /// Characters of a key-exchange gist.
 pub const GIST_CHARS: usize = 120;
@@ -184,7 +187,7 @@ pub fn extract(messages: &[Value]) -> Extracted {
     let mut out = Extracted {
         status: status(messages),
         next_action: next_action(messages, &lines),
-        identifiers: identifiers(messages, &lines),
+        identifiers: latest_first(recent_values(messages), identifiers(messages, &lines)),
         commands: commands(messages),
         constraints: constraints(&lines),
         ..Extracted::default()
@@ -206,4 +209,16 @@ pub(super) fn calls(messages: &[Value]) -> impl Iterator<Item = (usize, &str, &V
                 Some((at, name, c.get("arguments").unwrap_or(&Value::Null)))
             })
         })
+}
+
+/// The exact values of the latest messages first (OpenClaw's summary audit requires them), then
+/// the ranked identifiers, each once, at most [`MAX_IDENTIFIERS`].
+fn latest_first(recent: Vec<String>, ranked: Vec<String>) -> Vec<String> {
+    let mut seen: HashSet<String> = HashSet::new();
+    recent
+        .into_iter()
+        .chain(ranked)
+        .filter(|v| seen.insert(v.clone()))
+        .take(MAX_IDENTIFIERS)
+        .collect()
 }

@@ -1010,10 +1010,11 @@ fn identifiers_commands_and_active_files_are_ranked() {
     let tree =
         agent("Plan:\n```\nsrc/\n├── compaction.ts   # MOVE from src/\n```\nsee https://x.io/a.ts");
     let moved = extract(&[user("move the files please"), tree]);
-    // src/ twice: first; the URL is a value, shown whole, not the file name `a.ts`
+    // the URL is an exact value of the latest messages (first, whole, not the file name `a.ts`),
+    // then src/ (twice) before compaction.ts
     assert_eq!(
         moved.identifiers,
-        ["src/", "compaction.ts", "https://x.io/a.ts"]
+        ["https://x.io/a.ts", "src/", "compaction.ts"]
     );
     // run twice: kept, a working command above a look around run as often; `ls` run once: out
     assert_eq!(e.commands, ["npm run check", "git status"]);
