@@ -494,7 +494,12 @@ impl Prepared {
             root,
             exchange_hidden,
             decision_dup: dup_flags(cp.decisions.iter().map(|d| d.what.as_str())),
-            constraint_dup: dup_flags(cp.constraints.iter().map(String::as_str)),
+            // a constraint the task or the current request already states is said there
+            constraint_dup: dup_flags(cp.constraints.iter().map(String::as_str))
+                .into_iter()
+                .zip(&cp.constraints)
+                .map(|(dup, c)| dup || stated(c))
+                .collect(),
             learning_dup: dup_flags(cp.learnings.iter().map(String::as_str)),
             open_items: distinct(cp.open_items.clone()),
             summary_redundant,

@@ -16,6 +16,8 @@ pub const MAX_CONSTRAINTS: usize = 8;
 pub const CONSTRAINT_CHARS: usize = 140;
 /// Longest sentence read as a constraint (a longer one is an explanation, not a rule).
 const SENTENCE_MAX_CHARS: usize = 220;
+/// A user message longer than this is mostly pasted text: no constraint is read from it.
+const PASTED_CHARS: usize = 1200;
 /// Fewest letters of a constraint (a character of a script written without spaces counts 3).
 const MIN_LETTERS: usize = 9;
 
@@ -141,6 +143,11 @@ pub fn is_constraint(sentence: &str) -> bool {
     let s = sentence.trim();
     if s.chars().count() > SENTENCE_MAX_CHARS
         || letters(s) < MIN_LETTERS
+        // code or an id quoted from output (`tool_use`, toolu_019tYDrb...): pasted, not said
+        || s.contains('`')
+        || s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).any(|w| {
+            w.len() >= 12 && w.chars().any(|c| c.is_ascii_digit()) && w.chars().any(char::is_alphabetic)
+        })
         || context_state::substance::is_question(s)
         || !is_prose(s)
     {
@@ -151,8 +158,13 @@ pub fn is_constraint(sentence: &str) -> bool {
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .filter(|w| !w.is_empty());
     let mut has_limit = false;
+    // `No, we want ...`: a negation that answers (a comma after it) steers; it sets no rule
+    let answers = lower
+        .split_whitespace()
+        .next()
+        .is_some_and(|w| w.ends_with(',') && NEGATIONS.contains(&w.trim_end_matches(',')));
     for (i, w) in words.enumerate() {
-        if LIMIT_WORDS.contains(&w) || (i < LEAD_WORDS && NEGATIONS.contains(&w)) {
+        if LIMIT_WORDS.contains(&w) || (i < LEAD_WORDS && NEGATIONS.contains(&w) && !answers) {
             has_limit = true;
             break;
         }
@@ -167,7 +179,9 @@ pub(super) fn constraints(lines: &[Line]) -> Vec<String> {
         let Line::User { text, said, .. } = line else {
             continue;
         };
-        if *said == Said::Noise {
+        // a long message is mostly pasted text (a log, an error, a document): its rules are
+        // not the user's
+        if *said == Said::Noise || text.chars().count() > PASTED_CHARS {
             continue;
         }
         for s in sentences(text) {
@@ -234,6 +248,9 @@ mod tests {
             "the global state is not good :/",
             "i think that's better, the test doesn't pass",
             "ログインできない",
+            "no, we want to put it in the pending container",
+            "ids were found without `tool_result` blocks immediately after",
+            "must match toolu_019tYDrbzifrra2KYzmYqWvk exactly",
         ] {
             assert!(!is_constraint(s), "{s}");
         }
