@@ -358,7 +358,7 @@ await check("a restore rendered for replace mode passes OpenClaw's own compactio
   ]
   const key = 'agent:main:telegram:direct:audit'
   native.writeCheckpointSync({ stateDir, sessionKey: key, trigger: 'compaction', tokenUsage: { inputTokens: 150000, contextWindow: 200000 }, messages })
-  const restore = native.renderCheckpoint({ stateDir, sessionKey: key }, { mode: 'post-compaction', maxTokens: 2000 })
+  const restore = native.renderCheckpoint({ stateDir, sessionKey: key }, { mode: 'post-compaction', maxTokens: 2000, asSummary: true })
   const messageText = (m) => (typeof m.content === 'string' ? m.content : m.content.map((b) => b.text ?? '').join('\n')).trim()
   const identifiers = api.extractOpaqueIdentifiers(messages.slice(-10).map(messageText).filter(Boolean).join('\n'))
   assert.ok(identifiers.length >= 4, `identifiers to keep: ${identifiers}`)

@@ -598,6 +598,11 @@ pub struct RenderCheckpointOptions {
     /// The encoding `maxTokens` is counted in. @default 'o200k_base'
     #[napi(ts_type = "Encoding")]
     pub encoding: Option<String>,
+    /// Render as the compaction summary itself (replace mode): every section of OpenClaw's
+    /// summary contract (`## Decisions` ... `## Exact identifiers`) is written, an empty one
+    /// saying so. Otherwise (the restore follows OpenClaw's own summary, which has them) empty
+    /// sections are left out. @default false
+    pub as_summary: Option<bool>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -693,6 +698,7 @@ pub fn render_checkpoint(
                 .max_tokens
                 .map_or(core::DEFAULT_MAX_TOKENS, |n| n as usize),
             encoding: parse_encoding(o.encoding.as_deref())?,
+            as_summary: o.as_summary.unwrap_or(false),
         };
         match load(source)? {
             None => Ok(Maybe(None)),

@@ -197,7 +197,7 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
     const cp = native.readCheckpoint({ yaml })
     const conv = conversation(messages)
     const naive = naiveTexts(conv, firstUser, maxTokens)
-    const wide = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens: replaceTokens }) ?? ''
+    const wide = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens: replaceTokens, asSummary: true }) ?? ''
     const naiveWide = naiveTexts(conv, firstUser, replaceTokens)
     const task = sessionTask(entries.slice(0, i).filter((e) => e.entry.type === 'message').map((e) => userText(e.entry.message)))
     const r = recall(items, restore)

@@ -58,6 +58,10 @@ pub struct RenderOptions {
     pub max_tokens: usize,
     /// The encoding the budget is counted in.
     pub encoding: Encoding,
+    /// The text is the compaction summary (replace mode): every section of OpenClaw's summary
+    /// contract is written, an empty one saying so. Otherwise empty sections are left out (the
+    /// restore follows OpenClaw's own summary, which has them).
+    pub as_summary: bool,
 }
 
 impl Default for RenderOptions {
@@ -66,6 +70,7 @@ impl Default for RenderOptions {
             mode: Mode::PostCompaction,
             max_tokens: DEFAULT_MAX_TOKENS,
             encoding: Encoding::default(),
+            as_summary: false,
         }
     }
 }
@@ -335,15 +340,19 @@ fn push_list(out: &mut String, heading: &str, items: &[String]) {
 /// What the empty `## Exact identifiers` says (OpenClaw's own fallback summary says it).
 const NO_IDENTIFIERS: &str = "None captured.\n";
 
-/// A section of OpenClaw's compaction summary contract (`## Decisions`, `## Open TODOs`, ...):
-/// always written, `empty` (a line of its own per section, so no line repeats) when it has no
-/// items, so a reader (and OpenClaw's quality audit) finds every section in its place.
-fn push_section(out: &mut String, heading: &str, items: &[String], empty: &str) {
+/// A section of OpenClaw's compaction summary contract (`## Decisions`, `## Open TODOs`, ...).
+/// With no items: in a summary (`empty` given) written all the same, saying so in a line of its
+/// own per section (so no line repeats), so a reader and OpenClaw's quality audit find every
+/// section in its place; otherwise left out.
+fn push_section(out: &mut String, heading: &str, items: &[String], empty: Option<&str>) {
+    if items.is_empty() && empty.is_none() {
+        return;
+    }
     out.push('\n');
     out.push_str(heading);
     out.push('\n');
-    if items.is_empty() {
-        out.push_str(empty);
+    if let (true, Some(e)) = (items.is_empty(), empty) {
+        out.push_str(e);
         out.push('\n');
     }
     for it in items {
@@ -518,7 +527,10 @@ fn compose(
     dropped: usize,
     field_chars: usize,
     hidden_items: usize,
+    as_summary: bool,
 ) -> String {
+    // an empty section says so in a summary; elsewhere it is left out
+    let empty = |text: &'static str| as_summary.then_some(text);
     let gone: std::collections::HashSet<Piece> =
         order[..dropped.min(order.len())].iter().copied().collect();
     let keep = |p: Piece| !gone.contains(&p);
@@ -639,7 +651,12 @@ fn compose(
             None => clean(&d.what, FIELD_CHARS),
         })
         .collect();
-    push_section(&mut o, "## Decisions", &decisions, "No decisions recorded.");
+    push_section(
+        &mut o,
+        "## Decisions",
+        &decisions,
+        empty("No decisions recorded."),
+    );
 
     let all_items = &pre.open_items;
     let shown = all_items.len() - hidden_items.min(all_items.len());
@@ -662,7 +679,7 @@ fn compose(
             all_items.len() - shown
         ));
     }
-    push_section(&mut o, "## Open TODOs", &todos, "No open TODOs.");
+    push_section(&mut o, "## Open TODOs", &todos, empty("No open TODOs."));
 
     let constraints: Vec<String> = cp
         .constraints
@@ -675,7 +692,7 @@ fn compose(
         &mut o,
         "## Constraints/Rules",
         &constraints,
-        "No constraints stated.",
+        empty("No constraints stated."),
     );
 
     // the current request; when it is the task's start, the task is not said twice
@@ -684,8 +701,14 @@ fn compose(
         (true, None, Some(_)) => vec!["the task (## Goal), in progress".to_string()],
         _ => Vec::new(),
     };
-    push_section(&mut o, "## Pending user asks", &asks, "No pending asks.");
+    push_section(
+        &mut o,
+        "## Pending user asks",
+        &asks,
+        empty("No pending asks."),
+    );
 
+    let heading_at = o.len();
     o.push_str("\n## Exact identifiers\n");
     let root = &pre.root;
     let named: Vec<&(String, bool)> = files
@@ -739,7 +762,11 @@ fn compose(
     push_inline(&mut o, "Identifiers: ", &idents);
     push_inline(&mut o, "Tools used: ", &tools);
     if o.len() == before {
-        o.push_str(NO_IDENTIFIERS);
+        if as_summary {
+            o.push_str(NO_IDENTIFIERS);
+        } else {
+            o.truncate(heading_at);
+        }
     }
 
     let learnings: Vec<String> = cp
@@ -789,7 +816,16 @@ pub fn render(cp: &Checkpoint, opts: RenderOptions) -> Result<String> {
             SHRINK_CHARS[shrink - 1]
         };
         let hidden = step.saturating_sub(d + SHRINK_CHARS.len());
-        compose(cp, opts.mode, &order, &pre, dropped, field, hidden)
+        compose(
+            cp,
+            opts.mode,
+            &order,
+            &pre,
+            dropped,
+            field,
+            hidden,
+            opts.as_summary,
+        )
     };
     // The search below counts drafts that share most lines: count each distinct line once. A text
     // of at most `max_tokens` bytes fits without counting (a token is at least one byte).
@@ -863,7 +899,6 @@ mod tests {
             "## Progress\nThread: Planning Japan trip. Settled on March dates, budget focus.",
             "## Decisions\n- User prefers budget options over luxury (14:15)\n- Flights from Belgrade, March 15-29 window (14:22)\n",
             "## Open TODOs\n- Next action: User asked about visa requirements -- need to answer\n- Visa requirements for Serbian passport\n- User hasn't decided on accommodation style\n",
-            "## Constraints/Rules\nNo constraints stated.\n",
             // in progress: the current request is the pending ask
             "## Pending user asks\n- Helping user plan a trip to Japan\n",
             "## Exact identifiers\n",
@@ -874,6 +909,17 @@ mod tests {
         }
         assert!(text.contains(FENCE_OPEN) && text.trim_end().ends_with(FENCE_CLOSE));
         assert!(!text.contains("Warning"));
+        // an empty section is left out, except in a summary (replace mode), where it says so
+        assert!(!text.contains("## Constraints/Rules"));
+        let summary = render(
+            &cp,
+            RenderOptions {
+                as_summary: true,
+                ..RenderOptions::default()
+            },
+        )
+        .unwrap();
+        assert!(summary.contains("## Constraints/Rules\nNo constraints stated.\n"));
         let resume = render(
             &cp,
             RenderOptions {
@@ -1086,7 +1132,7 @@ mod tests {
             text.contains("## Goal\nWorking on: now the migration tests\nTask: Refactor"),
             "answered: the current request first, then the task\n{text}"
         );
-        assert!(text.contains("## Pending user asks\nNo pending asks.\n"));
+        assert!(!text.contains("## Pending user asks"), "none: left out");
     }
 
     /// OpenClaw 2026.9.6's REQUIRED_SUMMARY_SECTIONS, in its order.
@@ -1099,7 +1145,7 @@ mod tests {
     ];
 
     #[test]
-    fn every_openclaw_section_is_present_in_order_at_every_budget() {
+    fn as_a_summary_every_openclaw_section_is_present_in_order_at_every_budget() {
         let mut cp = big();
         cp.constraints = vec![
             "No running for four weeks: old foot injury".into(),
@@ -1110,6 +1156,7 @@ mod tests {
                 &cp,
                 RenderOptions {
                     max_tokens: max,
+                    as_summary: true,
                     ..RenderOptions::default()
                 },
             )
@@ -1130,6 +1177,7 @@ mod tests {
             &cp,
             RenderOptions {
                 max_tokens: 800,
+                as_summary: true,
                 ..RenderOptions::default()
             },
         )
@@ -1144,7 +1192,11 @@ mod tests {
         empty.working.next_action = None;
         empty.resources = Resources::default();
         empty.working.status = Status::WaitingForUser;
-        let text = render(&empty, RenderOptions::default()).unwrap();
+        let summary = RenderOptions {
+            as_summary: true,
+            ..RenderOptions::default()
+        };
+        let text = render(&empty, summary).unwrap();
         for h in OPENCLAW_SECTIONS {
             let next = text.split(&format!("{h}\n")).nth(1).unwrap_or_default();
             let first = next.lines().next().unwrap_or_default();
@@ -1153,6 +1205,8 @@ mod tests {
                 "{h}: {first}\n{text}"
             );
         }
+        let text = render(&empty, RenderOptions::default()).unwrap();
+        assert!(!text.contains("## Decisions") && !text.contains("## Exact identifiers"));
     }
 
     #[test]
