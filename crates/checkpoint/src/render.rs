@@ -148,8 +148,8 @@ enum Piece {
     Constraint(usize),
 }
 
-/// Constraints (the newest) kept until every decision is gone.
-const NEWEST_CONSTRAINTS: usize = 3;
+/// Constraints (the newest) kept until every decision is gone; the older go before the names.
+const NEWEST_CONSTRAINTS: usize = 1;
 
 /// Longest task shown, however tight the budget: the task is never dropped, and shortened no
 /// further than this.
@@ -274,7 +274,7 @@ fn same_start(a: &str, b: &str) -> bool {
 /// Least valuable first: tools, the thread summary, the key exchanges (the agent's before the
 /// user's, oldest first), then files, identifiers and commands together from the least active
 /// up (each list dropped in proportion to its length, up to [`PROPORTION_ITEMS`]; the items after
-/// those go first), learnings, decisions (oldest first), the newest constraints; older
+/// those go first), learnings, decisions (oldest first), the newest constraint; older
 /// constraints go right after the key exchanges.
 /// The task, working state, next action and open items are never in it.
 fn drop_order(cp: &Checkpoint, files: usize) -> Vec<Piece> {
@@ -1172,7 +1172,6 @@ mod tests {
             }
             assert!(tokens(&text) <= max);
         }
-        // constraints go last when the budget is short: after every decision
         let text = render(
             &cp,
             RenderOptions {
@@ -1182,10 +1181,25 @@ mod tests {
             },
         )
         .unwrap();
-        assert!(text.contains(
+        // the newest constraint goes last when the budget is short: after every decision; the
+        // older before the names
+        assert!(
+            text.contains("## Constraints/Rules\n- 下午2点之后不喝咖啡\n"),
+            "{text}"
+        );
+        assert!(!text.contains("decision 0:"));
+        let roomy = render(
+            &cp,
+            RenderOptions {
+                max_tokens: 20_000,
+                as_summary: true,
+                ..RenderOptions::default()
+            },
+        )
+        .unwrap();
+        assert!(roomy.contains(
             "## Constraints/Rules\n- No running for four weeks: old foot injury\n- 下午2点之后不喝咖啡\n"
         ));
-        assert!(!text.contains("decision 0:"));
         let mut empty = seed();
         empty.decisions.clear();
         empty.open_items.clear();
