@@ -698,7 +698,10 @@ fn compose(
     // the current request; when it is the task's start, the task is not said twice
     let asks: Vec<String> = match (pending, topic_new, topic) {
         (true, Some(t), _) => vec![clean(t, field_chars)],
-        (true, None, Some(_)) => vec!["the task (## Goal), in progress".to_string()],
+        // (only a summary says so: elsewhere the goal above says it)
+        (true, None, Some(_)) if as_summary => {
+            vec!["the task (## Goal), in progress".to_string()]
+        }
         _ => Vec::new(),
     };
     push_section(
@@ -1101,8 +1104,20 @@ mod tests {
             "the topic is the task's start: said once"
         );
         assert!(
-            text.contains("## Pending user asks\n- the task (## Goal), in progress\n"),
-            "{text}"
+            !text.contains("## Pending user asks"),
+            "the goal says it\n{text}"
+        );
+        let summary = render(
+            &cp,
+            RenderOptions {
+                as_summary: true,
+                ..RenderOptions::default()
+            },
+        )
+        .unwrap();
+        assert!(
+            summary.contains("## Pending user asks\n- the task (## Goal), in progress\n"),
+            "{summary}"
         );
         for max in [200, 250, 300] {
             let text = render(
