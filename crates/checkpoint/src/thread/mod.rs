@@ -211,14 +211,21 @@ pub(super) fn calls(messages: &[Value]) -> impl Iterator<Item = (usize, &str, &V
         })
 }
 
-/// The exact values of the latest messages first (OpenClaw's summary audit requires them), then
-/// the ranked identifiers, each once, at most [`MAX_IDENTIFIERS`].
+/// The agent's [`TOP_NAMES`] most used names, then the exact values of the latest messages
+/// (OpenClaw's summary audit requires them; in replace mode's budget they always fit), then the
+/// rest of the ranked identifiers, each once, at most [`MAX_IDENTIFIERS`].
 fn latest_first(recent: Vec<String>, ranked: Vec<String>) -> Vec<String> {
     let mut seen: HashSet<String> = HashSet::new();
-    recent
-        .into_iter()
-        .chain(ranked)
+    let top = ranked.len().min(TOP_NAMES);
+    ranked[..top]
+        .iter()
+        .cloned()
+        .chain(recent)
+        .chain(ranked[top..].iter().cloned())
         .filter(|v| seen.insert(v.clone()))
         .take(MAX_IDENTIFIERS)
         .collect()
 }
+
+/// Most used names ranked above the latest messages' exact values.
+pub const TOP_NAMES: usize = 10;

@@ -1010,11 +1010,10 @@ fn identifiers_commands_and_active_files_are_ranked() {
     let tree =
         agent("Plan:\n```\nsrc/\n├── compaction.ts   # MOVE from src/\n```\nsee https://x.io/a.ts");
     let moved = extract(&[user("move the files please"), tree]);
-    // the URL is an exact value of the latest messages (first, whole, not the file name `a.ts`),
-    // then src/ (twice) before compaction.ts
+    // src/ twice: first; the URL is a value, shown whole, not the file name `a.ts`
     assert_eq!(
         moved.identifiers,
-        ["https://x.io/a.ts", "src/", "compaction.ts"]
+        ["src/", "compaction.ts", "https://x.io/a.ts"]
     );
     // run twice: kept, a working command above a look around run as often; `ls` run once: out
     assert_eq!(e.commands, ["npm run check", "git status"]);
@@ -1023,4 +1022,28 @@ fn identifiers_commands_and_active_files_are_ranked() {
         e.active_files,
         ["/p/src/c.ts", "/p/src/a.ts", "/p/src/b.ts"]
     );
+}
+
+#[test]
+fn the_latest_exact_values_follow_the_most_used_names() {
+    let names: Vec<String> = (0..14).map(|i| format!("`helperNumber{i}()`")).collect();
+    let mut msgs = vec![user("write the helpers")];
+    for _ in 0..3 {
+        msgs.push(agent(&names.join(" ")));
+    }
+    for _ in 0..9 {
+        msgs.push(agent("ok"));
+    }
+    msgs.push(agent(
+        "deployed to https://staging.example.com/app on api.internal:8443",
+    ));
+    let ids = extract(&msgs).identifiers;
+    let at = |v: &str| ids.iter().position(|x| x == v);
+    assert_eq!(
+        at("https://staging.example.com/app"),
+        Some(TOP_NAMES),
+        "{ids:?}"
+    );
+    assert_eq!(at("api.internal:8443"), Some(TOP_NAMES + 1), "{ids:?}");
+    assert!(ids.len() >= 16, "{ids:?}");
 }
