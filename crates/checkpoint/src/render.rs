@@ -521,14 +521,14 @@ impl Prepared {
 /// open items cut to `field_chars`, and the last `hidden_items` open items replaced by a count.
 fn compose(
     cp: &Checkpoint,
-    mode: Mode,
+    opts: &RenderOptions,
     order: &[Piece],
     pre: &Prepared,
     dropped: usize,
     field_chars: usize,
     hidden_items: usize,
-    as_summary: bool,
 ) -> String {
+    let (mode, as_summary) = (opts.mode, opts.as_summary);
     // an empty section says so in a summary; elsewhere it is left out
     let empty = |text: &'static str| as_summary.then_some(text);
     let gone: std::collections::HashSet<Piece> =
@@ -819,16 +819,7 @@ pub fn render(cp: &Checkpoint, opts: RenderOptions) -> Result<String> {
             SHRINK_CHARS[shrink - 1]
         };
         let hidden = step.saturating_sub(d + SHRINK_CHARS.len());
-        compose(
-            cp,
-            opts.mode,
-            &order,
-            &pre,
-            dropped,
-            field,
-            hidden,
-            opts.as_summary,
-        )
+        compose(cp, &opts, &order, &pre, dropped, field, hidden)
     };
     // The search below counts drafts that share most lines: count each distinct line once. A text
     // of at most `max_tokens` bytes fits without counting (a token is at least one byte).
