@@ -132,6 +132,26 @@ fn values_in(word: &str, out: &mut Vec<String>) {
     }
 }
 
+/// A value without a trailing `:line` / `:line:col` unless that is all its port: the frames of a
+/// pasted stack trace (`http://localhost:3000/chunk.js:30815:13`, `...:31375:23`) are one value.
+fn place_free(v: &str) -> &str {
+    let mut t = v;
+    for _ in 0..2 {
+        match t.rsplit_once(':') {
+            Some((head, n))
+                if !n.is_empty()
+                    && n.chars().all(|c| c.is_ascii_digit())
+                    && head.contains('/')
+                    && !head.ends_with('/') =>
+            {
+                t = head
+            }
+            _ => break,
+        }
+    }
+    t
+}
+
 /// The exact values of the last [`RECENT_MESSAGES`] messages, first found first, each once, at
 /// most [`MAX_RECENT_VALUES`].
 pub(super) fn recent_values(messages: &[Value]) -> Vec<String> {
@@ -149,7 +169,7 @@ pub(super) fn recent_values(messages: &[Value]) -> Vec<String> {
             let n = v.chars().count();
             (MIN_CHARS..=MAX_CHARS).contains(&n) && !looks_secret(v)
         })
-        .filter(|v| seen.insert(v.to_uppercase()))
+        .filter(|v| seen.insert(place_free(v).to_uppercase()))
         .take(MAX_RECENT_VALUES)
         .collect()
 }
@@ -179,6 +199,21 @@ mod tests {
                 "3f9a2c1d7e",
                 "1234567",
                 "10.99",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_frames_of_a_stack_trace_are_one_value() {
+        let trace: String = (0..12)
+            .map(|i| format!("at fn{i} (http://localhost:3000/chunk-36jrqfj4.js:3{i}815:13)\n"))
+            .collect();
+        let msgs = vec![json!({"role": "user", "content": trace + "and api.internal:8443"})];
+        assert_eq!(
+            recent_values(&msgs),
+            [
+                "http://localhost:3000/chunk-36jrqfj4.js:30815:13",
+                "api.internal:8443"
             ]
         );
     }
