@@ -132,8 +132,9 @@ fn values_in(word: &str, out: &mut Vec<String>) {
     }
 }
 
-/// A value without a trailing `:line` / `:line:col` unless that is all its port: the frames of a
-/// pasted stack trace (`http://localhost:3000/chunk.js:30815:13`, `...:31375:23`) are one value.
+/// A value without a trailing `:line` / `:line:col` (the key values are compared by): the frames
+/// of a pasted stack trace (`http://localhost:3000/chunk.js:30815:13`, `...:31375:23`,
+/// `chunk.js:2338`, `chunk.js:2322`) are one value.
 fn place_free(v: &str) -> &str {
     let mut t = v;
     for _ in 0..2 {
@@ -141,8 +142,8 @@ fn place_free(v: &str) -> &str {
             Some((head, n))
                 if !n.is_empty()
                     && n.chars().all(|c| c.is_ascii_digit())
-                    && head.contains('/')
-                    && !head.ends_with('/') =>
+                    && head.contains(['/', '.'])
+                    && !head.ends_with(['/', '.']) =>
             {
                 t = head
             }
@@ -206,13 +207,16 @@ mod tests {
     #[test]
     fn the_frames_of_a_stack_trace_are_one_value() {
         let trace: String = (0..12)
-            .map(|i| format!("at fn{i} (http://localhost:3000/chunk-36jrqfj4.js:3{i}815:13)\n"))
+            .map(|i| {
+                format!("at fn{i} (http://localhost:3000/chunk-36jrqfj4.js:3{i}815:13) chunk-36jrqfj4.js:2{i}38\n")
+            })
             .collect();
         let msgs = vec![json!({"role": "user", "content": trace + "and api.internal:8443"})];
         assert_eq!(
             recent_values(&msgs),
             [
                 "http://localhost:3000/chunk-36jrqfj4.js:30815:13",
+                "chunk-36jrqfj4.js:2038",
                 "api.internal:8443"
             ]
         );
