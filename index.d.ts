@@ -1262,6 +1262,13 @@ export interface RenderCheckpointOptions {
   maxTokens?: number
   /** The encoding `maxTokens` is counted in. @default 'o200k_base' */
   encoding?: Encoding
+  /**
+   * Render as the compaction summary itself (replace mode): every section of OpenClaw's
+   * summary contract (`## Decisions` ... `## Exact identifiers`) is written, an empty one
+   * saying so. Otherwise (the restore follows OpenClaw's own summary, which has them) empty
+   * sections are left out. @default false
+   */
+  asSummary?: boolean
 }
 
 /** Removes an open item (exact text). Resolves to whether it was open. */
