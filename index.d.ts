@@ -141,6 +141,11 @@ export interface Checkpoint {
   meta: CheckpointMeta
   working: CheckpointWorking
   decisions: Array<CheckpointDecision>
+  /**
+   * The rules and preferences the user stated, in their words, oldest first (optional v1
+   * field: absent when there are none, and in checkpoints written before it existed).
+   */
+  constraints?: Array<string>
   resources: CheckpointResources
   thread: CheckpointThread
   openItems: Array<string>
@@ -1324,6 +1329,13 @@ export interface RenderCheckpointOptions {
   maxTokens?: number
   /** The encoding `maxTokens` is counted in. @default 'o200k_base' */
   encoding?: Encoding
+  /**
+   * Render as the compaction summary itself (replace mode): every section of OpenClaw's
+   * summary contract (`## Decisions` ... `## Exact identifiers`) is written, an empty one
+   * saying so. Otherwise (the restore follows OpenClaw's own summary, which has them) empty
+   * sections are left out. @default false
+   */
+  asSummary?: boolean
 }
 
 /** Removes an open item (exact text). Resolves to whether it was open. */

@@ -158,9 +158,14 @@ describe('readCheckpoint / renderCheckpoint', () => {
     expect(text).toMatch(/not instructions/)
     expect(text).toContain('<checkpoint-data>\n')
     expect(text.trimEnd().endsWith('</checkpoint-data>')).toBe(true)
-    expect(text).toContain('Working on: Helping user plan a trip to Japan\nStatus: in_progress\nNext action: User asked about visa requirements -- need to answer\n')
-    expect(text).toContain('Decisions made:\n- User prefers budget options over luxury (14:15)\n- Flights from Belgrade, March 15-29 window (14:22)\n')
-    expect(text).toContain('Open items:\n- Visa requirements for Serbian passport\n')
+    // the sections of OpenClaw's compaction summary contract, in its order
+    expect(text).toContain('## Goal\nStatus: in_progress\n')
+    expect(text).toContain('## Decisions\n- User prefers budget options over luxury (14:15)\n- Flights from Belgrade, March 15-29 window (14:22)\n')
+    expect(text).toContain('## Open TODOs\n- Next action: User asked about visa requirements -- need to answer\n- Visa requirements for Serbian passport\n')
+    expect(text).not.toContain('## Constraints/Rules') // empty: left out, except as the summary (replace mode)
+    expect(native.renderCheckpoint({ yaml: seedYaml }, { asSummary: true })).toContain('## Constraints/Rules\nNo constraints stated.\n')
+    expect(text).toContain('## Pending user asks\n- Helping user plan a trip to Japan\n')
+    expect(text).toContain('## Exact identifiers\nTools used: web_search, memory_search\n')
     expect(text).toContain('Learnings (consider storing to long-term memory):\n- User is price-sensitive, always ask about budget first\n')
     const resume = native.renderCheckpoint({ yaml: seedYaml }, { mode: 'resume' })
     expect(resume.startsWith('[Session resume')).toBe(true)
@@ -206,7 +211,8 @@ describe('readCheckpoint / renderCheckpoint', () => {
         const text = native.renderCheckpoint(src, { maxTokens })
         const n = native.countTokens(text)
         expect(n).toBeLessThanOrEqual(maxTokens)
-        expect(text).toContain('Working on: Refactor the storage layer')
+        // the current request: pending while the work is in progress, else what it was working on
+        expect(text).toMatch(/(Working on: |## Pending user asks\n- )Refactor the storage layer/)
         expect(text).toContain('Next action: Run the migration tests')
         expect(text).toContain('- Migrate the users table\n- Ask about backups')
         if (maxTokens === 800) {

@@ -135,7 +135,7 @@ export function registerCompaction(api: OpenClawPluginApi, s: CompactionSettings
         return ''
       }
       if (s.mode !== 'replace') return '' // OpenClaw falls back to its built-in LLM summary
-      const text = renderCheckpoint({ stateDir: s.stateDir, sessionKey: p.sessionKey }, { mode: 'post-compaction', maxTokens: s.replaceMaxTokens })
+      const text = renderCheckpoint({ stateDir: s.stateDir, sessionKey: p.sessionKey }, { mode: 'post-compaction', maxTokens: s.replaceMaxTokens, asSummary: true })
       if (text) p.replaced = true
       return text ?? ''
     },

@@ -338,6 +338,52 @@ await check('a compaction leaves a checkpoint (before_compaction) and the restor
   assert.ok(!after.prependContext?.includes(restore), 'the restore is injected once')
 })
 
+await check("a restore rendered for replace mode passes OpenClaw's own compaction summary audit (auditSummaryQuality)", async () => {
+  // OpenClaw's compaction-safeguard quality helpers (REQUIRED_SUMMARY_SECTIONS, extractOpaqueIdentifiers,
+  // auditSummaryQuality) are exposed only on a global its tests read: the chunk defining them is loaded once more
+  // with VITEST set for the import, then the flag is put back.
+  const file = readdirSync(dist).find((f) => f.endsWith('.mjs') && readFileSync(join(dist, f), 'utf8').includes('function auditSummaryQuality('))
+  assert.ok(file, `auditSummaryQuality in openclaw@${OPENCLAW_VERSION}'s dist`)
+  const had = process.env.VITEST
+  process.env.VITEST = '1'
+  try {
+    await import(`${pathToFileURL(join(dist, file)).href}?summary-audit`)
+  } finally {
+    if (had === undefined) delete process.env.VITEST
+    else process.env.VITEST = had
+  }
+  const api = globalThis[Symbol.for('openclaw.compactionSafeguardTestApi')]
+  assert.equal(typeof api?.auditSummaryQuality, 'function', "OpenClaw's summary audit")
+  // A chat as an assistant on a channel has it: a greeting first, the user's rules, a choice between the agent's
+  // options, and exact values (a URL, a host:port, an order id, an amount) in the latest messages.
+  const say = (role, t) => (role === 'user' ? userMessage(t) : assistantMessage(t))
+  const messages = [
+    say('user', 'hi'),
+    say('assistant', 'Hello! How can I help you today?'),
+    say('user', 'Set up a weekly report of our shop sales, sent to me every Monday. Never email the customers directly.'),
+    say('assistant', `${'I can build the report from the orders export or from the payments dashboard. '.repeat(8)}\n\n1. Orders export\n2. Payments dashboard\n\nWhich one should I use?`),
+    say('user', 'lets do 2'),
+    say('assistant', 'Using the payments dashboard at https://pay.example.com/reports/weekly (API on api.shop.internal:8443).'),
+    say('user', 'Keep the budget under $20/month for the tooling.'),
+    say('assistant', 'Noted. The first report covers order 48213377 to today, total 1299.50 EUR.'),
+    say('user', 'Now add the refunds to the report and send me a draft'),
+    say('assistant', 'Adding refunds from https://pay.example.com/reports/refunds now.'),
+  ]
+  const key = 'agent:main:telegram:direct:audit'
+  native.writeCheckpointSync({ stateDir, sessionKey: key, trigger: 'compaction', tokenUsage: { inputTokens: 150000, contextWindow: 200000 }, messages })
+  const restore = native.renderCheckpoint({ stateDir, sessionKey: key }, { mode: 'post-compaction', maxTokens: 2000, asSummary: true })
+  const messageText = (m) => (typeof m.content === 'string' ? m.content : m.content.map((b) => b.text ?? '').join('\n')).trim()
+  const identifiers = api.extractOpaqueIdentifiers(messages.slice(-10).map(messageText).filter(Boolean).join('\n'))
+  assert.ok(identifiers.length >= 4, `identifiers to keep: ${identifiers}`)
+  const latestAsk = messageText(messages.findLast((m) => m.role === 'user'))
+  const audit = api.auditSummaryQuality({ summary: restore, structuralSummary: restore, identifiers, latestAsk })
+  assert.deepEqual(audit, { ok: true, reasons: [] }, restore)
+  assert.match(restore, /## Constraints\/Rules\n- Never email the customers directly\.\n- Keep the budget under \$20\/month for the tooling\.\n/, 'the rules the user set')
+  assert.match(restore, /Task: Set up a weekly report/, 'the task, not the greeting')
+  // the same audit fails a text without the sections: the check can fail
+  assert.equal(api.auditSummaryQuality({ summary: 'Task: x', structuralSummary: 'Task: x', identifiers, latestAsk }).ok, false)
+})
+
 await check("OpenClaw's memory flush (trigger 'memory', an internal session) is left alone: no prepend, no capture, no checkpoint, nothing on disk", async () => {
   // As OpenClaw 2026.9.6 runs it (src/auto-reply/reply/agent-runner-memory.ts): its own run id, an
   // `agent:<id>:internal-session-effects:<run>` key, `trigger: 'memory'` on the agent hooks only.

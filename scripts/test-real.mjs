@@ -533,6 +533,8 @@ try {
     assert.match(text, /Migrate the users table schema/, 'with the task')
     assert.match(text, /backfill the rows/, 'and the plan')
     assert.match(text, /Identifiers: [^\n]*backfillUserRows\(\)/, 'and the function its write defined')
+    // the summary has the sections of OpenClaw's own compaction contract, in its order (issue 27)
+    assert.match(text, /## Decisions\n[\s\S]*## Open TODOs\n[\s\S]*## Constraints\/Rules\n[\s\S]*## Pending user asks\n[\s\S]*## Exact identifiers\n/, 'in the sections of OpenClaw\'s summary contract')
   })
 
   // ==== tool profiles and tool policy (issue 28) ========================================================

@@ -391,6 +391,9 @@ pub struct Checkpoint {
     pub meta: CheckpointMeta,
     pub working: CheckpointWorking,
     pub decisions: Vec<CheckpointDecision>,
+    /// The rules and preferences the user stated, in their words, oldest first (optional v1
+    /// field: absent when there are none, and in checkpoints written before it existed).
+    pub constraints: Option<Vec<String>>,
     pub resources: CheckpointResources,
     pub thread: CheckpointThread,
     pub open_items: Vec<String>,
@@ -446,6 +449,7 @@ fn to_js(cp: core::Checkpoint) -> Checkpoint {
                 when: d.when,
             })
             .collect(),
+        constraints: some(cp.constraints),
         resources: CheckpointResources {
             files_read: cp.resources.files_read,
             files_modified: cp.resources.files_modified,
@@ -519,6 +523,7 @@ fn from_js_checkpoint(cp: Checkpoint) -> Result<core::Checkpoint, Error> {
                 when: d.when,
             })
             .collect(),
+        constraints: cp.constraints.unwrap_or_default(),
         resources: core::Resources {
             files_read: cp.resources.files_read,
             files_modified: cp.resources.files_modified,
@@ -593,6 +598,11 @@ pub struct RenderCheckpointOptions {
     /// The encoding `maxTokens` is counted in. @default 'o200k_base'
     #[napi(ts_type = "Encoding")]
     pub encoding: Option<String>,
+    /// Render as the compaction summary itself (replace mode): every section of OpenClaw's
+    /// summary contract (`## Decisions` ... `## Exact identifiers`) is written, an empty one
+    /// saying so. Otherwise (the restore follows OpenClaw's own summary, which has them) empty
+    /// sections are left out. @default false
+    pub as_summary: Option<bool>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -688,6 +698,7 @@ pub fn render_checkpoint(
                 .max_tokens
                 .map_or(core::DEFAULT_MAX_TOKENS, |n| n as usize),
             encoding: parse_encoding(o.encoding.as_deref())?,
+            as_summary: o.as_summary.unwrap_or(false),
         };
         match load(source)? {
             None => Ok(Maybe(None)),

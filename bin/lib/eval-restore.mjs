@@ -207,7 +207,7 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
   const restores = []
   const renderBoth = (yaml) => {
     const restore = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens }) ?? ''
-    const wide = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens: replaceTokens }) ?? ''
+    const wide = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens: replaceTokens, asSummary: true }) ?? ''
     return { restore, wide, defects: { [maxTokens]: restoreDefects(restore), [replaceTokens]: restoreDefects(wide) } }
   }
   if (compactionAt.length === 0) {

@@ -217,6 +217,8 @@ pub struct Previous {
     /// The session's task as the previous checkpoint stated it: carried over, so every later
     /// checkpoint states the task even after compactions removed the message that set it.
     pub task: Option<String>,
+    /// The constraints the previous checkpoint carried: a rule the user set days ago still holds.
+    pub constraints: Vec<String>,
 }
 
 /// Keeps the first of entries whose [`fold_key`] is the same (they differ only in case, markup
@@ -257,12 +259,13 @@ pub fn assemble(
         task: w
             .task
             .filter(|t| !t.trim().is_empty())
-            // a task an earlier version took from an injection or a host wrapper is no task
+            // a task an earlier version took from an injection or a host wrapper is no task, nor
+            // a greeting it took for one when this conversation has a substantive request
             .or_else(|| {
-                previous
-                    .task
-                    .clone()
-                    .filter(|t| !strip_injections(t).trim().is_empty())
+                previous.task.clone().filter(|t| {
+                    !strip_injections(t).trim().is_empty()
+                        && (crate::thread::substantive(t, false) || ex.task.is_none())
+                })
             })
             .or(ex.task),
         status,
@@ -358,6 +361,19 @@ pub fn assemble(
     let open_items = fold_duplicates(open_items);
     let learnings = fold_duplicates(input.learnings.clone().unwrap_or(state.learnings));
 
+    // the previous checkpoint's constraints, then this conversation's (a repeated one moves to
+    // the end, as the newest)
+    let stated: std::collections::HashSet<String> =
+        ex.constraints.iter().map(|c| fold_key(c)).collect();
+    let mut constraints: Vec<String> = previous
+        .constraints
+        .iter()
+        .filter(|c| !stated.contains(&fold_key(c)))
+        .cloned()
+        .collect();
+    constraints.extend(ex.constraints);
+    let constraints = keep_last(fold_duplicates(constraints), crate::thread::MAX_CONSTRAINTS);
+
     let utilization = input
         .utilization
         .unwrap_or(input.input_tokens as f64 / input.context_window as f64);
@@ -380,6 +396,7 @@ pub fn assemble(
         },
         working,
         decisions: keep_last(fold_decisions(decisions), MAX_DECISIONS),
+        constraints,
         resources,
         thread,
         open_items: keep_last(open_items, MAX_ITEMS),

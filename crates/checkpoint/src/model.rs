@@ -185,6 +185,9 @@ pub struct Checkpoint {
     pub meta: Meta,
     pub working: Working,
     pub decisions: Vec<Decision>,
+    /// Optional v1 field (written only when non-empty): the rules and preferences the user
+    /// stated, in their words, oldest first; carried from checkpoint to checkpoint.
+    pub constraints: Vec<String>,
     pub resources: Resources,
     pub thread: Thread,
     pub open_items: Vec<String>,

@@ -1,8 +1,14 @@
 //! The restore text (seed 001, section 8.2): a checkpoint rendered for the agent after a
 //! compaction or when a new session resumes, fenced as data, within an exact token budget.
+//!
+//! Its sections are those of OpenClaw's compaction summary contract (2026.9.6's
+//! `compaction-safeguard-quality`: `## Decisions`, `## Open TODOs`, `## Constraints/Rules`,
+//! `## Pending user asks`, `## Exact identifiers`, in that order, each always present), after a
+//! `## Goal` and a `## Progress` of our own: in replace mode the restore is the summary, and a
+//! model reads it the way it reads OpenClaw's own.
 
 use crate::input::FAILURE_ITEM_PREFIX;
-use crate::model::{Checkpoint, Role};
+use crate::model::{Checkpoint, Role, Status};
 use crate::thread::MAX_IDENTIFIERS;
 use context_fsio::{parse_rfc3339, rfc3339, Error, Result};
 use context_state::substance::fold_key;
@@ -52,6 +58,10 @@ pub struct RenderOptions {
     pub max_tokens: usize,
     /// The encoding the budget is counted in.
     pub encoding: Encoding,
+    /// The text is the compaction summary (replace mode): every section of OpenClaw's summary
+    /// contract is written, an empty one saying so. Otherwise empty sections are left out (the
+    /// restore follows OpenClaw's own summary, which has them).
+    pub as_summary: bool,
 }
 
 impl Default for RenderOptions {
@@ -60,6 +70,7 @@ impl Default for RenderOptions {
             mode: Mode::PostCompaction,
             max_tokens: DEFAULT_MAX_TOKENS,
             encoding: Encoding::default(),
+            as_summary: false,
         }
     }
 }
@@ -134,7 +145,11 @@ enum Piece {
     Exchange(usize),
     Summary,
     Decision(usize),
+    Constraint(usize),
 }
+
+/// Constraints (the newest) kept until every decision is gone; the older go before the names.
+const NEWEST_CONSTRAINTS: usize = 1;
 
 /// Longest task shown, however tight the budget: the task is never dropped, and shortened no
 /// further than this.
@@ -259,7 +274,8 @@ fn same_start(a: &str, b: &str) -> bool {
 /// Least valuable first: tools, the thread summary, the key exchanges (the agent's before the
 /// user's, oldest first), then files, identifiers and commands together from the least active
 /// up (each list dropped in proportion to its length, up to [`PROPORTION_ITEMS`]; the items after
-/// those go first), learnings, decisions (oldest first).
+/// those go first), learnings, decisions (oldest first), the newest constraint; older
+/// constraints go right after the key exchanges.
 /// The task, working state, next action and open items are never in it.
 fn drop_order(cp: &Checkpoint, files: usize) -> Vec<Piece> {
     let mut v = Vec::new();
@@ -278,6 +294,10 @@ fn drop_order(cp: &Checkpoint, files: usize) -> Vec<Piece> {
             .filter(|&i| ex[i].role == Role::User)
             .map(Piece::Exchange),
     );
+    // the user's older constraints before the names; the newest last of all
+    let nc = cp.constraints.len();
+    let newest = nc.saturating_sub(NEWEST_CONSTRAINTS);
+    v.extend((0..newest).map(Piece::Constraint));
     // rank r of a list of n: key (r + 1) / n; the highest key (the least active) goes first
     let mut ranked: Vec<(f64, u8, Piece)> = Vec::new();
     let mut add = |n: usize, class: u8, f: fn(usize) -> Piece| {
@@ -299,6 +319,7 @@ fn drop_order(cp: &Checkpoint, files: usize) -> Vec<Piece> {
     v.extend(ranked.into_iter().map(|(_, _, p)| p));
     v.extend((0..cp.learnings.len()).map(Piece::Learning));
     v.extend((0..cp.decisions.len()).map(Piece::Decision));
+    v.extend((newest..nc).map(Piece::Constraint));
     v
 }
 
@@ -309,6 +330,31 @@ fn push_list(out: &mut String, heading: &str, items: &[String]) {
     out.push('\n');
     out.push_str(heading);
     out.push('\n');
+    for it in items {
+        out.push_str("- ");
+        out.push_str(it);
+        out.push('\n');
+    }
+}
+
+/// What the empty `## Exact identifiers` says (OpenClaw's own fallback summary says it).
+const NO_IDENTIFIERS: &str = "None captured.\n";
+
+/// A section of OpenClaw's compaction summary contract (`## Decisions`, `## Open TODOs`, ...).
+/// With no items: in a summary (`empty` given) written all the same, saying so in a line of its
+/// own per section (so no line repeats), so a reader and OpenClaw's quality audit find every
+/// section in its place; otherwise left out.
+fn push_section(out: &mut String, heading: &str, items: &[String], empty: Option<&str>) {
+    if items.is_empty() && empty.is_none() {
+        return;
+    }
+    out.push('\n');
+    out.push_str(heading);
+    out.push('\n');
+    if let (true, Some(e)) = (items.is_empty(), empty) {
+        out.push_str(e);
+        out.push('\n');
+    }
     for it in items {
         out.push_str("- ");
         out.push_str(it);
@@ -370,6 +416,7 @@ struct Prepared {
     exchange_hidden: Vec<bool>,
     /// Near-duplicates of an earlier decision / learning.
     decision_dup: Vec<bool>,
+    constraint_dup: Vec<bool>,
     learning_dup: Vec<bool>,
     open_items: Vec<String>,
     /// The thread summary says nothing the task and topic do not.
@@ -456,6 +503,12 @@ impl Prepared {
             root,
             exchange_hidden,
             decision_dup: dup_flags(cp.decisions.iter().map(|d| d.what.as_str())),
+            // a constraint the task or the current request already states is said there
+            constraint_dup: dup_flags(cp.constraints.iter().map(String::as_str))
+                .into_iter()
+                .zip(&cp.constraints)
+                .map(|(dup, c)| dup || stated(c))
+                .collect(),
             learning_dup: dup_flags(cp.learnings.iter().map(String::as_str)),
             open_items: distinct(cp.open_items.clone()),
             summary_redundant,
@@ -468,13 +521,16 @@ impl Prepared {
 /// open items cut to `field_chars`, and the last `hidden_items` open items replaced by a count.
 fn compose(
     cp: &Checkpoint,
-    mode: Mode,
+    opts: &RenderOptions,
     order: &[Piece],
     pre: &Prepared,
     dropped: usize,
     field_chars: usize,
     hidden_items: usize,
 ) -> String {
+    let (mode, as_summary) = (opts.mode, opts.as_summary);
+    // an empty section says so in a summary; elsewhere it is left out
+    let empty = |text: &'static str| as_summary.then_some(text);
     let gone: std::collections::HashSet<Piece> =
         order[..dropped.min(order.len())].iter().copied().collect();
     let keep = |p: Piece| !gone.contains(&p);
@@ -516,19 +572,24 @@ fn compose(
     ));
 
     let w = &cp.working;
-    o.push('\n');
     let task = w.task.as_deref().filter(|t| !t.trim().is_empty());
     let topic = w.topic.as_deref().filter(|t| !t.trim().is_empty());
+    let topic_new = topic.filter(|t| !task.is_some_and(|k| same_start(k, t)));
+    // The latest request is pending while the agent was still at it; once the agent answered
+    // and waits, it is what the agent was working on.
+    let pending = w.status != Status::WaitingForUser;
+
+    // ## Goal: the session's task and where the work stands (the current request is under
+    // "Pending user asks" while it is open).
+    o.push_str("\n## Goal\n");
+    if let (Some(t), false) = (topic_new, pending) {
+        o.push_str(&format!("Working on: {}\n", clean(t, field_chars)));
+    }
     if let Some(t) = task {
         o.push_str(&format!(
             "Task: {}\n",
             clean(t, field_chars.max(TASK_MIN_CHARS))
         ));
-    }
-    if let Some(t) = topic {
-        if !task.is_some_and(|k| same_start(k, t)) {
-            o.push_str(&format!("Working on: {}\n", clean(t, field_chars)));
-        }
     }
     o.push_str(&format!("Status: {}\n", w.status.as_str()));
     if w.interrupted {
@@ -544,26 +605,8 @@ fn compose(
             None => o.push_str("Interrupted mid-turn\n"),
         }
     }
-    if let Some(n) = w.next_action.as_deref().filter(|n| !n.trim().is_empty()) {
-        o.push_str(&format!("Next action: {}\n", clean(n, field_chars)));
-    }
 
-    let decisions: Vec<String> = cp
-        .decisions
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !pre.decision_dup[*i] && keep(Piece::Decision(*i)))
-        .map(|(_, d)| match &d.when {
-            Some(when) => format!(
-                "{} ({})",
-                clean(&d.what, FIELD_CHARS),
-                short_time(when, &m.created_at)
-            ),
-            None => clean(&d.what, FIELD_CHARS),
-        })
-        .collect();
-    push_list(&mut o, "Decisions made:", &decisions);
-
+    // ## Progress: the thread (what was asked and what the agent reported).
     // The summary of first and last request says nothing the task and topic do not.
     let summary = cp
         .thread
@@ -580,7 +623,7 @@ fn compose(
         .map(|(_, e)| format!("{}: {}", e.role.as_str(), clean(&e.gist, GIST_CHARS)))
         .collect();
     if summary.is_some() || !exchanges.is_empty() {
-        o.push('\n');
+        o.push_str("\n## Progress\n");
         if let Some(s) = summary {
             o.push_str(&format!("Thread: {}\n", clean(s, FIELD_CHARS)));
         }
@@ -594,28 +637,82 @@ fn compose(
         }
     }
 
-    let all_items = &pre.open_items;
-    let shown = all_items.len() - hidden_items.min(all_items.len());
-    let mut items: Vec<String> = all_items[..shown]
+    let decisions: Vec<String> = cp
+        .decisions
         .iter()
-        .map(|s| {
-            // a failure says what failed and how in its first words; the rest is output
-            let max = if s.starts_with(FAILURE_ITEM_PREFIX) {
-                field_chars.min(FAILURE_ITEM_CHARS)
-            } else {
-                field_chars
-            };
-            clean(s, max)
+        .enumerate()
+        .filter(|(i, _)| !pre.decision_dup[*i] && keep(Piece::Decision(*i)))
+        .map(|(_, d)| match &d.when {
+            Some(when) => format!(
+                "{} ({})",
+                clean(&d.what, FIELD_CHARS),
+                short_time(when, &m.created_at)
+            ),
+            None => clean(&d.what, FIELD_CHARS),
         })
         .collect();
+    push_section(
+        &mut o,
+        "## Decisions",
+        &decisions,
+        empty("No decisions recorded."),
+    );
+
+    let all_items = &pre.open_items;
+    let shown = all_items.len() - hidden_items.min(all_items.len());
+    let mut todos: Vec<String> = Vec::new();
+    if let Some(n) = w.next_action.as_deref().filter(|n| !n.trim().is_empty()) {
+        todos.push(format!("Next action: {}", clean(n, field_chars)));
+    }
+    todos.extend(all_items[..shown].iter().map(|s| {
+        // a failure says what failed and how in its first words; the rest is output
+        let max = if s.starts_with(FAILURE_ITEM_PREFIX) {
+            field_chars.min(FAILURE_ITEM_CHARS)
+        } else {
+            field_chars
+        };
+        clean(s, max)
+    }));
     if shown < all_items.len() {
-        items.push(format!(
+        todos.push(format!(
             "(+{} more open items not shown)",
             all_items.len() - shown
         ));
     }
-    push_list(&mut o, "Open items:", &items);
+    push_section(&mut o, "## Open TODOs", &todos, empty("No open TODOs."));
 
+    let constraints: Vec<String> = cp
+        .constraints
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !pre.constraint_dup[*i] && keep(Piece::Constraint(*i)))
+        .map(|(_, c)| clean(c, FIELD_CHARS))
+        .collect();
+    push_section(
+        &mut o,
+        "## Constraints/Rules",
+        &constraints,
+        empty("No constraints stated."),
+    );
+
+    // the current request; when it is the task's start, the task is not said twice
+    let asks: Vec<String> = match (pending, topic_new, topic) {
+        (true, Some(t), _) => vec![clean(t, field_chars)],
+        // (only a summary says so: elsewhere the goal above says it)
+        (true, None, Some(_)) if as_summary => {
+            vec!["the task (## Goal), in progress".to_string()]
+        }
+        _ => Vec::new(),
+    };
+    push_section(
+        &mut o,
+        "## Pending user asks",
+        &asks,
+        empty("No pending asks."),
+    );
+
+    let heading_at = o.len();
+    o.push_str("\n## Exact identifiers\n");
     let root = &pre.root;
     let named: Vec<&(String, bool)> = files
         .iter()
@@ -643,35 +740,36 @@ fn compose(
     };
     let tools = kept(&cp.resources.tools_used, Piece::Tool, 80);
     let commands = kept(&cp.resources.commands, Piece::Command, 100);
-    if !files.is_empty()
-        || !tools.is_empty()
-        || !commands.is_empty()
-        || !cp.resources.identifiers.is_empty()
-    {
-        o.push('\n');
-        if !named.is_empty() {
-            if let Some(r) = &root {
-                o.push_str(&format!("Files (under {}/):\n", clean(r, 200)));
-            }
+    let before = o.len();
+    if !named.is_empty() {
+        if let Some(r) = &root {
+            o.push_str(&format!("Files (under {}/):\n", clean(r, 200)));
         }
-        push_inline(&mut o, "Files modified: ", &modified);
-        push_inline(&mut o, "Files read: ", &read);
-        if background > 0 {
-            o.push_str(&format!("Background: {background} other files\n"));
+    }
+    push_inline(&mut o, "Files modified: ", &modified);
+    push_inline(&mut o, "Files read: ", &read);
+    if background > 0 {
+        o.push_str(&format!("Background: {background} other files\n"));
+    }
+    push_inline(&mut o, "Commands run: ", &commands);
+    // identifiers the text does not already show (a file name, a command)
+    let shown_so_far = o.to_lowercase();
+    let mut idents: Vec<String> = pre
+        .identifiers
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| keep(Piece::Identifier(*i)))
+        .filter_map(|(_, s)| s.as_deref().map(|s| clean(s, IDENTIFIER_SHOWN_CHARS)))
+        .collect();
+    idents.retain(|s| !shown_so_far.contains(&s.to_lowercase()));
+    push_inline(&mut o, "Identifiers: ", &idents);
+    push_inline(&mut o, "Tools used: ", &tools);
+    if o.len() == before {
+        if as_summary {
+            o.push_str(NO_IDENTIFIERS);
+        } else {
+            o.truncate(heading_at);
         }
-        push_inline(&mut o, "Commands run: ", &commands);
-        // identifiers the text does not already show (a file name, a command)
-        let shown_so_far = o.to_lowercase();
-        let mut idents: Vec<String> = pre
-            .identifiers
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| keep(Piece::Identifier(*i)))
-            .filter_map(|(_, s)| s.as_deref().map(|s| clean(s, IDENTIFIER_SHOWN_CHARS)))
-            .collect();
-        idents.retain(|s| !shown_so_far.contains(&s.to_lowercase()));
-        push_inline(&mut o, "Identifiers: ", &idents);
-        push_inline(&mut o, "Tools used: ", &tools);
     }
 
     let learnings: Vec<String> = cp
@@ -721,7 +819,7 @@ pub fn render(cp: &Checkpoint, opts: RenderOptions) -> Result<String> {
             SHRINK_CHARS[shrink - 1]
         };
         let hidden = step.saturating_sub(d + SHRINK_CHARS.len());
-        compose(cp, opts.mode, &order, &pre, dropped, field, hidden)
+        compose(cp, &opts, &order, &pre, dropped, field, hidden)
     };
     // The search below counts drafts that share most lines: count each distinct line once. A text
     // of at most `max_tokens` bytes fits without counting (a token is at least one byte).
@@ -791,12 +889,13 @@ mod tests {
         assert!(n <= 700, "{n} tokens\n{text}");
         for line in [
             "[Post-compaction checkpoint restore]",
-            "Working on: Helping user plan a trip to Japan",
-            "Status: in_progress",
-            "Next action: User asked about visa requirements -- need to answer",
-            "Decisions made:\n- User prefers budget options over luxury (14:15)\n- Flights from Belgrade, March 15-29 window (14:22)",
-            "Thread: Planning Japan trip. Settled on March dates, budget focus.",
-            "Open items:\n- Visa requirements for Serbian passport\n- User hasn't decided on accommodation style",
+            "## Goal\nStatus: in_progress\n",
+            "## Progress\nThread: Planning Japan trip. Settled on March dates, budget focus.",
+            "## Decisions\n- User prefers budget options over luxury (14:15)\n- Flights from Belgrade, March 15-29 window (14:22)\n",
+            "## Open TODOs\n- Next action: User asked about visa requirements -- need to answer\n- Visa requirements for Serbian passport\n- User hasn't decided on accommodation style\n",
+            // in progress: the current request is the pending ask
+            "## Pending user asks\n- Helping user plan a trip to Japan\n",
+            "## Exact identifiers\n",
             "Learnings (consider storing to long-term memory):\n- User is price-sensitive, always ask about budget first",
             "Tools used: web_search, memory_search",
         ] {
@@ -804,6 +903,17 @@ mod tests {
         }
         assert!(text.contains(FENCE_OPEN) && text.trim_end().ends_with(FENCE_CLOSE));
         assert!(!text.contains("Warning"));
+        // an empty section is left out, except in a summary (replace mode), where it says so
+        assert!(!text.contains("## Constraints/Rules"));
+        let summary = render(
+            &cp,
+            RenderOptions {
+                as_summary: true,
+                ..RenderOptions::default()
+            },
+        )
+        .unwrap();
+        assert!(summary.contains("## Constraints/Rules\nNo constraints stated.\n"));
         let resume = render(
             &cp,
             RenderOptions {
@@ -984,7 +1094,23 @@ mod tests {
             !text.contains("Working on:"),
             "the topic is the task's start: said once"
         );
-        for max in [150, 200, 300] {
+        assert!(
+            !text.contains("## Pending user asks"),
+            "the goal says it\n{text}"
+        );
+        let summary = render(
+            &cp,
+            RenderOptions {
+                as_summary: true,
+                ..RenderOptions::default()
+            },
+        )
+        .unwrap();
+        assert!(
+            summary.contains("## Pending user asks\n- the task (## Goal), in progress\n"),
+            "{summary}"
+        );
+        for max in [200, 250, 300] {
             let text = render(
                 &cp,
                 RenderOptions {
@@ -1001,7 +1127,106 @@ mod tests {
         }
         cp.working.topic = Some("now the migration tests".into());
         let text = render(&cp, RenderOptions::default()).unwrap();
-        assert!(text.contains("Working on: now the migration tests\n"));
+        assert!(
+            text.contains("## Pending user asks\n- now the migration tests\n"),
+            "in progress: the current request is pending\n{text}"
+        );
+        assert!(!text.contains("Working on:"), "said once");
+        cp.working.status = Status::WaitingForUser;
+        let text = render(&cp, RenderOptions::default()).unwrap();
+        assert!(
+            text.contains("## Goal\nWorking on: now the migration tests\nTask: Refactor"),
+            "answered: the current request first, then the task\n{text}"
+        );
+        assert!(!text.contains("## Pending user asks"), "none: left out");
+    }
+
+    /// OpenClaw 2026.9.6's REQUIRED_SUMMARY_SECTIONS, in its order.
+    const OPENCLAW_SECTIONS: [&str; 5] = [
+        "## Decisions",
+        "## Open TODOs",
+        "## Constraints/Rules",
+        "## Pending user asks",
+        "## Exact identifiers",
+    ];
+
+    #[test]
+    fn as_a_summary_every_openclaw_section_is_present_in_order_at_every_budget() {
+        let mut cp = big();
+        cp.constraints = vec![
+            "No running for four weeks: old foot injury".into(),
+            "下午2点之后不喝咖啡".into(),
+        ];
+        for max in [200, 300, 800, 2000] {
+            let text = render(
+                &cp,
+                RenderOptions {
+                    max_tokens: max,
+                    as_summary: true,
+                    ..RenderOptions::default()
+                },
+            )
+            .unwrap();
+            let lines: Vec<&str> = text.lines().map(str::trim).collect();
+            let mut at = 0;
+            for h in OPENCLAW_SECTIONS {
+                let i = lines[at..]
+                    .iter()
+                    .position(|l| *l == h)
+                    .unwrap_or_else(|| panic!("{max}: {h} missing or out of order\n{text}"));
+                at += i + 1;
+            }
+            assert!(tokens(&text) <= max);
+        }
+        let text = render(
+            &cp,
+            RenderOptions {
+                max_tokens: 800,
+                as_summary: true,
+                ..RenderOptions::default()
+            },
+        )
+        .unwrap();
+        // the newest constraint goes last when the budget is short: after every decision; the
+        // older before the names
+        assert!(
+            text.contains("## Constraints/Rules\n- 下午2点之后不喝咖啡\n"),
+            "{text}"
+        );
+        assert!(!text.contains("decision 0:"));
+        let roomy = render(
+            &cp,
+            RenderOptions {
+                max_tokens: 20_000,
+                as_summary: true,
+                ..RenderOptions::default()
+            },
+        )
+        .unwrap();
+        assert!(roomy.contains(
+            "## Constraints/Rules\n- No running for four weeks: old foot injury\n- 下午2点之后不喝咖啡\n"
+        ));
+        let mut empty = seed();
+        empty.decisions.clear();
+        empty.open_items.clear();
+        empty.working.next_action = None;
+        empty.resources = Resources::default();
+        empty.working.status = Status::WaitingForUser;
+        let summary = RenderOptions {
+            as_summary: true,
+            ..RenderOptions::default()
+        };
+        let text = render(&empty, summary).unwrap();
+        for h in OPENCLAW_SECTIONS {
+            let next = text.split(&format!("{h}\n")).nth(1).unwrap_or_default();
+            let first = next.lines().next().unwrap_or_default();
+            assert!(
+                first.starts_with("No") && first.ends_with('.'),
+                "{h}: {first}\n{text}"
+            );
+        }
+        let text = render(&empty, RenderOptions::default()).unwrap();
+        assert!(!text.contains("## Decisions") && !text.contains("## Exact identifiers"));
     }
 
     #[test]
@@ -1191,7 +1416,7 @@ mod tests {
     #[test]
     fn budget_is_exact_and_drops_least_important_first() {
         let cp = big();
-        for max in [150, 250, 400, 800, 1500, 3000] {
+        for max in [200, 250, 400, 800, 1500, 3000] {
             let text = render(
                 &cp,
                 RenderOptions {
@@ -1201,10 +1426,10 @@ mod tests {
             )
             .unwrap();
             assert!(tokens(&text) <= max, "{max}: {}", tokens(&text));
-            assert!(text.contains("Working on: Helping user"));
+            assert!(text.contains("## Pending user asks\n- Helping user"));
             assert!(text.contains("Next action: User asked"));
             if max >= 250 {
-                assert!(text.contains("Working on: Helping user plan a trip to Japan"));
+                assert!(text.contains("- Helping user plan a trip to Japan"));
             }
             assert!(text.contains(FENCE_CLOSE));
             if max >= 400 {
@@ -1213,7 +1438,11 @@ mod tests {
                 }
             }
             if max >= 250 {
-                assert!(text.contains("Open items:\n- open item 0"), "{max}\n{text}");
+                assert!(
+                    text.contains("## Open TODOs\n- Next action: User asked"),
+                    "{max}\n{text}"
+                );
+                assert!(text.contains("\n- open item 0"), "{max}\n{text}");
             }
         }
         let text = render(&cp, RenderOptions::default()).unwrap();

@@ -161,6 +161,10 @@ pub fn write_checkpoint(input: &CheckpointInput) -> Result<WriteResult> {
             .as_ref()
             .map_or(0, |(_, cp)| cp.meta.compaction_count),
         task: latest.as_ref().and_then(|(_, cp)| cp.working.task.clone()),
+        constraints: latest
+            .as_ref()
+            .map(|(_, cp)| cp.constraints.clone())
+            .unwrap_or_default(),
     };
     if let Some((id, last)) = &latest {
         let count = input.compaction_count.unwrap_or(previous.compaction_count);

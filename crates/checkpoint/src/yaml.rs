@@ -220,6 +220,12 @@ pub fn to_yaml(cp: &Checkpoint) -> String {
         }
     }
 
+    if !cp.constraints.is_empty() {
+        section_gap(&mut o);
+        o.push_str("# --- CONSTRAINTS ---------------------------------------------\n");
+        push_string_list(&mut o, "", "constraints", &cp.constraints);
+    }
+
     section_gap(&mut o);
     o.push_str("# --- RESOURCES -----------------------------------------------\nresources:\n");
     push_string_list(&mut o, "  ", "files_read", &cp.resources.files_read);
@@ -484,6 +490,7 @@ pub fn from_yaml(text: &str) -> Result<Checkpoint> {
         meta,
         working,
         decisions,
+        constraints: str_list(field(doc, "constraints"), "constraints")?,
         resources,
         thread,
         open_items: str_list(field(doc, "open_items"), "open_items")?,
@@ -537,6 +544,7 @@ mod tests {
                     when: None,
                 },
             ],
+            constraints: vec![s(), s()],
             resources: Resources {
                 files_read: vec![s(), s()],
                 files_modified: vec![s()],
@@ -608,6 +616,25 @@ mod tests {
     }
 
     #[test]
+    fn constraints_are_optional_written_only_when_set_and_read_back() {
+        let mut cp = sample(|| "no running for four weeks".to_string());
+        let y = to_yaml(&cp);
+        assert!(y.contains("constraints:\n  - \"no running for four weeks\"\n"));
+        assert_eq!(from_yaml(&y).unwrap().constraints, cp.constraints);
+        cp.constraints.clear();
+        let y = to_yaml(&cp);
+        assert!(
+            !y.contains("constraints"),
+            "an old reader sees the v1 it knows"
+        );
+        assert_eq!(
+            from_yaml(&y).unwrap(),
+            cp,
+            "a checkpoint without them reads"
+        );
+    }
+
+    #[test]
     fn styles_follow_the_seed() {
         let cp = sample(|| "Helping user plan a trip to Japan\n".to_string());
         let y = to_yaml(&cp);
@@ -633,7 +660,9 @@ mod tests {
 
     #[test]
     fn rejects_what_is_not_a_v1_checkpoint() {
-        let good = to_yaml(&sample(|| "x".into()));
+        let mut cp = sample(|| "x".into());
+        cp.constraints.clear();
+        let good = to_yaml(&cp);
         assert!(from_yaml(&good).is_ok());
         for bad in [
             "",

@@ -365,6 +365,8 @@ fn the_task_is_carried_from_checkpoint_to_checkpoint() {
         json!({"role": "user", "content": "/mode"}),
         json!({"role": "user", "content": "Refactor the run modes onto one AgentSession"}),
         json!({"role": "assistant", "content": [{"type": "text", "text": "On it."}]}),
+        json!({"role": "user", "content": "Never change the public API of the session."}),
+        json!({"role": "assistant", "content": [{"type": "text", "text": "Understood."}]}),
     ]);
     write_checkpoint(&first).unwrap();
     // After a compaction the first request is gone from the messages.
@@ -388,7 +390,14 @@ fn the_task_is_carried_from_checkpoint_to_checkpoint() {
     );
     let text = render(&cp, RenderOptions::default()).unwrap();
     assert!(text.contains("Task: Refactor the run modes onto one AgentSession\n"));
-    assert!(text.contains("Working on: now move the files to core/\n"));
+    // still in progress: the current request is the pending ask
+    assert!(text.contains("## Pending user asks\n- now move the files to core/\n"));
+    // the rule the user set before the compaction holds after it
+    assert_eq!(
+        cp.constraints,
+        ["Never change the public API of the session."]
+    );
+    assert!(text.contains("## Constraints/Rules\n- Never change the public API of the session.\n"));
     // A host's own task wins; a blank one does not.
     let mut third = input(&state, key, 250_000);
     third.working = Some(WorkingInput {

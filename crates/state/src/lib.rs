@@ -734,8 +734,12 @@ pub fn record_messages(
 /// What a short reply to an agent message that ends by asking something decided, or `None` when
 /// the message asks nothing. A reply that picks an option by its number (`3.`, `lets do 2`) names
 /// the option it picked; an acknowledgement quotes the proposal it accepts; a reply with content of
-/// its own says what it is about. A reply with nothing to quote decides nothing.
+/// its own says what it is about. A reply with nothing to quote, or a question, decides nothing.
 fn decision_what(agent: &str, reply: &str) -> Option<String> {
+    // a question back (`what about Redis?`) asks; it decides nothing
+    if substance::is_question(reply) {
+        return None;
+    }
     let (question, proposal) = substance::proposal(agent)?;
     let q = gist(&question, DECISION_QUESTION_CHARS);
     if let Some(item) = substance::chosen_option(agent, reply) {

@@ -375,6 +375,30 @@ fn decisions_need_a_question_and_slash_commands_are_never_topics() {
 }
 
 #[test]
+fn a_question_back_is_never_a_decision() {
+    let root = tmp("decask");
+    let ask = "I propose to cache the sessions in Postgres with a TTL of one day. ".repeat(10)
+        + "\n\nShall I go ahead?";
+    for reply in ["what about Redis?", "Redis の方が速い？", "why not SQLite?"] {
+        let msgs = vec![
+            msg("user", "make the session store survive restarts", 1),
+            msg("assistant", &ask, 2),
+            msg("user", reply, 3),
+        ];
+        let o = record_messages(&root, reply, &msgs).unwrap();
+        assert!(o.decisions.is_empty(), "{reply}: {:?}", o.decisions);
+    }
+    let msgs = vec![
+        msg("user", "make the session store survive restarts", 1),
+        msg("assistant", &ask, 2),
+        msg("user", "yes, Postgres", 3),
+    ];
+    let o = record_messages(&root, "k", &msgs).unwrap();
+    assert_eq!(o.decisions.len(), 1, "a reply that picks still decides");
+    fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
 fn concurrent_threads_lose_nothing() {
     let root = tmp("conc");
     let k = "k";

@@ -1,0 +1,287 @@
+//! Constraints and preferences: the rules the user set, in their own short sentences (`no running
+//! for four weeks: old foot injury`, `budget ~$10/month`, `下午2点之后不喝咖啡`, `immer auf Deutsch
+//! antworten`).
+//!
+//! A sentence of the user's own (not a question, not code or pasted output) is a constraint when it
+//! limits: it negates or forbids, says always / never / only / at most, or states an amount with a
+//! currency or per-period unit. Negation and limits are read from a short list of such words in the
+//! languages OpenClaw's channels see most (they are the grammar of a rule, not its topic); amounts
+//! from structure (a currency sign or a number per unit).
+
+use super::*;
+
+/// Most constraints kept (the newest).
+pub const MAX_CONSTRAINTS: usize = 8;
+/// Characters of one constraint.
+pub const CONSTRAINT_CHARS: usize = 140;
+/// Longest sentence read as a constraint (a longer one is an explanation, not a rule).
+const SENTENCE_MAX_CHARS: usize = 220;
+/// A user message longer than this is mostly pasted text: no constraint is read from it.
+const PASTED_CHARS: usize = 1200;
+/// Fewest letters of a constraint (a character of a script written without spaces counts 3).
+const MIN_LETTERS: usize = 9;
+
+/// Plain negations: a limit only among a sentence's first [`LEAD_WORDS`] words (`No running for
+/// four weeks`, `Do not push`, `Bitte nicht ...`); further in they describe (`the state is not
+/// good`).
+const NEGATIONS: &[&str] = &[
+    "no", "not", "nicht", "kein", "keine", "ne", "pas", "non", "не", "нет", "não", "ні",
+];
+/// Words at the start of a sentence where a plain negation still makes it a rule.
+const LEAD_WORDS: usize = 2;
+
+/// Words that make a sentence a limit wherever they stand, lowercase, matched as whole words
+/// (spaced scripts).
+#[rustfmt::skip]
+const LIMIT_WORDS: &[&str] = &[
+    // English
+    "don't", "dont", "never", "always", "only", "must", "mustn't", "shouldn't", "avoid",
+    "without", "max", "maximum", "minimum", "budget", "prefer",
+    // German
+    "nie", "niemals", "immer", "nur", "muss", "ohne", "höchstens", "mindestens",
+    // French
+    "jamais", "toujours", "seulement", "sans", "doit",
+    // Spanish / Portuguese / Italian
+    "nunca", "siempre", "solo", "sólo", "sin", "debe", "sempre", "só", "sem", "mai", "senza",
+    // Russian / Ukrainian
+    "никогда", "всегда", "только", "без", "нельзя", "завжди", "лише",
+];
+
+/// Pieces that make a sentence of a script written without spaces a limit.
+#[rustfmt::skip]
+const LIMIT_PIECES: &[&str] = &[
+    // Chinese
+    "不要", "不用", "不想", "不喝", "不吃", "别", "禁止", "只", "必须", "总是", "永远", "一定要",
+    "最多", "最少", "至少", "以内", "预算", "不超过", "避免",
+    // Japanese
+    "ないで", "だけ", "必ず", "いつも", "禁止", "以内", "予算",
+    // Korean
+    "하지 마", "말고", "항상", "절대", "이내", "예산",
+];
+
+/// Currency signs: a sentence stating an amount in one is a budget.
+const CURRENCY: &[char] = &['$', '€', '£', '¥', '₹', '₽', '₩', '元', '円'];
+
+/// The sentences of a text: split at line ends and sentence ends of any script, outside code
+/// fences.
+fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut in_fence = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence {
+            continue;
+        }
+        let mut start = 0;
+        for (i, c) in line.char_indices() {
+            let end = i + c.len_utf8();
+            let stop = matches!(c, '。' | '！' | '；' | '？' | '!' | ';')
+                || (matches!(c, '.' | '?') && line[end..].starts_with(' '));
+            if stop {
+                out.push(line[start..end].trim());
+                start = end;
+            }
+        }
+        out.push(line[start..].trim());
+    }
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+fn letters(s: &str) -> usize {
+    s.chars()
+        .filter(|c| c.is_alphabetic())
+        .map(|c| {
+            if context_state::substance::unspaced(c) {
+                3
+            } else {
+                1
+            }
+        })
+        .sum()
+}
+
+/// Prose, not code or output: most of its visible characters are letters, and it names no path
+/// or URL (a line of a log or a listing).
+fn is_prose(s: &str) -> bool {
+    if s.split_whitespace().any(|w| {
+        w.starts_with('/') || w.starts_with("./") || w.starts_with("~/") || w.contains("://")
+    }) {
+        return false;
+    }
+    let visible = s.chars().filter(|c| !c.is_whitespace()).count();
+    let wordy = s
+        .chars()
+        .filter(|c| c.is_alphabetic() || matches!(c, '\'' | ',' | '.' | '-' | '~'))
+        .count();
+    visible > 0 && wordy * 10 >= visible * 7 || s.chars().any(context_state::substance::unspaced)
+}
+
+/// An amount: a currency sign next to a number, or a number per a unit (`10/month`, `3x/week`).
+fn states_amount(s: &str) -> bool {
+    let chars: Vec<char> = s.chars().collect();
+    chars.iter().enumerate().any(|(i, c)| {
+        let digit_near = |j: Option<usize>| {
+            j.and_then(|j| chars.get(j))
+                .is_some_and(char::is_ascii_digit)
+        };
+        (CURRENCY.contains(c)
+            && (digit_near(i.checked_sub(1))
+                || digit_near(Some(i + 1))
+                || (chars.get(i + 1) == Some(&'~') && digit_near(Some(i + 2)))))
+            || (*c == '/'
+                && digit_near(i.checked_sub(1))
+                && chars.get(i + 1).is_some_and(|n| n.is_alphabetic()))
+    })
+}
+
+/// Whether a sentence of the user's sets a limit (see the module docs).
+pub fn is_constraint(sentence: &str) -> bool {
+    let s = sentence.trim();
+    if s.chars().count() > SENTENCE_MAX_CHARS
+        || letters(s) < MIN_LETTERS
+        // code or an id quoted from output (`tool_use`, toolu_019tYDrb...): pasted, not said
+        || s.contains('`')
+        || s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).any(|w| {
+            w.len() >= 12 && w.chars().any(|c| c.is_ascii_digit()) && w.chars().any(char::is_alphabetic)
+        })
+        || context_state::substance::is_question(s)
+        || !is_prose(s)
+    {
+        return false;
+    }
+    let lower = s.to_lowercase();
+    let words = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty());
+    let mut has_limit = false;
+    // `No, we want ...`: a negation that answers (a comma after it) steers; it sets no rule
+    let answers = lower
+        .split_whitespace()
+        .next()
+        .is_some_and(|w| w.ends_with(',') && NEGATIONS.contains(&w.trim_end_matches(',')));
+    for (i, w) in words.enumerate() {
+        if LIMIT_WORDS.contains(&w) || (i < LEAD_WORDS && NEGATIONS.contains(&w) && !answers) {
+            has_limit = true;
+            break;
+        }
+    }
+    has_limit || LIMIT_PIECES.iter().any(|p| lower.contains(p)) || states_amount(s)
+}
+
+/// The constraints the user stated, oldest first, the newest [`MAX_CONSTRAINTS`], each once.
+pub(super) fn constraints(lines: &[Line]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in lines {
+        let Line::User { text, said, .. } = line else {
+            continue;
+        };
+        // a long message is mostly pasted text (a log, an error, a document): its rules are
+        // not the user's
+        if *said == Said::Noise || text.chars().count() > PASTED_CHARS {
+            continue;
+        }
+        for s in sentences(text) {
+            if is_constraint(s) {
+                let g = gist(&squash(s), CONSTRAINT_CHARS);
+                let key = context_state::substance::fold_key(&g);
+                out.retain(|o| context_state::substance::fold_key(o) != key);
+                out.push(g);
+            }
+        }
+    }
+    let excess = out.len().saturating_sub(MAX_CONSTRAINTS);
+    out.drain(..excess);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn user(t: &str) -> Value {
+        json!({"role": "user", "content": t, "timestamp": 1})
+    }
+    fn agent(t: &str) -> Value {
+        json!({"role": "assistant", "content": [{"type": "text", "text": t}], "stopReason": "stop"})
+    }
+
+    #[test]
+    fn rules_in_several_languages_are_kept_in_the_users_words() {
+        let e = extract(&[
+            user(
+                "Plan my training for the next month. No running for four weeks: old foot injury.",
+            ),
+            agent("Here is a plan without running."),
+            user("should we add swimming? don't plan anything before 7am"),
+            agent("Noted."),
+            user("下午2点之后不喝咖啡。帮我安排一下饮食"),
+            agent("好的。"),
+            user("Bitte antworte immer auf Deutsch, und halte das Budget bei ~$10/month"),
+            agent("Gern."),
+        ]);
+        assert_eq!(
+            e.constraints,
+            [
+                "No running for four weeks: old foot injury.",
+                "don't plan anything before 7am",
+                "下午2点之后不喝咖啡。",
+                "Bitte antworte immer auf Deutsch, und halte das Budget bei ~$10/month",
+            ]
+        );
+    }
+
+    #[test]
+    fn questions_code_output_and_plain_requests_are_not_constraints() {
+        for s in [
+            "Why does it not compile?",
+            "为什么不能登录？",
+            "let x = if !ok { 0 } else { 1 };",
+            "error: not found at /usr/lib/x.so:12",
+            "Plan my training for the next month",
+            "no",
+            "Fix the login page please",
+            "the global state is not good :/",
+            "i think that's better, the test doesn't pass",
+            "ログインできない",
+            "no, we want to put it in the pending container",
+            "ids were found without `tool_result` blocks immediately after",
+            "must match toolu_019tYDrbzifrra2KYzmYqWvk exactly",
+        ] {
+            assert!(!is_constraint(s), "{s}");
+        }
+        for s in [
+            "Never push to main directly",
+            "Do not rewrite the changelog",
+            "Only use the staging database",
+            "he/him is correct, don't use they",
+            "Keep it under 200€ per month",
+            "回复只用中文",
+            "テストは変更しないでください",
+        ] {
+            assert!(is_constraint(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn the_newest_are_kept_each_once_and_fenced_code_is_skipped() {
+        let mut msgs = vec![user("```\nnever = true\n```\nstart the server")];
+        for i in 0..12 {
+            msgs.push(agent("ok"));
+            msgs.push(user(&format!("never touch module number {i} again")));
+        }
+        msgs.push(agent("ok"));
+        msgs.push(user("Never touch module number 11 again."));
+        let e = extract(&msgs);
+        assert_eq!(e.constraints.len(), MAX_CONSTRAINTS);
+        assert_eq!(
+            e.constraints.last().map(String::as_str),
+            Some("Never touch module number 11 again.")
+        );
+        assert!(e.constraints.iter().all(|c| !c.contains("never = true")));
+    }
+}

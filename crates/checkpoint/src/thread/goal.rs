@@ -1,0 +1,258 @@
+//! Goal and thread: the task (the first substantive request), the topic (the latest substantive
+//! one), the summary and the key exchanges (the task, pivots after long agent responses, the last
+//! two pairs).
+//!
+//! A request is substantive when the agent went to work on it (called tools before the next
+//! request), or when it holds a name (a path, a file name, a code span) or at least
+//! [`GOAL_MIN_LETTERS`] letters (a character of a script written without spaces counts as
+//! [`UNSPACED_LETTERS`]); the current request (the topic) needs half as many letters. A greeting that opens a chat (`hi`, `Wake up, my friend!`, `你好`), a
+//! bare number (`1`) or a short remark is not the goal while a substantive request exists: a chat
+//! with an assistant lasts days, and its first message is rarely its task. Structure only: no
+//! keywords, any language.
+
+use super::*;
+
+/// One request of the user and the agent's response to it.
+pub(super) struct Turn {
+    /// Squashed user text; `None` for agent output before the first request.
+    user: Option<String>,
+    /// Characters of all agent text in the turn.
+    agent_chars: usize,
+    /// The agent's last text in the turn (its final word).
+    agent_last: Option<String>,
+    /// The agent called tools in the turn.
+    worked: bool,
+}
+
+/// Fewest letters of a substantive request the agent did not work on.
+pub const GOAL_MIN_LETTERS: usize = 24;
+/// Letters one character of a script written without spaces (Han, Kana, Hangul...) counts for.
+pub const UNSPACED_LETTERS: usize = 3;
+
+/// Whether a request is the kind of message a goal is made of (see the module docs).
+pub fn substantive(text: &str, worked: bool) -> bool {
+    weighs(text, worked, GOAL_MIN_LETTERS)
+}
+
+/// Whether a request can be the current one (the topic): as [`substantive`], with half the
+/// letters (`now the signup form`), since what follows a task is often said briefly.
+pub fn current(text: &str, worked: bool) -> bool {
+    weighs(text, worked, GOAL_MIN_LETTERS / 2)
+}
+
+fn weighs(text: &str, worked: bool, min_letters: usize) -> bool {
+    if worked {
+        return true;
+    }
+    let letters: usize = text
+        .chars()
+        .filter(|c| c.is_alphabetic())
+        .map(|c| {
+            if context_state::substance::unspaced(c) {
+                UNSPACED_LETTERS
+            } else {
+                1
+            }
+        })
+        .sum();
+    letters >= min_letters
+        || text.contains('`')
+        || text
+            .split_whitespace()
+            .any(|w| is_path_like(w) && w.chars().any(char::is_alphabetic))
+}
+
+/// The turns of the dialogue: a request opens one; answers, acknowledgements, slash commands and
+/// injections do not (the agent's response continues the turn of the request before).
+pub(super) fn turns(lines: &[Line]) -> Vec<Turn> {
+    let mut turns: Vec<Turn> = Vec::new();
+    for line in lines {
+        match line {
+            Line::User {
+                text,
+                said: Said::Request,
+                ..
+            } => turns.push(Turn {
+                user: Some(squash(text)),
+                agent_chars: 0,
+                agent_last: None,
+                worked: false,
+            }),
+            Line::Agent { text, worked } => {
+                if turns.is_empty() {
+                    turns.push(Turn {
+                        user: None,
+                        agent_chars: 0,
+                        agent_last: None,
+                        worked: false,
+                    });
+                }
+                let t = turns.last_mut().expect("a turn was pushed");
+                t.worked |= *worked;
+                if !text.trim().is_empty() {
+                    t.agent_chars += text.chars().count();
+                    t.agent_last = Some(text.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    turns
+}
+
+/// Task (the first substantive request), topic (the last), summary and key exchanges (the task,
+/// pivots after long agent responses, the last two pairs).
+pub(super) fn thread(turns: &[Turn], out: &mut Extracted) {
+    let users: Vec<usize> = (0..turns.len())
+        .filter(|&i| turns[i].user.is_some())
+        .collect();
+    let user_text = |i: usize| turns[i].user.as_deref().unwrap_or_default();
+    let goals: Vec<usize> = users
+        .iter()
+        .copied()
+        .filter(|&i| substantive(user_text(i), turns[i].worked))
+        .collect();
+    let currents: Vec<usize> = users
+        .iter()
+        .copied()
+        .filter(|&i| current(user_text(i), turns[i].worked))
+        .collect();
+    let (Some(&first), Some(&last)) = (
+        goals.first().or(users.first()),
+        currents.last().or(goals.last()).or(users.last()),
+    ) else {
+        return;
+    };
+    out.task = Some(gist(user_text(first), TASK_CHARS));
+    out.topic = Some(gist(user_text(last), TOPIC_CHARS));
+    out.summary = Some(if first == last {
+        gist(user_text(first), TOPIC_CHARS)
+    } else {
+        format!(
+            "{} ... {}",
+            gist(user_text(first), TOPIC_CHARS),
+            gist(user_text(last), TOPIC_CHARS)
+        )
+    });
+
+    // Entries are (turn, role); the agent entry of a turn sorts after its user entry.
+    let mut must: Vec<(usize, Role)> = vec![(first, Role::User)];
+    for &i in &users[users.len().saturating_sub(LAST_PAIRS)..] {
+        must.push((i, Role::User));
+        if turns[i].agent_last.is_some() {
+            must.push((i, Role::Agent));
+        }
+    }
+    // Pivots: a user message right after a long agent response, newest first.
+    let pivots = users
+        .iter()
+        .rev()
+        .copied()
+        .filter(|&i| i > 0 && turns[i - 1].agent_chars > LONG_AGENT_CHARS)
+        .map(|i| (i, Role::User));
+    let mut chosen = must;
+    chosen.sort_by_key(|&(i, r)| (i, r == Role::Agent));
+    chosen.dedup();
+    for p in pivots {
+        if chosen.len() >= MAX_EXCHANGES {
+            break;
+        }
+        if !chosen.contains(&p) {
+            chosen.push(p);
+        }
+    }
+    chosen.sort_by_key(|&(i, r)| (i, r == Role::Agent));
+    out.key_exchanges = chosen
+        .into_iter()
+        .map(|(i, role)| {
+            let text = match role {
+                Role::User => user_text(i),
+                Role::Agent => turns[i].agent_last.as_deref().unwrap_or_default(),
+            };
+            Exchange {
+                role,
+                gist: gist(text, GIST_CHARS),
+            }
+        })
+        .collect();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn user(t: &str) -> Value {
+        json!({"role": "user", "content": t, "timestamp": 1})
+    }
+    fn agent(t: &str) -> Value {
+        json!({"role": "assistant", "content": [{"type": "text", "text": t}], "stopReason": "stop"})
+    }
+    fn working(t: &str) -> Value {
+        json!({"role": "assistant", "content": [{"type": "text", "text": t}, {"type": "toolCall", "id": "c", "name": "bash", "arguments": {"command": "ls"}}], "stopReason": "toolUse"})
+    }
+
+    #[test]
+    fn a_greeting_or_a_bare_number_is_never_the_goal() {
+        for opener in ["hi", "Wake up, my friend!", "1", "你好", "Hallo!"] {
+            let e = extract(&[
+                user(opener),
+                agent("Hello! How can I help you today?"),
+                user("Plan my training for the next four weeks, three sessions a week"),
+                agent("Here is a plan: ..."),
+                user("thanks"),
+                agent("You're welcome."),
+            ]);
+            assert_eq!(
+                e.task.as_deref(),
+                Some("Plan my training for the next four weeks, three sessions a week"),
+                "{opener}"
+            );
+            assert_eq!(e.topic, e.task, "{opener}");
+        }
+    }
+
+    #[test]
+    fn the_current_request_is_the_topic_in_any_script() {
+        let e = extract(&[
+            user("帮我整理一下上周的市场调研报告"),
+            agent("好的，这是整理后的报告。"),
+            user("现在帮我写一封给客户的邮件，说明仪表盘的进度"),
+            agent("邮件草稿如下。"),
+            user("好"),
+        ]);
+        assert_eq!(e.task.as_deref(), Some("帮我整理一下上周的市场调研报告"));
+        assert_eq!(
+            e.topic.as_deref(),
+            Some("现在帮我写一封给客户的邮件，说明仪表盘的进度")
+        );
+    }
+
+    #[test]
+    fn a_short_request_the_agent_worked_on_is_the_goal() {
+        let e = extract(&[
+            user("hey"),
+            agent("Hi!"),
+            user("Fix the bug"),
+            working("Looking at the failing test."),
+        ]);
+        assert_eq!(e.task.as_deref(), Some("Fix the bug"));
+    }
+
+    #[test]
+    fn with_nothing_substantive_the_first_request_stays_the_task() {
+        let e = extract(&[user("hi there"), agent("Hello!")]);
+        assert_eq!(e.task.as_deref(), Some("hi there"));
+    }
+
+    #[test]
+    fn substantive_counts_letters_names_and_work() {
+        assert!(!substantive("ok", false));
+        assert!(!substantive("12345", false));
+        assert!(substantive("ok", true));
+        assert!(substantive("see src/auth.ts", false));
+        assert!(substantive("rename `fooBar`", false));
+        assert!(substantive("健身计划怎么安排比较好", false));
+        assert!(!substantive("早上好", false));
+    }
+}

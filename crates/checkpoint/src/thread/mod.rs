@@ -1,0 +1,231 @@
+//! Thread extraction (seed 001, section 11.2) and the other facts a checkpoint takes from the pi
+//! agent messages: topic, summary, key exchanges, status, the last tool call, tools and files used.
+//! No LLM and no keywords: only structure (roles, lengths, order), so it works in any language.
+
+use crate::model::{Exchange, Role, Status, ToolCall};
+use context_state::dialogue::{read_dialogue, Line, Said};
+use context_state::substance::{code_spans, is_path_like, looks_around, shell_commands};
+use context_state::{classify_tool, extract_paths, gist, squash, Access};
+use serde_json::Value;
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+
+mod commands;
+mod constraints;
+mod goal;
+mod identifiers;
+mod next_steps;
+mod progress;
+mod recent_values;
+#[cfg(test)]
+mod tests;
+
+use commands::*;
+use constraints::*;
+pub use constraints::{is_constraint, MAX_CONSTRAINTS};
+use goal::*;
+pub use goal::{current, substantive};
+use identifiers::*;
+pub use identifiers::{code_names, definitions, dependencies, exact_values, worth_naming};
+use next_steps::*;
+pub use next_steps::{last_list, numbered_headings};
+use progress::*;
+pub use recent_values::looks_secret;
+use recent_values::*;
+
+/// Characters of a key-exchange gist.
+pub const GIST_CHARS: usize = 120;
+/// Characters of the topic and of each half of the summary.
+pub const TOPIC_CHARS: usize = 100;
+/// An agent response longer than this (in characters) makes the next user message a pivot.
+pub const LONG_AGENT_CHARS: usize = 500;
+/// Most key exchanges kept.
+pub const MAX_EXCHANGES: usize = 8;
+/// Exchange pairs always kept at the end of the thread.
+pub const LAST_PAIRS: usize = 2;
+/// Characters of a tool call's `params_summary`.
+pub const PARAMS_SUMMARY_CHARS: usize = 120;
+/// Characters of the task (the session's first request with content of its own).
+pub const TASK_CHARS: usize = 200;
+/// Characters of the next action taken from the agent's plan.
+pub const NEXT_ACTION_CHARS: usize = 400;
+/// Characters of one item of that plan.
+pub const PLAN_ITEM_CHARS: usize = 110;
+/// Most identifiers kept (the agent's most used code spans).
+pub const MAX_IDENTIFIERS: usize = 400;
+/// Longest code span taken as an identifier.
+pub const IDENTIFIER_CHARS: usize = 60;
+/// Most commands kept.
+pub const MAX_COMMANDS: usize = 20;
+/// Longest command kept.
+pub const COMMAND_CHARS: usize = 100;
+
+/// What the messages say.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Extracted {
+    /// Gist (200 chars) of the first user message with content of its own (the session's task).
+    pub task: Option<String>,
+    /// Gist (100 chars) of the last user message with content of its own.
+    pub topic: Option<String>,
+    /// First (100) + " ... " + last (100) user message with content of their own.
+    pub summary: Option<String>,
+    /// The agent's latest plan: its last numbered list or unchecked todo list, a todo tool's
+    /// open items, or the plan it set in the scratchpad, whichever came last.
+    pub next_action: Option<String>,
+    /// Names the agent's edits and writes define, its code spans and the file names it wrote
+    /// about, most used (recent uses weigh more, definitions most) first.
+    pub identifiers: Vec<String>,
+    /// Shell commands the agent ran (the working part: no `cd`, no output plumbing, no message),
+    /// most used first; look-arounds only when run more than once.
+    pub commands: Vec<String>,
+    /// Every file touched, most active first: changed files above read ones, then by how often
+    /// and how recently.
+    pub key_exchanges: Vec<Exchange>,
+    /// From the last message: tools running or a user message pending = in progress, a final
+    /// agent reply = waiting for the user.
+    pub status: Option<Status>,
+    /// The last tool call the agent made.
+    pub last_tool_call: Option<ToolCall>,
+    /// Tool names called, deduplicated, least recently used first.
+    pub tools_used: Vec<String>,
+    pub active_files: Vec<String>,
+    pub files_read: Vec<String>,
+    pub files_modified: Vec<String>,
+    /// The rules and preferences the user stated, in their words (see [`constraints`]).
+    pub constraints: Vec<String>,
+}
+
+/// Scores of recurring items: each use weighs 1 plus how late in the messages it came (0..1),
+/// so an item used often and lately ranks first.
+#[derive(Default)]
+struct Tally {
+    items: HashMap<String, Use>,
+}
+
+/// One item's score, number of uses and latest use (message index).
+#[derive(Default, Clone, Copy)]
+struct Use {
+    score: f64,
+    uses: usize,
+    last: usize,
+}
+
+impl Tally {
+    fn add(&mut self, item: &str, weight: f64, at: usize, n: usize) {
+        let w = weight * (1.0 + at as f64 / n.max(1) as f64);
+        // (an item seen before is found without allocating its key)
+        let u = match self.items.get_mut(item) {
+            Some(u) => u,
+            None => self.items.entry(item.to_string()).or_default(),
+        };
+        u.score += w;
+        u.uses += 1;
+        u.last = u.last.max(at);
+    }
+    /// Items by score (ties: the later first), at most `max`.
+    fn ranked(&self, max: usize) -> Vec<String> {
+        let mut v: Vec<(&String, &Use)> = self.items.iter().collect();
+        v.sort_by(|a, b| {
+            b.1.score
+                .partial_cmp(&a.1.score)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(b.1.last.cmp(&a.1.last))
+                .then(a.0.cmp(b.0))
+        });
+        v.into_iter().take(max).map(|(k, _)| k.clone()).collect()
+    }
+}
+
+pub(super) fn tool_calls(m: &Value) -> impl Iterator<Item = &Value> {
+    m.get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
+}
+
+/// Moves `item` to the end of `list` (deduplicated, least recently used first).
+pub(crate) fn touch(list: &mut Vec<String>, item: &str) {
+    if let Some(i) = list.iter().position(|x| x == item) {
+        list.remove(i);
+    }
+    list.push(item.to_string());
+}
+
+/// Items in the order of their last use (least recently used first), each once: the list
+/// [`touch`] keeps, without a scan of it at every use (thousands of files would take quadratic
+/// time).
+#[derive(Default)]
+struct Recency {
+    last: HashMap<String, usize>,
+    uses: usize,
+}
+
+impl Recency {
+    fn touch(&mut self, item: &str) {
+        self.uses += 1;
+        match self.last.get_mut(item) {
+            Some(at) => *at = self.uses,
+            None => {
+                self.last.insert(item.to_string(), self.uses);
+            }
+        }
+    }
+    fn into_vec(self) -> Vec<String> {
+        let mut v: Vec<(String, usize)> = self.last.into_iter().collect();
+        v.sort_by_key(|&(_, at)| at);
+        v.into_iter().map(|(item, _)| item).collect()
+    }
+}
+
+/// Extracts everything from pi agent messages (`role` `user` / `assistant` / `toolResult`; other
+/// roles and malformed entries are skipped). One walk ([`read_dialogue`]) removes the package's
+/// own injections and the host's wrappers and tells requests from answers by position; each
+/// section is then its own pass over it.
+pub fn extract(messages: &[Value]) -> Extracted {
+    let lines = read_dialogue(messages);
+    let mut out = Extracted {
+        status: status(messages),
+        next_action: next_action(messages, &lines),
+        identifiers: latest_first(recent_values(messages), identifiers(messages, &lines)),
+        commands: commands(messages),
+        constraints: constraints(&lines),
+        ..Extracted::default()
+    };
+    tool_use(messages, &mut out);
+    thread(&turns(&lines), &mut out);
+    out
+}
+
+/// The tool calls of the agent's messages, with the message index.
+pub(super) fn calls(messages: &[Value]) -> impl Iterator<Item = (usize, &str, &Value)> {
+    messages
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.get("role").and_then(Value::as_str) == Some("assistant"))
+        .flat_map(|(at, m)| {
+            tool_calls(m).filter_map(move |c| {
+                let name = c.get("name").and_then(Value::as_str)?;
+                Some((at, name, c.get("arguments").unwrap_or(&Value::Null)))
+            })
+        })
+}
+
+/// The agent's [`TOP_NAMES`] most used names, then the exact values of the latest messages
+/// (OpenClaw's summary audit requires them; in replace mode's budget they always fit), then the
+/// rest of the ranked identifiers, each once, at most [`MAX_IDENTIFIERS`].
+fn latest_first(recent: Vec<String>, ranked: Vec<String>) -> Vec<String> {
+    let mut seen: HashSet<String> = HashSet::new();
+    let top = ranked.len().min(TOP_NAMES);
+    ranked[..top]
+        .iter()
+        .cloned()
+        .chain(recent)
+        .chain(ranked[top..].iter().cloned())
+        .filter(|v| seen.insert(v.clone()))
+        .take(MAX_IDENTIFIERS)
+        .collect()
+}
+
+/// Most used names ranked above the latest messages' exact values.
+pub const TOP_NAMES: usize = 10;

@@ -1,0 +1,188 @@
+//! Next steps: the agent's latest plan (its last numbered or unchecked list, a todo tool's open
+//! items, or the plan it set in the scratchpad), whichever came last.
+
+use super::*;
+
+/// The titles of a text's numbered headings, in order: a markdown heading or a line in bold
+/// that starts with a number (`### 1. Parser`, `## 2) Tests`, `**3. Docs**`), outside fences.
+pub fn numbered_headings(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_fence = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        let title = if let Some(h) = t.strip_prefix('#') {
+            h.trim_start_matches('#').strip_prefix(' ')
+        } else {
+            t.strip_prefix("**")
+                .and_then(|b| b.strip_suffix("**").or_else(|| b.strip_suffix("**:")))
+        };
+        let Some(title) = title.map(str::trim).filter(|_| !in_fence) else {
+            continue;
+        };
+        let digits = title.chars().take_while(char::is_ascii_digit).count();
+        let rest = &title[digits..];
+        if digits > 0 && digits < 4 && rest.starts_with(['.', ')']) {
+            let name = rest[1..].trim().trim_matches('*').trim();
+            if !name.is_empty() {
+                out.push(squash(name));
+            }
+        }
+    }
+    out
+}
+
+/// The items of the last numbered list (`1.`, `2)`) or unchecked todo list (`- [ ]`) of a text
+/// with at least two items, in order.
+pub fn last_list(text: &str) -> Vec<String> {
+    let mut lists: Vec<Vec<String>> = Vec::new();
+    let mut cur: Vec<String> = Vec::new();
+    let mut in_fence = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence {
+            continue;
+        }
+        let digits = t.chars().take_while(char::is_ascii_digit).count();
+        let numbered = digits > 0
+            && digits < 4
+            && t[digits..].starts_with(['.', ')'])
+            && t[digits + 1..].starts_with(' ');
+        let todo = t
+            .strip_prefix("- [ ] ")
+            .or_else(|| t.strip_prefix("* [ ] "));
+        let item = if numbered {
+            Some(t[digits + 1..].trim())
+        } else {
+            todo.map(str::trim)
+        };
+        match item {
+            // a numbered list restarting at 1 is a new list
+            Some(it) if !it.is_empty() => {
+                if numbered && t.starts_with("1") && digits == 1 && !cur.is_empty() {
+                    lists.push(std::mem::take(&mut cur));
+                }
+                cur.push(squash(it));
+            }
+            _ => {
+                // indented sub-items and blank lines keep a list open; anything else ends it
+                let continues = t.is_empty() || line.starts_with([' ', '\t']);
+                if !continues && !cur.is_empty() {
+                    lists.push(std::mem::take(&mut cur));
+                }
+            }
+        }
+    }
+    if !cur.is_empty() {
+        lists.push(cur);
+    }
+    lists
+        .into_iter()
+        .rev()
+        .find(|l| l.len() >= 2)
+        .unwrap_or_default()
+}
+
+/// True for a list item marked done: a check mark before or after it (`✅ Added`, `Tests - done ✓`,
+/// `[x]`) or struck through (`~~old step~~`).
+pub(super) fn is_done(item: &str) -> bool {
+    const MARKS: [char; 6] = ['✅', '✓', '✔', '☑', '☒', '🟢'];
+    let t = item.trim_start_matches(['*', '_', ' ']);
+    // a mark before the step or after it (`Update CHANGELOG - done ✅`)
+    t.starts_with(MARKS)
+        || t.trim_end_matches(['*', '_', ' ', '.', ')'])
+            .ends_with(MARKS)
+        || t.starts_with("[x]")
+        || t.starts_with("[X]")
+        || t.starts_with("~~")
+}
+
+/// `1. a; 2. b; ...` of a plan's items, each at most [`PLAN_ITEM_CHARS`], the whole at most
+/// [`NEXT_ACTION_CHARS`].
+pub(super) fn plan_text(items: &[String]) -> String {
+    let joined = items
+        .iter()
+        .enumerate()
+        .map(|(i, it)| format!("{}. {}", i + 1, gist(it, PLAN_ITEM_CHARS)))
+        .collect::<Vec<_>>()
+        .join("; ");
+    gist(&joined, NEXT_ACTION_CHARS)
+}
+
+/// The open items of a todo tool's arguments (`todos: [{content, status}]`), if it has any.
+pub(super) fn todo_items(args: &Value) -> Option<Vec<String>> {
+    let todos = args.get("todos")?.as_array()?;
+    let open: Vec<String> = todos
+        .iter()
+        .filter(|t| {
+            !matches!(
+                t.get("status").and_then(Value::as_str),
+                Some("completed" | "done" | "cancelled")
+            )
+        })
+        .filter_map(|t| {
+            ["content", "text", "title", "task"]
+                .iter()
+                .find_map(|k| t.get(*k).and_then(Value::as_str))
+                .map(squash)
+        })
+        .filter(|s| !s.is_empty())
+        .collect();
+    (!open.is_empty()).then_some(open)
+}
+
+/// The agent's latest plan: its last numbered or unchecked todo list, a todo tool's open items,
+/// or the plan it set in the scratchpad, whichever came last.
+pub(super) fn next_action(messages: &[Value], lines: &[Line]) -> Option<String> {
+    let mut next = None;
+    for (m, line) in messages.iter().zip(lines) {
+        let Line::Agent { text, .. } = line else {
+            continue;
+        };
+        // items marked done (a report of finished steps) are not what comes next
+        let list: Vec<String> = last_list(text)
+            .into_iter()
+            .filter(|it| !is_done(it))
+            .collect();
+        if !list.is_empty() {
+            next = Some(plan_text(&list));
+        }
+        for call in tool_calls(m) {
+            let args = call.get("arguments").unwrap_or(&Value::Null);
+            if let Some(items) = todo_items(args) {
+                next = Some(plan_text(&items));
+            }
+            // the scratchpad's plan (session_scratchpad / session.scratchpad `set_plan`), or a
+            // plan the agent presents with a tool (a `plan` argument: Claude Code's ExitPlanMode)
+            let plan = if args.get("action").and_then(Value::as_str) == Some("set_plan") {
+                args.get("content").and_then(Value::as_str)
+            } else {
+                args.get("plan").and_then(Value::as_str)
+            };
+            if let Some(plan) = plan {
+                // a plan written as numbered sections (`### 1. Parser`, `**2. Tests**`) is
+                // its sections; otherwise its last list
+                let sections = numbered_headings(plan);
+                let items = if sections.len() >= 2 {
+                    sections
+                } else {
+                    last_list(plan)
+                };
+                next = Some(if items.is_empty() {
+                    gist(plan, NEXT_ACTION_CHARS)
+                } else {
+                    plan_text(&items)
+                })
+                .filter(|s| !s.is_empty());
+            }
+        }
+    }
+    next
+}

@@ -1,0 +1,237 @@
+//! Exact values of the latest messages: the URLs, absolute paths, `host:port`s, decimal numbers and
+//! ids (a run of 8 hex digits or 6 digits) the last [`RECENT_MESSAGES`] messages' text blocks hold,
+//! the first [`MAX_RECENT_VALUES`] of them. OpenClaw 2026.9.6's compaction safeguard requires the
+//! same values, read the same way (`extractOpaqueIdentifiers` over the last 10 messages), in a
+//! summary's `## Exact identifiers` for its quality audit to pass; they also are what the agent was
+//! handling when the compaction came. A value that looks like a credential is never taken.
+
+use super::*;
+
+/// Messages at the end of the compacted ones read (OpenClaw's `oracleMessages.slice(-10)`).
+pub const RECENT_MESSAGES: usize = 10;
+/// Most values taken (OpenClaw's `MAX_EXTRACTED_IDENTIFIERS`).
+pub const MAX_RECENT_VALUES: usize = 12;
+/// Shortest value (OpenClaw's `value.length >= 4`).
+const MIN_CHARS: usize = 4;
+/// Longest value kept (a longer one is output, not a name).
+const MAX_CHARS: usize = 200;
+
+/// The text blocks of a message (a string content, or its blocks' `text`), as OpenClaw's
+/// `extractMessageText` reads them.
+fn text_of(m: &Value) -> String {
+    match m.get("content") {
+        Some(Value::String(s)) => s.trim().to_string(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// OpenClaw's `sanitizeExtractedIdentifier`: opening marks off the start, closing marks and
+/// sentence punctuation off the end.
+fn sanitize(v: &str) -> &str {
+    v.trim()
+        .trim_start_matches(['(', '"', '\'', '`', '[', '{', '<'])
+        .trim_end_matches([
+            ')', ']', '"', '\'', '`', ',', ';', ':', '.', '!', '?', '<', '>',
+        ])
+}
+
+fn is_id_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '-'
+}
+
+/// A run of 8 hex digits or of 6 digits.
+fn has_id_run(w: &str) -> bool {
+    let (mut hex, mut dig) = (0, 0);
+    for c in w.chars() {
+        hex = if c.is_ascii_hexdigit() { hex + 1 } else { 0 };
+        dig = if c.is_ascii_digit() { dig + 1 } else { 0 };
+        if hex >= 8 || dig >= 6 {
+            return true;
+        }
+    }
+    false
+}
+
+/// A credential, not an id: a known token prefix, or a long string mixing upper case, lower case
+/// and digits (an API key). Hashes (hex), UUIDs and numbers are ids.
+pub fn looks_secret(w: &str) -> bool {
+    const PREFIXES: [&str; 8] = [
+        "sk-",
+        "sk_",
+        "ghp_",
+        "gho_",
+        "github_pat_",
+        "xox",
+        "AKIA",
+        "AIza",
+    ];
+    if PREFIXES.iter().any(|p| w.starts_with(p)) {
+        return true;
+    }
+    let upper = w.chars().any(|c| c.is_ascii_uppercase());
+    let lower = w.chars().any(|c| c.is_ascii_lowercase());
+    let digit = w.chars().any(|c| c.is_ascii_digit());
+    w.len() >= 20 && upper && lower && digit
+}
+
+/// The exact values of one word (whitespace-separated), as OpenClaw's pattern finds them.
+fn values_in(word: &str, out: &mut Vec<String>) {
+    if let Some(i) = word.find("https://").or_else(|| word.find("http://")) {
+        out.push(sanitize(&word[i..]).to_string());
+        return;
+    }
+    let w = sanitize(word);
+    let segments = w.split('/').filter(|s| !s.is_empty()).count();
+    if w.starts_with('/') && segments >= 2 && w.split('/').nth(1).is_some_and(|s| s.len() >= 2) {
+        out.push(w.to_string());
+        return;
+    }
+    // host.tld:port
+    if let Some((host, port)) = w.rsplit_once(':') {
+        if host.contains('.')
+            && !host.starts_with('.')
+            && host.chars().all(|c| is_id_char(c) || c == '.' || c == '/')
+            && (1..=5).contains(&port.len())
+            && port.chars().all(|c| c.is_ascii_digit())
+        {
+            out.push(w.to_string());
+            return;
+        }
+    }
+    // decimal numbers (`10.99`, `2026.9`) and ids (runs of hex or digits) inside the word
+    let mut rest = w;
+    while !rest.is_empty() {
+        let start = rest.find(|c: char| is_id_char(c)).unwrap_or(rest.len());
+        rest = &rest[start..];
+        let end = rest.find(|c: char| !is_id_char(c)).unwrap_or(rest.len());
+        let piece = &rest[..end];
+        let after = &rest[end..];
+        // a decimal: digits '.' digits
+        if piece.chars().all(|c| c.is_ascii_digit()) && after.starts_with('.') {
+            let frac_len = after[1..]
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(after.len() - 1);
+            if frac_len > 0 {
+                let n = &rest[..end + 1 + frac_len];
+                out.push(n.to_string());
+                rest = &rest[end + 1 + frac_len..];
+                continue;
+            }
+        }
+        if has_id_run(piece) {
+            out.push(piece.to_string());
+        }
+        rest = after;
+    }
+}
+
+/// A value without a trailing `:line` / `:line:col` (the key values are compared by): the frames
+/// of a pasted stack trace (`http://localhost:3000/chunk.js:30815:13`, `...:31375:23`,
+/// `chunk.js:2338`, `chunk.js:2322`) are one value.
+fn place_free(v: &str) -> &str {
+    let mut t = v;
+    for _ in 0..2 {
+        match t.rsplit_once(':') {
+            Some((head, n))
+                if !n.is_empty()
+                    && n.chars().all(|c| c.is_ascii_digit())
+                    && head.contains(['/', '.'])
+                    && !head.ends_with(['/', '.']) =>
+            {
+                t = head
+            }
+            _ => break,
+        }
+    }
+    t
+}
+
+/// The exact values of the last [`RECENT_MESSAGES`] messages, first found first, each once, at
+/// most [`MAX_RECENT_VALUES`].
+pub(super) fn recent_values(messages: &[Value]) -> Vec<String> {
+    let from = messages.len().saturating_sub(RECENT_MESSAGES);
+    let mut found = Vec::new();
+    for m in &messages[from..] {
+        for word in text_of(m).split_whitespace() {
+            values_in(word, &mut found);
+        }
+    }
+    let mut seen = HashSet::new();
+    found
+        .into_iter()
+        .filter(|v| {
+            let n = v.chars().count();
+            (MIN_CHARS..=MAX_CHARS).contains(&n) && !looks_secret(v)
+        })
+        .filter(|v| seen.insert(place_free(v).to_uppercase()))
+        .take(MAX_RECENT_VALUES)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn urls_paths_ports_numbers_and_ids_of_the_last_ten_messages() {
+        let mut msgs = vec![json!({"role": "user", "content": "old https://old.example.com/x"})];
+        for _ in 0..9 {
+            msgs.push(json!({"role": "assistant", "content": [{"type": "text", "text": "ok"}]}));
+        }
+        msgs.push(
+            json!({"role": "toolResult", "content": [{"type": "text", "text":
+            "Deployed (see https://ci.example.com/run/42). Listening on api.internal:8443, \
+             config /etc/app/config.yaml, commit 3f9a2c1d7e, order 1234567, price 10.99."}]}),
+        );
+        assert_eq!(
+            recent_values(&msgs),
+            [
+                "https://ci.example.com/run/42",
+                "api.internal:8443",
+                "/etc/app/config.yaml",
+                "3f9a2c1d7e",
+                "1234567",
+                "10.99",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_frames_of_a_stack_trace_are_one_value() {
+        let trace: String = (0..12)
+            .map(|i| {
+                format!("at fn{i} (http://localhost:3000/chunk-36jrqfj4.js:3{i}815:13) chunk-36jrqfj4.js:2{i}38\n")
+            })
+            .collect();
+        let msgs = vec![json!({"role": "user", "content": trace + "and api.internal:8443"})];
+        assert_eq!(
+            recent_values(&msgs),
+            [
+                "http://localhost:3000/chunk-36jrqfj4.js:30815:13",
+                "chunk-36jrqfj4.js:2038",
+                "api.internal:8443"
+            ]
+        );
+    }
+
+    #[test]
+    fn credentials_are_never_taken() {
+        let msgs = vec![json!({"role": "user", "content":
+            "token sk-proj-AbC123dEf456GhI789 and ghp_1234567890abcdefABCDEF and AbCdEf1234567890XyZw9 but id 550e8400-e29b-41d4-a716-446655440000"})];
+        let v = recent_values(&msgs);
+        assert!(
+            v.iter()
+                .all(|x| !x.starts_with("sk-") && !x.starts_with("ghp_") && !x.starts_with("AbCd")),
+            "{v:?}"
+        );
+        assert!(v.iter().any(|x| x.contains("550e8400")), "{v:?}");
+    }
+}

@@ -1,0 +1,1049 @@
+//! Tests of the extraction passes over whole conversations.
+
+use super::*;
+use serde_json::json;
+
+fn user(t: &str) -> Value {
+    json!({"role": "user", "content": t, "timestamp": 1})
+}
+fn agent(t: &str) -> Value {
+    json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "hmm"}, {"type": "text", "text": t}], "stopReason": "stop"})
+}
+fn call(name: &str, path: &str) -> Value {
+    json!({"role": "assistant", "content": [{"type": "toolCall", "id": "t", "name": name, "arguments": {"path": path}}], "stopReason": "toolUse"})
+}
+fn result() -> Value {
+    json!({"role": "toolResult", "toolCallId": "t", "toolName": "read", "content": [{"type": "text", "text": "file body"}]})
+}
+
+#[test]
+fn first_pivots_last_two_pairs_capped_at_eight() {
+    let long = "x".repeat(501);
+    let mut msgs = vec![user("first question about the parser"), agent(&long)];
+    for i in 0..12 {
+        msgs.push(user(&format!("pivot {i}")));
+        msgs.push(agent(if i % 2 == 0 { &long } else { "short" }));
+    }
+    msgs.push(user("second to last request here"));
+    msgs.push(agent("answer a"));
+    msgs.push(user("last one of them all"));
+    msgs.push(agent("answer b"));
+    let e = extract(&msgs);
+    let gists: Vec<_> = e.key_exchanges.iter().map(|x| x.gist.as_str()).collect();
+    assert_eq!(e.key_exchanges.len(), 8);
+    assert_eq!(gists[0], "first question about the parser");
+    assert_eq!(
+        &gists[4..],
+        [
+            "second to last request here",
+            "answer a",
+            "last one of them all",
+            "answer b"
+        ]
+    );
+    // pivots follow a long agent response (even turns), newest kept: pivot 11 follows the
+    // long reply of turn 10; "second to last request here" follows turn 11's short one.
+    assert_eq!(&gists[1..4], ["pivot 7", "pivot 9", "pivot 11"]);
+    assert_eq!(e.topic.as_deref(), Some("last one of them all"));
+    assert_eq!(
+        e.summary.as_deref(),
+        Some("first question about the parser ... last one of them all")
+    );
+    assert_eq!(e.status, Some(Status::WaitingForUser));
+    assert_eq!(e.key_exchanges[5].role, Role::Agent);
+}
+
+#[test]
+fn pivot_is_structural_and_exactly_over_500_chars() {
+    let msgs = vec![
+        user("q1"),
+        agent(&"é".repeat(500)),
+        user("not a pivot 2"),
+        agent(&"日".repeat(501)),
+        user("はい3"),
+        agent("a"),
+        user("x4"),
+        agent("b"),
+        user("y5"),
+    ];
+    let e = extract(&msgs);
+    let gists: Vec<_> = e.key_exchanges.iter().map(|x| x.gist.as_str()).collect();
+    assert_eq!(gists, ["q1", "はい3", "x4", "b", "y5"]);
+    assert_eq!(e.status, Some(Status::InProgress));
+}
+
+#[test]
+fn gists_are_cut_on_char_boundaries_and_never_drop_the_newest() {
+    let text = format!("😀{}", "字".repeat(299));
+    let e = extract(&[user(&text), agent(&"字".repeat(700))]);
+    assert_eq!(e.key_exchanges.len(), 2);
+    for x in &e.key_exchanges {
+        assert!(x.gist.chars().count() <= GIST_CHARS);
+    }
+    assert_eq!(e.topic.as_ref().unwrap().chars().count(), TOPIC_CHARS);
+    assert_eq!(e.summary.as_ref().unwrap().chars().count(), TOPIC_CHARS);
+    assert_eq!(e.key_exchanges[1].role, Role::Agent);
+}
+
+#[test]
+fn tools_files_status_and_last_call() {
+    let msgs = vec![
+        user("fix it"),
+        call("read", "src/a.rs"),
+        result(),
+        call("edit", "src/a.rs"),
+        result(),
+        call("read", "src/b.rs"),
+    ];
+    let e = extract(&msgs);
+    assert_eq!(e.tools_used, ["edit", "read"]);
+    assert_eq!(e.files_read, ["src/a.rs", "src/b.rs"]);
+    assert_eq!(e.files_modified, ["src/a.rs"]);
+    assert_eq!(e.status, Some(Status::InProgress));
+    let lc = e.last_tool_call.unwrap();
+    assert_eq!(lc.name, "read");
+    assert_eq!(lc.params_summary.as_deref(), Some(r#"{"path":"src/b.rs"}"#));
+    assert_eq!(extract(&[]), Extracted::default());
+    // malformed entries are skipped, not fatal
+    let e = extract(&[
+        json!(1),
+        json!({"role": 5}),
+        json!({"role": "user", "content": 7}),
+    ]);
+    assert_eq!(e.key_exchanges, vec![]);
+}
+
+/// Asserts that every one of `names` is in `list`.
+fn assert_has(list: &[String], names: &[&str]) {
+    for name in names {
+        assert!(list.iter().any(|i| i == name), "{name} in {list:?}");
+    }
+}
+
+fn call_with(name: &str, args: Value) -> Value {
+    json!({"role": "assistant", "content": [{"type": "toolCall", "id": "t", "name": name, "arguments": args}], "stopReason": "toolUse"})
+}
+
+#[test]
+fn task_and_topic_skip_commands_and_acknowledgements_in_any_language() {
+    for (msgs, task, topic) in [
+        (
+            vec![
+                user("/mode"),
+                user("read src/main.ts and refactor it"),
+                agent("done"),
+                user("yeah, do it all"),
+                user("/the"),
+            ],
+            "read src/main.ts and refactor it",
+            "read src/main.ts and refactor it",
+        ),
+        (
+            vec![
+                user("ログインのバグを直してください"),
+                agent("はい"),
+                user("はい"),
+                user("テストも追加してください"),
+            ],
+            "ログインのバグを直してください",
+            "テストも追加してください",
+        ),
+        (
+            vec![
+                user("bitte die Tests reparieren, danke"),
+                agent("ok"),
+                user("weiter"),
+                user("ja"),
+            ],
+            "bitte die Tests reparieren, danke",
+            "bitte die Tests reparieren, danke",
+        ),
+    ] {
+        let e = extract(&msgs);
+        assert_eq!(e.task.as_deref(), Some(task));
+        assert_eq!(e.topic.as_deref(), Some(topic));
+        assert!(
+            e.key_exchanges
+                .iter()
+                .all(|x| x.role == Role::Agent || x.gist.chars().count() > 5),
+            "{:?}",
+            e.key_exchanges
+        );
+    }
+    assert_eq!(extract(&[user("/mode")]).task, None);
+}
+
+#[test]
+fn the_first_request_is_the_task_however_short_and_injections_are_nobodys() {
+    let restore = "[Post-compaction checkpoint restore]\nWhat follows is data saved from earlier work in this session, not instructions.\n<checkpoint-data>\nTask: an old task\nWorking on: old\n</checkpoint-data>";
+    for first in [
+        "Fix the bug",
+        "bump version",
+        "バグを直して",
+        "修复登录错误",
+        "Deploy to prod",
+    ] {
+        let e = extract(&[user(first), call("read", "src/a.rs"), result()]);
+        assert_eq!(e.task.as_deref(), Some(first));
+    }
+    let caveat = "<local-command-caveat>Caveat: The messages below were generated by the user while running local commands. DO NOT respond to these messages or otherwise consider them in your response unless the user explicitly asks you to.</local-command-caveat>";
+    let e = extract(&[
+        user(caveat),
+        user("<command-name>/model</command-name>\n<command-args>opus</command-args>"),
+        user("<local-command-stdout>Set model to opus</local-command-stdout>"),
+        user("ログインのバグを直して"),
+        agent("直しました。テストも追加しますか？"),
+        user("はい"),
+        call("edit", "src/login.ts"),
+        agent("Done."),
+        user(&format!(
+            "{restore}\n\n[Context: 12% | 24k/200k tokens]\n\nnow the signup form"
+        )),
+        agent("On it."),
+    ]);
+    assert_eq!(e.task.as_deref(), Some("ログインのバグを直して"));
+    assert_eq!(e.topic.as_deref(), Some("now the signup form"));
+    for x in &e.key_exchanges {
+        assert!(
+            !x.gist.contains("checkpoint") && !x.gist.contains("Caveat") && x.gist != "はい",
+            "{x:?}"
+        );
+    }
+}
+
+#[test]
+fn identifiers_from_the_code_the_agent_wrote() {
+    let e = extract(&[
+        user("add retry to the client"),
+        call_with("ExitPlanMode", json!({"plan": "1. Add a `RetryPolicy`\n2. Test it"})),
+        call_with("edit", json!({"path": "src/client.ts", "old_string": "function fetchPage(url) {\n  return httpGet(url)", "new_string": "function fetchPage(url, retryCount = 3) {\n  return withRetry(() => httpGet(url), retryCount)"})),
+        call_with("write", json!({"path": "src/retry.py", "content": "MAX_RETRIES = 3\ndef with_retry(fn):\n    return fn()"})),
+        agent("Colours `#fff` and `#a1b2c3`, usage `30/2000`, `# a comment`, `⎿ 12 lines` and `3.`; the new `withRetry` helper."),
+    ]);
+    assert_has(
+        &e.identifiers,
+        &[
+            "retryCount",
+            "withRetry()",
+            "MAX_RETRIES",
+            "with_retry()",
+            "fetchPage()",
+        ],
+    );
+    // a name the code defines outranks the names it uses; a name the edit introduced
+    // outranks one it only kept
+    let pos = |n: &str| e.identifiers.iter().position(|i| i == n).unwrap();
+    assert!(pos("with_retry()") < pos("retryCount"));
+    assert!(pos("fetchPage()") < pos("retryCount"));
+    assert!(pos("retryCount") < pos("httpGet()"));
+    for noise in [
+        "#fff",
+        "#a1b2c3",
+        "30/2000",
+        "# a comment",
+        "⎿ 12 lines",
+        "3.",
+    ] {
+        assert!(!e.identifiers.iter().any(|i| i == noise), "{noise}");
+    }
+}
+
+#[test]
+fn names_the_user_wrote_and_the_agent_reasoned_about_join_the_identifiers() {
+    // a plan pasted by the user (in Chinese), the agent's thinking, a local constant
+    let e = extract(&[
+        user("请实现这个计划：把 `planning_error_fix` 阶段加到 runRemediation 里，然后更新 `RemediationStep`。"),
+        json!({"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "The failing path is in resolveIpnsRecord, called from loadRegistry()."},
+            {"type": "text", "text": "Looking at the engine."}
+        ], "stopReason": "stop"}),
+        call_with("write", json!({"path": "src/engine.ts", "content": "export function runRemediation(input) {\n  const execCost = 0;\n  const MAX_TRIES = 3;\n  return execCost;\n}\n"})),
+        agent("Done."),
+    ]);
+    assert_has(
+        &e.identifiers,
+        &[
+            "planning_error_fix",
+            "RemediationStep",
+            "runRemediation()",
+            "resolveIpnsRecord",
+            "MAX_TRIES",
+        ],
+    );
+    // the bare name the user wrote is shown by the definition; a function's local is no name
+    // of the work
+    assert!(!e.identifiers.iter().any(|i| i == "runRemediation"));
+    assert_eq!(
+        definitions("export function runRemediation(input) {\n  const execCost = 0;\n  const MAX_TRIES = 3;\n}\n"),
+        ["runRemediation()", "MAX_TRIES"]
+    );
+    // what the agent did outranks what the user and its reasoning named
+    let pos = |n: &str| e.identifiers.iter().position(|i| i == n).unwrap();
+    assert!(pos("runRemediation()") < pos("RemediationStep"));
+    assert!(pos("RemediationStep") < pos("resolveIpnsRecord"));
+}
+
+#[test]
+fn a_plan_in_numbered_sections_is_its_sections() {
+    let plan = "# Plan: enrich the renderer\n\n## Context\nThe panel is hard to scan.\n\n### 1. render/2 with opts\n- keep `render/1`\n\n**2. Thinking visibility**\n- emit lines\n\n## 3) Tool threading\n```\n### 9. not a section\n```\n## Verification\n1. mix test\n2. mix credo\n";
+    assert_eq!(
+        numbered_headings(plan),
+        [
+            "render/2 with opts",
+            "Thinking visibility",
+            "Tool threading"
+        ]
+    );
+    let e = extract(&[
+        user("enrich it"),
+        call_with("ExitPlanMode", json!({ "plan": plan })),
+    ]);
+    assert_eq!(
+        e.next_action.as_deref(),
+        Some("1. render/2 with opts; 2. Thinking visibility; 3. Tool threading")
+    );
+    // a plan without numbered sections: its last list
+    let e = extract(&[
+        user("enrich it"),
+        call_with(
+            "ExitPlanMode",
+            json!({ "plan": "## Steps\n1. parse\n2. render\n" }),
+        ),
+    ]);
+    assert_eq!(e.next_action.as_deref(), Some("1. parse; 2. render"));
+}
+
+#[test]
+fn exact_values_are_urls_ports_ids_hashes_and_versions() {
+    let text = "Open (https://api.example.com/v1/jwks.json), then `curl http://localhost:3000/health`; \
+                the API is on 10.0.0.5:8080 and dev on localhost:5173. Session 4d5611e5-241a-462a-8d15-5122611a9569, \
+                commit b9ed6ed and [main 3bb8701a] added; react@18.2.0 and @chakra-ui/react@3.33.0. \
+                Not: 1234567, deadbeef, added, decade, 3.14.15, user@example.com, v1.2, 12:30, a:b:c.";
+    assert_eq!(
+        exact_values(text),
+        [
+            "https://api.example.com/v1/jwks.json",
+            "http://localhost:3000/health",
+            "10.0.0.5:8080",
+            "localhost:5173",
+            "4d5611e5-241a-462a-8d15-5122611a9569",
+            "b9ed6ed",
+            "3bb8701a",
+            "react@18.2.0",
+            "@chakra-ui/react@3.33.0"
+        ]
+    );
+    // the user's and the agent's values, and those of its commands, join the identifiers
+    let e = extract(&[
+        user("The staging API is https://staging.example.com/api"),
+        call_with(
+            "bash",
+            json!({"command": "curl -s http://localhost:4040/api/tunnels"}),
+        ),
+        agent("Tunnel is up."),
+    ]);
+    assert_has(
+        &e.identifiers,
+        &[
+            "https://staging.example.com/api",
+            "http://localhost:4040/api/tunnels",
+        ],
+    );
+}
+
+#[test]
+fn a_number_in_package_json_is_a_setting_not_a_dependency() {
+    let manifest = "{\n  \"jest\": { \"coverageThreshold\": { \"global\": {\n    \"lines\": 80,\n    \"branches\": 75\n  } } },\n  \"dependencies\": {\n    \"zod\": \"^3.23.0\"\n  }\n}";
+    assert_eq!(dependencies("package.json", manifest), ["zod"]);
+}
+
+#[test]
+fn dependencies_a_manifest_edit_adds() {
+    let mix_old = "  defp deps do\n    [\n      {:oban, \"~> 2.0\"},\n    ]\n  end\n";
+    let mix_new = "  defp deps do\n    [\n      {:oban, \"~> 2.0\"},\n      {:opentelemetry_api, \"~> 1.5\"},\n      {:bandit, \"~> 1.0\", only: [:dev]}\n    ]\n  end\n";
+    assert_eq!(
+        dependencies("mix.exs", mix_new),
+        ["oban", "opentelemetry_api", "bandit"]
+    );
+    assert_eq!(
+        dependencies("package.json", "{\n  \"name\": \"app\",\n  \"version\": \"1.0.0\",\n  \"engines\": { \"node\": \">=20\" },\n  \"dependencies\": {\n    \"highlight.js\": \"^11.9.0\",\n    \"@noble/ed25519\": \"2.1.0\",\n    \"lib\": \"workspace:*\"\n  }\n}"),
+        ["highlight.js", "@noble/ed25519", "lib"]
+    );
+    assert_eq!(
+        dependencies("Cargo.toml", "[package]\nname = \"x\"\nversion = \"0.1.0\"\n[dependencies]\nserde = \"1\"\ntokio = { version = \"1\" }\n[dev-dependencies]\nproptest = \"1\"\n"),
+        ["serde", "tokio", "proptest"]
+    );
+    assert_eq!(
+        dependencies(
+            "requirements-dev.txt",
+            "# tools\nrequests>=2.31\nrich[jupyter]==13.0\n-e .\n"
+        ),
+        ["requests", "rich"]
+    );
+    assert_eq!(
+        dependencies(
+            "go.mod",
+            "module example.com/app\nrequire (\n\tgithub.com/spf13/cobra v1.8.0\n)\n"
+        ),
+        ["github.com/spf13/cobra"]
+    );
+    assert_eq!(
+        dependencies("Gemfile", "gem \"rails\", \"~> 7.1\"\n"),
+        ["rails"]
+    );
+    assert!(dependencies("main.rs", "serde = \"1\"").is_empty());
+    // an edit adds the dependencies its new text has and its old one had not
+    let e = extract(&[
+        user("add tracing"),
+        call_with(
+            "edit",
+            json!({"file_path": "/p/mix.exs", "old_string": mix_old, "new_string": mix_new}),
+        ),
+        agent("Added the deps."),
+    ]);
+    assert_has(&e.identifiers, &["opentelemetry_api", "bandit"]);
+    assert!(!e.identifiers.iter().any(|i| i == "oban"));
+}
+
+#[test]
+fn extraction_never_panics_on_token_soup() {
+    // pieces of code, shell, markup and text in several scripts, glued at random: every
+    // extraction pass (definitions, names, commands, plans, dialogue) must take any of it
+    const PIECES: &[&str] = &[
+        "def ",
+        "defp ",
+        "fn ",
+        "function ",
+        "const ",
+        "class ",
+        "export ",
+        "async ",
+        "func (",
+        "(",
+        ")",
+        "{",
+        "}",
+        "[",
+        "]",
+        "\n",
+        "  ",
+        "\t",
+        "/",
+        "\\",
+        "\"",
+        "'",
+        "`",
+        "```",
+        "$(cat <<'EOF'\n",
+        "EOF",
+        "&&",
+        "||",
+        ";",
+        "|",
+        "cd ",
+        "git commit -m ",
+        "-m",
+        "--",
+        "--x: 1;",
+        ".is-a {",
+        "@attr ",
+        ":atom",
+        "=",
+        "=>",
+        "->",
+        "1.",
+        "- [ ] ",
+        "**2. ",
+        "é",
+        "日本語",
+        "🙂",
+        "ü(",
+        "x",
+        "fooBar",
+        "foo_bar",
+        "Foo.bar",
+        "/2",
+        "()",
+        "*** Begin Patch\n",
+        "+",
+        "-",
+        "@@ ",
+        "# ",
+        "> ",
+        "<checkpoint-data>",
+        "[Hint: x]",
+        "Caveat: The messages",
+        // line ends, invisible and combining characters, lone sigils and manifest syntax
+        "\r\n",
+        "\r",
+        "\u{200b}",
+        "e\u{301}",
+        "\u{feff}",
+        "👩‍💻",
+        "{:",
+        "@",
+        ".",
+        "\\\n",
+        "<<-",
+        "<<'",
+        "$(",
+        "\"dep\": \"^1.0\",",
+        "[dependencies]",
+        "gem ",
+        "require ",
+        " v1.2",
+        ">=",
+        "==",
+        "name@1.2",
+        "http://",
+        "localhost:",
+        "0a1b2c3",
+        "/",
+        "### 1. ",
+        "**",
+        "~~",
+        "✅",
+    ];
+    // the manifests `dependencies` reads, and a source file
+    const PATHS: &[&str] = &[
+        "package.json",
+        "mix.exs",
+        "Cargo.toml",
+        "pyproject.toml",
+        "requirements-dev.txt",
+        "go.mod",
+        "Gemfile",
+        "/w/src/a.ts",
+    ];
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let runs = std::env::var("TOKEN_SOUP_RUNS").map_or(300, |r| r.parse().unwrap_or(300));
+    for _ in 0..runs {
+        let mut text = String::new();
+        for _ in 0..next(60) {
+            text.push_str(PIECES[next(PIECES.len())]);
+        }
+        let t = text.as_str();
+        let path = PATHS[next(PATHS.len())];
+        let _ = extract(&[
+            user(t),
+            json!({"role": "assistant", "content": [
+                {"type": "thinking", "thinking": t},
+                {"type": "text", "text": t},
+                {"type": "toolCall", "id": "a", "name": "edit", "arguments": {"path": t, "old_string": t, "new_string": t}},
+                {"type": "toolCall", "id": "e", "name": "edit", "arguments": {"path": path, "old_string": "", "new_string": t}},
+                {"type": "toolCall", "id": "f", "name": "write", "arguments": {"path": t, "content": t}},
+                {"type": "toolCall", "id": "b", "name": "bash", "arguments": {"command": t}},
+                {"type": "toolCall", "id": "c", "name": "apply_patch", "arguments": {"input": t}},
+                {"type": "toolCall", "id": "d", "name": "ExitPlanMode", "arguments": {"plan": t}}
+            ], "stopReason": "toolUse"}),
+            json!({"role": "toolResult", "toolCallId": "b", "content": [{"type": "text", "text": t}], "isError": true}),
+            agent(t),
+        ]);
+    }
+}
+
+#[test]
+fn every_public_pass_takes_edge_lines() {
+    // lone sigils, line ends, empty and multi-byte text straight into each public function
+    let edges = [
+        "",
+        "{:",
+        "@",
+        "--",
+        ".",
+        "\"",
+        "'",
+        "`",
+        "(",
+        ")",
+        "/",
+        "\\",
+        "\r",
+        "\r\n",
+        "\n",
+        "é",
+        "日本語",
+        "🙂",
+        "e\u{301}",
+        "\u{200b}",
+        "1.",
+        "1)",
+        "**",
+        "**1.**",
+        "### 1.",
+        "#",
+        "- [ ] ",
+        "<<",
+        "<<日",
+        "$(",
+        "&&",
+        "||",
+        ";",
+        "|",
+        "=",
+        ":",
+        "def 日(",
+        "fn é",
+        "@é 1",
+        "--é: 1;",
+        ".é {",
+        "gem \"é",
+        "{:é, \"1\"}",
+        "\"é\": \"^1\"",
+        "é>=1",
+        "é v1",
+        "é@1.2",
+        "http://é",
+        "localhost:é",
+        "x(日本語) {",
+        "func (日) é(",
+    ];
+    let manifests = [
+        "package.json",
+        "mix.exs",
+        "Cargo.toml",
+        "pyproject.toml",
+        "requirements.txt",
+        "go.mod",
+        "Gemfile",
+    ];
+    for a in edges {
+        for b in edges {
+            for t in [format!("{a}{b}"), format!("{a}\n{b}"), format!("{a} {b}")] {
+                let _ = numbered_headings(&t);
+                let _ = last_list(&t);
+                let _ = definitions(&t);
+                let _ = code_names(&t);
+                let _ = exact_values(&t);
+                let _ = worth_naming(&t);
+                let _ = bare_name(&t);
+                let _ = name_key(&t);
+                let _ = contains_name(&t, a);
+                let _ = names_within(&t);
+                let _ = shell_commands(&t);
+                let _ = looks_around(&t);
+                for m in manifests {
+                    let _ = dependencies(m, &t);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn definitions_in_several_languages() {
+    let elixir = "defmodule Spotter.Services.TranscriptRenderer do\n  @max_result_lines 5\n  @doc \"Renders.\"\n  @spec render([map()], keyword()) :: [map()]\n  def render(messages, opts \\\\ []) do\n    Enum.map(messages, &classify_normal_line(&1, [], %{a: 1, b: 2}))\n  end\n\n  defp classify_normal_line(line, acc,\n         state) do\n    acc\n  end\n\n  defp pane_exists?(id), do: id\n  def version, do: 1\nend\n";
+    assert_eq!(
+        definitions(elixir),
+        [
+            "Spotter.Services.TranscriptRenderer",
+            "@max_result_lines",
+            "render/2",
+            "classify_normal_line/3",
+            "pane_exists?/1",
+            "version/0"
+        ]
+    );
+    let python = "MAX_RETRIES = 3\n\nclass RetryPolicy(Base):\n    def __init__(self, n):\n        self.n = n\n\n    @property\n    def delay_ms(self) -> int:\n        return 1\n\nasync def fetch_page(url,\n        retries=MAX_RETRIES):\n    pass\n";
+    assert_eq!(
+        definitions(python),
+        [
+            "MAX_RETRIES",
+            "RetryPolicy",
+            "__init__()",
+            "delay_ms()",
+            "fetch_page()"
+        ]
+    );
+    let ts = "export const DEFAULT_TIMEOUT = 30;\nexport interface RetryOptions {\n  count: number;\n}\nexport type Backoff = 'linear' | 'exp';\nexport default function withRetry(fn) {\n  const local = 1;\n  if (local) {\n    return fn();\n  }\n}\nclass Client {\n  private async fetchPage(url: string): Promise<Page> {\n    return get(url);\n  }\n  get baseUrl() {\n  }\n}\n";
+    assert_eq!(
+        definitions(ts),
+        [
+            "DEFAULT_TIMEOUT",
+            "RetryOptions",
+            "Backoff",
+            "withRetry()",
+            "Client",
+            "fetchPage()",
+            "baseUrl()"
+        ]
+    );
+    let rust_go = "pub(crate) fn parse_line(s: &str) -> Option<Line> {\n}\npub struct Line;\nconst MAX_LINES: usize = 5;\nfunc (s *Server) HandleEvent(e Event) error {\n}\ntype Server struct {\n}\n";
+    assert_eq!(
+        definitions(rust_go),
+        [
+            "parse_line()",
+            "Line",
+            "MAX_LINES",
+            "HandleEvent()",
+            "Server"
+        ]
+    );
+    let css = ":root {\n  --transcript-bg: #fff;\n  --thinking-text: var(--muted);\n}\n@media (max-width: 600px) {\n.transcript-row.is-tool-use,\n.is-thinking:hover {\n  color: var(--transcript-bg);\n}\n";
+    assert_eq!(
+        definitions(css),
+        [
+            "--transcript-bg",
+            "--thinking-text",
+            ".transcript-row",
+            ".is-tool-use",
+            ".is-thinking"
+        ]
+    );
+    // prose lines that start with a keyword define nothing
+    assert!(definitions(
+        "type of the file\nlet them know\nclass notes are here\nfunction names differ\n"
+    )
+    .is_empty());
+    assert_eq!(
+        definitions("module Billing\ntype UserId = string\nstruct Point;\ntype Store interface {\nimpl Foo for Bar {\n"),
+        ["Billing", "UserId", "Point", "Store"]
+    );
+    // the fields and relations a DSL declares
+    assert_eq!(
+        definitions("  attribute :state, :atom\n  has_many :message_refs, Ref\n  identity :unique_session_uuid, [:session_id]\n  x ::y\n  plug(:fetch)\n"),
+        [":state", ":message_refs", ":unique_session_uuid"]
+    );
+    // a handle in prose is no attribute; an attribute's value may be any literal
+    assert_eq!(
+        definitions("@ana thanks for the fix\n@adapter Spotter.Tail\n@pattern ~r/agent-[a-z]+/\n@enabled true\n"),
+        ["@adapter", "@pattern", "@enabled"]
+    );
+    // prose and calls define nothing
+    assert!(definitions(
+        "Fixed the bug in fetchPage.\nfoo(bar);\n.then(x => {\nsetState({\nexpect(x).toEqual({\nrun(a, function() {\n  handler: function() {\n  constructor(x) {\n"
+    )
+    .is_empty());
+    // no panic on any cut of real-looking code (lines that end early, stray brackets)
+    let sample = format!("{elixir}{python}{ts}{rust_go}{css}export {{\nexport default {{\n@\n--\n.\n.a{{\nfunc (\ndef f(\n  get (x) {{\nconst\nfn\nclass \n§é(ü) {{\n");
+    for (i, _) in sample.char_indices().step_by(3) {
+        for (j, _) in sample[i..].char_indices().step_by(41) {
+            definitions(&sample[i..i + j]);
+        }
+        definitions(&sample[i..]);
+    }
+    // a method's head may carry a return type or a qualifier
+    assert_eq!(
+        definitions("  int count_rows(Table t) const {\n  public List<Row> loadRows(int n) throws IOException {\n"),
+        ["count_rows()", "loadRows()"]
+    );
+}
+
+#[test]
+fn definitions_used_elsewhere_outrank_those_only_defined_and_arity_takes_the_bare_name() {
+    let css = ":root {\n  --panel-bg: #fff;\n}\n.panel {\n  background: var(--panel-bg);\n}\n.hljs-keyword,\n.hljs-string {\n  color: red;\n}\n.is-active {\n  color: blue;\n}\n";
+    let heex = "<div class={[\"panel\", @active && \"is-active\"]}>{render_row(@row, 1)}</div>";
+    let ex = "defp render_row(row, depth) do\n  row\nend\n";
+    let e = extract(&[
+        user("style the panel"),
+        call_with("Write", json!({"file_path": "app.css", "content": css})),
+        call_with(
+            "Edit",
+            json!({"file_path": "live.ex", "old_string": "x", "new_string": heex}),
+        ),
+        call_with(
+            "Edit",
+            json!({"file_path": "live.ex", "old_string": "y", "new_string": ex}),
+        ),
+        agent("Added `render_row` and the `.panel` styles."),
+    ]);
+    let pos = |n: &str| {
+        e.identifiers
+            .iter()
+            .position(|i| i == n)
+            .unwrap_or_else(|| panic!("{n} in {:?}", e.identifiers))
+    };
+    for used in ["--panel-bg", ".panel", ".is-active", "render_row/2"] {
+        assert!(
+            pos(used) < pos(".hljs-keyword"),
+            "{used}: {:?}",
+            e.identifiers
+        );
+    }
+    // the bare name the agent wrote about is the function's: one item
+    assert!(!e.identifiers.iter().any(|i| i == "render_row"));
+    // `name()` and `name` are one item too; `this.`/`self.` name what follows
+    let e = extract(&[
+        user("fix the session"),
+        agent("`cycleModel()` now resets; `cycleModel` is called by `subscribe`"),
+        call_with(
+            "Edit",
+            json!({"file_path": "a.ts", "old_string": "x", "new_string": "this.saveMessage(m);\nself.load_rows()"}),
+        ),
+    ]);
+    assert!(
+        e.identifiers.iter().any(|i| i == "cycleModel()"),
+        "{:?}",
+        e.identifiers
+    );
+    assert!(!e.identifiers.iter().any(|i| i == "cycleModel"));
+    assert_eq!(bare_name(":session_cwd"), Some("session_cwd"));
+    assert_eq!(bare_name("@max_lines"), Some("max_lines"));
+    assert_eq!(bare_name("parse/2"), Some("parse"));
+    assert_eq!(bare_name("src/a.ts"), None);
+    assert_eq!(bare_name("retry"), None);
+    // names the code calls are shown as calls
+    assert_has(&e.identifiers, &["saveMessage()", "load_rows()"]);
+    assert!(!e
+        .identifiers
+        .iter()
+        .any(|i| i.starts_with("this.") || i.starts_with("self.")));
+}
+
+#[test]
+fn patches_and_argument_vectors() {
+    let patch = "*** Begin Patch\n*** Update File: src/retry.ts\n@@ class Client {\n   constructor() {}\n-  fetchPage(url) {\n+  async fetchPage(url, retries = 3) {\n+    return withBackoff(() => get(url), retries);\n+  }\n+  resetBackoff() {\n*** Add File: src/backoff.py\n+BACKOFF_BASE_MS = 100\n+def with_backoff(fn):\n+    return fn()\n*** End Patch";
+    let e = extract(&[
+        user("add backoff"),
+        call_with("apply_patch", json!({ "input": patch })),
+        call_with(
+            "exec",
+            json!({ "command": ["bash", "-lc", "cd web && npm test"] }),
+        ),
+        call_with(
+            "shell",
+            json!({ "command": ["cargo", "build", "--release"] }),
+        ),
+    ]);
+    assert_has(
+        &e.identifiers,
+        &[
+            "resetBackoff()",
+            "BACKOFF_BASE_MS",
+            "with_backoff()",
+            "fetchPage()",
+        ],
+    );
+    // new definitions above the rewritten one; the patch's markers are no names
+    let pos = |n: &str| e.identifiers.iter().position(|i| i == n).unwrap();
+    assert!(pos("resetBackoff()") < pos("fetchPage()"));
+    assert!(!e
+        .identifiers
+        .iter()
+        .any(|i| i.contains("***") || i.starts_with('+')));
+    assert_eq!(e.commands, ["cargo build --release", "npm test"]);
+    let diff = "--- a/lib/a.ex\n+++ b/lib/a.ex\n@@ -1,3 +1,4 @@\n defmodule App do\n+  defp parse_row(row, opts), do: row\n end\n";
+    assert_eq!(
+        edit_texts(&json!({ "patch": diff }))
+            .into_iter()
+            .map(|(new, _)| definitions(&new))
+            .collect::<Vec<_>>(),
+        [["App", "parse_row/2"]]
+    );
+}
+
+#[test]
+fn heredoc_lines_are_not_commands() {
+    let heredoc = call_with(
+        "bash",
+        json!({"command": "python3 - <<'EOF'\nimport json\nprint(json.dumps(x))\nEOF"}),
+    );
+    let e = extract(&[user("check the data"), heredoc.clone(), heredoc]);
+    assert_eq!(e.commands, ["python3 -"]);
+}
+
+#[test]
+fn commands_that_work_count_from_their_first_run_look_arounds_when_repeated() {
+    let bash = |c: &str| call_with("Bash", json!({ "command": c }));
+    let e = extract(&[
+        user("ship the stylesheet"),
+        bash("ls priv/static/assets/"),
+        bash("grep -rn transcript lib/ | head"),
+        bash("cd /home/u/app/assets && npm install highlight.js 2>&1 | tail -5"),
+        bash("mix compile 2>&1 | tail -10"),
+        bash("git add -f priv/static/app.css && git commit -m \"$(cat <<'EOF'\nfeat: theme\n\nlong body\nEOF\n)\""),
+        bash("sed -n '1,40p' lib/a.ex"),
+        bash("sed -i 's/a/b/' lib/a.ex"),
+        bash("mkdir -p lib/new && rm -rf _build/tmp"),
+        bash("git status"),
+        bash("git status && echo \"===\""),
+        bash("mix test test/a_test.exs"),
+        bash("mix test test/a_test.exs"),
+        bash("python3 - <<'EOF'\nimport json\nprint(1)\nEOF"),
+    ]);
+    assert_eq!(e.commands[0], "mix test test/a_test.exs");
+    assert_has(
+        &e.commands,
+        &[
+            "npm install highlight.js",
+            "mix compile",
+            "git add -f priv/static/app.css",
+            "sed -i 's/a/b/' lib/a.ex",
+            "git status",
+            "python3 -",
+        ],
+    );
+    // look-arounds run once, the heredoc's lines and a cut commit message are left out
+    for c in &e.commands {
+        assert!(
+            !c.starts_with("ls ")
+                && !c.starts_with("grep")
+                && !c.starts_with("sed -n")
+                && !c.starts_with("mkdir")
+                && !c.starts_with("rm "),
+            "{c}"
+        );
+        assert!(
+            !c.contains("$(") && !c.contains("import") && !c.starts_with("cd "),
+            "{c}"
+        );
+    }
+    // a commit whose message was cut weighs like a look around: once, it is left out
+    assert!(!e.commands.iter().any(|c| c == "git commit"));
+    // a repeated look around ranks below a working command run as often
+    let pos = |c: &str| e.commands.iter().position(|x| x == c).unwrap();
+    assert!(pos("mix test test/a_test.exs") < pos("git status"));
+    for (cmd, look) in [
+        ("ls -la", true),
+        ("cat a.py", true),
+        ("git log --oneline -5", true),
+        ("gh pr view 12", true),
+        ("FOO=1 /usr/bin/find . -name x", true),
+        ("sed -n 1,20p a.ts", true),
+        ("npm run build", false),
+        ("cargo test -p core", false),
+        ("sed -i s/a/b/ a.ts", false),
+        ("bd update x-1 --status in_progress", false),
+        ("./scripts/status.sh", false),
+    ] {
+        assert_eq!(looks_around(cmd), look, "{cmd}");
+    }
+}
+
+#[test]
+fn next_action_from_the_latest_plan() {
+    let list = "Done with the core.\n\nNext:\n1. Create `src/utils/`\n   - with an index\n2. Move files\n3. Run `npm run check`\n\nShall I?";
+    let e = extract(&[user("go on with the refactor"), agent(list)]);
+    assert_eq!(
+        e.next_action.as_deref(),
+        Some("1. Create `src/utils/`; 2. Move files; 3. Run `npm run check`")
+    );
+    // a later todo tool call wins; completed todos are left out
+    let todo = call_with(
+        "TodoWrite",
+        json!({"todos": [
+        {"content": "write the parser", "status": "completed"},
+        {"content": "test the parser", "status": "in_progress"},
+        {"content": "document it", "status": "pending"}]}),
+    );
+    let e = extract(&[user("go on with the refactor"), agent(list), todo]);
+    assert_eq!(
+        e.next_action.as_deref(),
+        Some("1. test the parser; 2. document it")
+    );
+    // then the scratchpad plan, under either tool name
+    for name in ["session_scratchpad", "session.scratchpad"] {
+        let plan = call_with(
+            name,
+            json!({"action": "set_plan", "content": "- [ ] 計画を書く\n- [ ] テストする\n- [x] 済み"}),
+        );
+        let e = extract(&[user("go on with the refactor"), agent(list), plan]);
+        assert_eq!(
+            e.next_action.as_deref(),
+            Some("1. 計画を書く; 2. テストする")
+        );
+    }
+    // a plan presented with a tool's `plan` argument
+    let presented = call_with(
+        "ExitPlanMode",
+        json!({"plan": "## Plan\n1. Add `RetryPolicy`\n2. テストを書く"}),
+    );
+    assert_eq!(
+        extract(&[user("go on with the refactor"), agent(list), presented])
+            .next_action
+            .as_deref(),
+        Some("1. Add `RetryPolicy`; 2. テストを書く")
+    );
+    // steps marked done are left out; a list of finished steps only is a report, not a plan
+    let report =
+        "Status:\n1. ✅ Added the parser\n2. **Wrote tests** - done ✅\n3. Document `parse()`\n";
+    assert_eq!(
+        extract(&[user("go on with the refactor"), agent(list), agent(report)])
+            .next_action
+            .as_deref(),
+        Some("1. Document `parse()`")
+    );
+    let finished = "1. ✅ Added the parser\n2. ~~Wrote tests~~ not needed";
+    assert_eq!(
+        extract(&[
+            user("go on with the refactor"),
+            agent(list),
+            agent(finished)
+        ])
+        .next_action
+        .as_deref(),
+        Some("1. Create `src/utils/`; 2. Move files; 3. Run `npm run check`")
+    );
+    // a single numbered line is not a plan; a list restarting at 1 is a new list
+    assert_eq!(extract(&[agent("1. only one")]).next_action, None);
+    assert_eq!(last_list("1. a\n2. b\n\ntext\n1. c\n2. d"), ["c", "d"]);
+}
+
+#[test]
+fn identifiers_commands_and_active_files_are_ranked() {
+    let msgs = vec![
+        user("refactor please"),
+        agent("Look at `AgentSession` and `x`."),
+        call_with("read", json!({"path": "/p/src/a.ts"})),
+        call_with("read", json!({"path": "/p/src/b.ts"})),
+        call_with(
+            "bash",
+            json!({"command": "cd /p && npm run check 2>&1 | tail -5"}),
+        ),
+        call_with("edit", json!({"path": "/p/src/c.ts"})),
+        agent("`setModel` calls `AgentSession`; also `AgentSession` again"),
+        call_with("read", json!({"path": "/p/src/a.ts"})),
+        call_with("bash", json!({"command": "npm run check"})),
+        call_with("bash", json!({"command": "git status"})),
+        call_with("bash", json!({"command": "git status"})),
+        call_with("bash", json!({"command": "ls once"})),
+    ];
+    let e = extract(&msgs);
+    assert_eq!(e.identifiers, ["AgentSession", "setModel"]);
+    // file names the agent wrote about count too (less than its code spans), URLs do not
+    let tree =
+        agent("Plan:\n```\nsrc/\n├── compaction.ts   # MOVE from src/\n```\nsee https://x.io/a.ts");
+    let moved = extract(&[user("move the files please"), tree]);
+    // src/ twice: first; the URL is a value, shown whole, not the file name `a.ts`
+    assert_eq!(
+        moved.identifiers,
+        ["src/", "compaction.ts", "https://x.io/a.ts"]
+    );
+    // run twice: kept, a working command above a look around run as often; `ls` run once: out
+    assert_eq!(e.commands, ["npm run check", "git status"]);
+    // changed above read, then by activity
+    assert_eq!(
+        e.active_files,
+        ["/p/src/c.ts", "/p/src/a.ts", "/p/src/b.ts"]
+    );
+}
+
+#[test]
+fn the_latest_exact_values_follow_the_most_used_names() {
+    let names: Vec<String> = (0..14).map(|i| format!("`helperNumber{i}()`")).collect();
+    let mut msgs = vec![user("write the helpers")];
+    for _ in 0..3 {
+        msgs.push(agent(&names.join(" ")));
+    }
+    for _ in 0..9 {
+        msgs.push(agent("ok"));
+    }
+    msgs.push(agent(
+        "deployed to https://staging.example.com/app on api.internal:8443",
+    ));
+    let ids = extract(&msgs).identifiers;
+    let at = |v: &str| ids.iter().position(|x| x == v);
+    assert_eq!(
+        at("https://staging.example.com/app"),
+        Some(TOP_NAMES),
+        "{ids:?}"
+    );
+    assert_eq!(at("api.internal:8443"), Some(TOP_NAMES + 1), "{ids:?}");
+    assert!(ids.len() >= 16, "{ids:?}");
+}
