@@ -22,6 +22,7 @@
 mod capture;
 pub mod dialogue;
 mod files;
+pub mod secrets;
 pub mod substance;
 pub mod wrappers;
 
