@@ -4,7 +4,7 @@
 
 use crate::model::{Exchange, Role, Status, ToolCall};
 use context_state::dialogue::{read_dialogue, Line, Said};
-use context_state::substance::{code_spans, is_path_like, looks_around, shell_commands};
+use context_state::substance::{code_spans, looks_around, shell_commands};
 use context_state::{classify_tool, extract_paths, gist, squash, Access};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -303,6 +303,9 @@ struct Turn {
 /// own injections and the host's wrappers and tells requests from answers by position; each
 /// section is then its own pass over it.
 pub fn extract(messages: &[Value]) -> Extracted {
+    // no pass sees a credential (issue 27)
+    let redacted = crate::redact::redact_messages(messages);
+    let messages = &redacted[..];
     let lines = read_dialogue(messages);
     let mut out = Extracted {
         status: status(messages),
@@ -379,7 +382,10 @@ fn tool_use(messages: &[Value], out: &mut Extracted) {
             name: name.to_string(),
             params_summary: match args {
                 Value::Null => None,
-                a => Some(gist(&a.to_string(), PARAMS_SUMMARY_CHARS)),
+                a => Some(gist(
+                    &context_state::secrets::redact(&a.to_string()),
+                    PARAMS_SUMMARY_CHARS,
+                )),
             },
         });
     }
@@ -459,6 +465,8 @@ fn commands(messages: &[Value]) -> Vec<String> {
     let mut lesser: HashSet<String> = HashSet::new();
     for (at, _, args) in calls(messages) {
         if let Some(cmd) = shell_line(args) {
+            // (a credential in a command is redacted before it is kept: issue 27)
+            let cmd = context_state::secrets::redact(&cmd);
             for (part, cut) in shell_commands(&cmd) {
                 if part.chars().count() > COMMAND_CHARS || says_nothing(&part) {
                     continue;
@@ -1054,6 +1062,8 @@ fn code_names_called(text: &str) -> Vec<(&str, bool, bool)> {
             continue;
         }
         let Some(s) = start.take() else { continue };
+        // a word right after `\n` (escaped text) starts after the escape's letter
+        let s = s + crate::names::escape_letter(text, s);
         let raw = &text[s..i];
         let w = raw.trim_matches(['_', '.']);
         let w_start = s + raw.len() - raw.trim_start_matches(['_', '.']).len();
@@ -1410,29 +1420,7 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
         }
         // file names the agent wrote about (in prose, lists and code blocks)
         for token in text.split_whitespace() {
-            let t = token.trim_matches(|c: char| {
-                matches!(
-                    c,
-                    '`' | '"'
-                        | '\''
-                        | ','
-                        | ';'
-                        | ':'
-                        | '('
-                        | ')'
-                        | '['
-                        | ']'
-                        | '{'
-                        | '}'
-                        | '<'
-                        | '>'
-                        | '*'
-                        | '.'
-                        | '!'
-                        | '?'
-                )
-            });
-            if worth_naming(t) && !t.contains("://") && is_path_like(t) {
+            if let Some(t) = crate::names::path_mention(token).filter(|t| worth_naming(t)) {
                 idents.add(t, 0.5, at, n);
             }
         }
@@ -1588,7 +1576,11 @@ fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
         if out.len() >= MAX_IDENTIFIERS {
             break;
         }
-        if within.contains(&id) || scanned.iter().any(|o| contains_name(o, &id)) {
+        // prose, pictographs and escaped fragments are no names (crate::names)
+        if !crate::names::is_name(&id)
+            || within.contains(&id)
+            || scanned.iter().any(|o| contains_name(o, &id))
+        {
             continue;
         }
         match names_within(&id) {

@@ -15,6 +15,7 @@
 //! Structure only (roles, order, tool calls, question marks of any script): no keywords.
 
 use crate::capture::{message_text, role};
+use crate::secrets::redact_owned;
 use crate::substance::{is_question, paragraphs, substance, Substance};
 use crate::wrappers::{strip_injections, strip_no_op_replies};
 use serde_json::Value;
@@ -76,14 +77,15 @@ pub fn read_dialogue(messages: &[Value]) -> Vec<Line> {
     let mut lines: Vec<Line> = messages
         .iter()
         .map(|m| match role(m) {
+            // (credentials redacted where the text is captured: issue 27)
             Some("user") => Line::User {
-                text: strip_injections(&message_text(m)),
+                text: redact_owned(strip_injections(&message_text(m))),
                 said: Said::Noise,
                 after_question: false,
             },
             // a heartbeat acknowledgement or a silent turn (`HEARTBEAT_OK`, `NO_REPLY`) says nothing
             Some("assistant") => Line::Agent {
-                text: strip_no_op_replies(&message_text(m)),
+                text: redact_owned(strip_no_op_replies(&message_text(m))),
                 worked: has_tool_call(m),
             },
             _ => Line::Other,

@@ -401,11 +401,9 @@ fn named_values(text: &str, spans: &mut Vec<(usize, usize)>) {
         // a `:` is a separator only when followed by a space or a quote (`KEY: v`, `"k": "v"`),
         // not inside a URL or a time
         let mut v_start = i + 1;
-        if c == b':' {
-            if !matches!(bytes.get(i + 1), Some(b' ' | b'"' | b'\'')) {
-                i += 1;
-                continue;
-            }
+        if c == b':' && !matches!(bytes.get(i + 1), Some(b' ' | b'"' | b'\'')) {
+            i += 1;
+            continue;
         }
         while matches!(bytes.get(v_start), Some(b' ')) && v_start - i < 4 {
             v_start += 1;
