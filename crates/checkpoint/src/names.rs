@@ -2,7 +2,8 @@
 //! a fragment of prose split at a slash (`months/years`, `下午2点之后不喝咖啡/浓茶/奶茶`), an emoji
 //! line, or a fragment of JSON-escaped text read with `\n` as the letter n (`nJWT_SECRET`). The
 //! identifier passes of [`crate::thread`] ask these questions; the rules live here, in any script:
-//! text in a script written without spaces (CJK) is prose unless it is clearly a path.
+//! text in a script written without spaces (CJK) is prose unless it is clearly a path. The host's
+//! protocol tokens (`HEARTBEAT_OK`, `NO_REPLY`) are no names of the work either.
 
 use context_state::substance::{is_path_like, unspaced};
 
@@ -151,6 +152,10 @@ pub fn is_name(s: &str) -> bool {
     if t.is_empty() || t.chars().any(pictograph) {
         return false;
     }
+    // the host's protocol tokens (`HEARTBEAT_OK`, `NO_REPLY`) name nothing of the work
+    if context_state::wrappers::NO_OP_REPLIES.contains(&t) {
+        return false;
+    }
     if t.chars().any(unspaced) || t.chars().any(wide_punctuation) {
         return clearly_path(t);
     }
@@ -245,6 +250,8 @@ mod tests {
             "nJWT_SECRET",
             "nPOSTGRES_DB",
             "security-audit.sh：",
+            "HEARTBEAT_OK",
+            "NO_REPLY",
         ] {
             assert!(!is_name(prose), "{prose}");
         }

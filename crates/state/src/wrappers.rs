@@ -152,6 +152,9 @@ const PROMPTS: &[&str] = &[
     // OpenClaw's inter-session messages: sub-agent announcements (builtin-openclaw-*.mjs,
     // chat-display-projection.history-*.mjs: `[Inter-session message] ... sourceTool=subagent_announce`)
     "[Inter-session message]",
+    // sub-agent announcements of earlier releases (`A subagent task "<task>" just completed ...
+    // Summarize this naturally for the user.`), which sessions on disk carry
+    "A subagent task \"",
 ];
 
 /// OpenClaw's cron turn prefix (isolated-agent-*.mjs: `[cron:<job id> <job name>] <message>`): the
@@ -233,6 +236,17 @@ pub fn strip_injections(text: &str) -> String {
     }
     let rest = strip_envelope(s.trim());
     let rest = strip_sender_label(rest, &senders);
+    // a host prompt behind an envelope (`[Tue 2026-04-07 09:57 EST] A subagent task ...`)
+    let rest = if PROMPTS.iter().any(|p| rest.contains(p)) {
+        let mut r = rest.to_string();
+        for p in PROMPTS {
+            r = remove_prompt(&r, p);
+        }
+        r.trim().to_string()
+    } else {
+        rest.to_string()
+    };
+    let rest = rest.as_str();
     match command {
         Some(c) if rest.is_empty() => c,
         Some(c) => format!("{c}\n{rest}"),
