@@ -222,6 +222,7 @@ pub fn strip_injections(text: &str) -> String {
     for (open, close) in BLOCKS {
         s = remove_blocks(&s, open, close);
     }
+    s = remove_ide_tags(&s);
     for open in BRACKETED {
         s = remove_bracketed(&s, open);
     }
@@ -332,6 +333,26 @@ fn strip_sender_label<'a>(text: &'a str, senders: &[String]) -> &'a str {
         }
     }
     text
+}
+
+/// Removes Claude Code's other IDE context tags (`<ide_diagnostics>`, `<ide_terminal>`, ...): any
+/// `<ide_name>` block with its closing tag.
+fn remove_ide_tags(text: &str) -> String {
+    let mut s = text.to_string();
+    let mut from = 0;
+    while let Some(i) = s[from..].find("<ide_").map(|i| i + from) {
+        let name_len = s[i + 1..]
+            .find(|c: char| !(c.is_ascii_lowercase() || c == '_'))
+            .unwrap_or(0);
+        let name = &s[i + 1..i + 1 + name_len];
+        if name_len > 4 && s[i + 1 + name_len..].starts_with('>') {
+            let (open, close) = (format!("<{name}>"), format!("</{name}>"));
+            s = remove_blocks(&s, &open, &close);
+        } else {
+            from = i + 5;
+        }
+    }
+    s
 }
 
 /// `/name args` of a Claude Code command wrapper, if the text has one.
@@ -745,6 +766,12 @@ mod tests {
 
     #[test]
     fn claude_code_ide_tags() {
+        assert_eq!(
+            strip_injections(
+                "<ide_terminal_output>$ ls\na.ts</ide_terminal_output>\nlint the repo"
+            ),
+            "lint the repo"
+        );
         let msg = "<ide_opened_file>The user opened the file /repo/src/app.ts in the IDE. This may or may not be related to the current task.</ide_opened_file>\n<ide_selection>The user selected the lines 3 to 9 from /repo/src/app.ts:\nconst x = 1;\n</ide_selection>\nrename x to count";
         assert_eq!(strip_injections(msg), "rename x to count");
     }
