@@ -158,8 +158,22 @@ const PROMPTS: &[&str] = &[
 ];
 
 /// OpenClaw's cron turn prefix (isolated-agent-*.mjs: `[cron:<job id> <job name>] <message>`): the
-/// whole message is the job's scheduled prompt, not a request the user made in the conversation.
+/// prefix is the host's; the message is the job's, which the user configured and the isolated
+/// cron session exists for, so it stays (the reminders a cron job drops into a conversation,
+/// `A scheduled reminder has been triggered...`, are no user turn: [`PROMPTS`]).
 const CRON_PREFIX: &str = "[cron:";
+
+/// Without OpenClaw's `[cron:<id> <name>] ` prefix.
+fn strip_cron_prefix(text: &str) -> &str {
+    let t = text.trim_start();
+    if !t.starts_with(CRON_PREFIX) {
+        return text;
+    }
+    match t.find(']') {
+        Some(i) if !t[..i].contains('\n') => t[i + 1..].trim_start(),
+        _ => text,
+    }
+}
 
 /// OpenClaw's runtime line (system-prompt-params-*.mjs buildRuntimeLine: `Runtime: agent=main |
 /// host=... | model=...`), recognised by its `key=value` fields.
@@ -211,9 +225,8 @@ const WEEKDAYS: &[&str] = &["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
 /// becomes the command line it stands for (`/compact keep it short`). Empty when nothing of the
 /// user's own is left (a heartbeat poll, a cron turn, the new-session prompt).
 pub fn strip_injections(text: &str) -> String {
-    if text.trim_start().starts_with(CRON_PREFIX) {
-        return String::new();
-    }
+    // a cron run's job message is the instruction its session exists for: only the prefix goes
+    let text = strip_cron_prefix(text);
     let command = wrapped_command(text);
     let mut s = text.to_string();
     for tag in ["command-name", "command-args"] {
@@ -685,6 +698,12 @@ mod tests {
         // extensions/memory-core DEFAULT_MEMORY_FLUSH_PROMPT
         let flush = "Pre-compaction memory flush. Store durable memories only in memory/2026-04-10.md (create memory/ if needed). If nothing to store, reply with NO_REPLY.";
         let announce = "[Inter-session message] sourceSession=agent:main:subagent:1 sourceTool=subagent_announce\nThe sub-agent finished: 3 files changed.";
+        let subagent = "[Tue 2026-04-07 09:57 EST] A subagent task \"Read and follow CODING.md\" just completed.\n\nFindings:\n(no output)\n\nSummarize this naturally for the user.";
+        // the cron job's own message stays, without the host's prefix
+        assert_eq!(
+            strip_injections(cron),
+            "PR patrol for bills-bot.\n\nRepo: /home/bill/bills-bot/"
+        );
         for m in [
             hb,
             old,
@@ -692,7 +711,7 @@ mod tests {
             reset,
             reminder,
             exec,
-            cron,
+            subagent,
             wake,
             flush,
             announce,
