@@ -377,7 +377,7 @@ pub fn assemble(
     let utilization = input
         .utilization
         .unwrap_or(input.input_tokens as f64 / input.context_window as f64);
-    Checkpoint {
+    let mut checkpoint = Checkpoint {
         meta: Meta {
             checkpoint_id,
             session_key: input.session_key.clone(),
@@ -401,5 +401,8 @@ pub fn assemble(
         thread,
         open_items: keep_last(open_items, MAX_ITEMS),
         learnings: keep_last(learnings, MAX_ITEMS),
-    }
+    };
+    // no credential the session used is written (issue 27)
+    crate::redact::redact_checkpoint(&mut checkpoint);
+    checkpoint
 }

@@ -5,6 +5,8 @@
 pub mod fence;
 pub mod input;
 pub mod model;
+pub mod names;
+pub mod redact;
 pub mod render;
 pub mod store;
 pub mod thread;

@@ -15,8 +15,9 @@
 //! Structure only (roles, order, tool calls, question marks of any script): no keywords.
 
 use crate::capture::{message_text, role};
+use crate::secrets::redact_owned;
 use crate::substance::{is_question, paragraphs, substance, Substance};
-use crate::wrappers::strip_injections;
+use crate::wrappers::{strip_injections, strip_no_op_replies};
 use serde_json::Value;
 
 /// What a user message is, by its place in the dialogue.
@@ -76,13 +77,15 @@ pub fn read_dialogue(messages: &[Value]) -> Vec<Line> {
     let mut lines: Vec<Line> = messages
         .iter()
         .map(|m| match role(m) {
+            // (credentials redacted where the text is captured: issue 27)
             Some("user") => Line::User {
-                text: strip_injections(&message_text(m)),
+                text: redact_owned(strip_injections(&message_text(m))),
                 said: Said::Noise,
                 after_question: false,
             },
+            // a heartbeat acknowledgement or a silent turn (`HEARTBEAT_OK`, `NO_REPLY`) says nothing
             Some("assistant") => Line::Agent {
-                text: message_text(m),
+                text: redact_owned(strip_no_op_replies(&message_text(m))),
                 worked: has_tool_call(m),
             },
             _ => Line::Other,
@@ -218,5 +221,39 @@ mod tests {
             [Noise, Request]
         );
         assert_eq!(saids(&[user("/compact"), user("ok")]), [Noise, Request]);
+    }
+
+    #[test]
+    fn heartbeat_turns_are_no_user_turns() {
+        use Said::*;
+        let hb = "Read HEARTBEAT.md if it exists (workspace context). Follow it strictly. Do not infer or repeat old tasks from prior chats. If nothing needs attention, reply HEARTBEAT_OK.";
+        let env = |t: &str| {
+            format!("Conversation info (untrusted metadata):\n```json\n{{\"sender\": \"Ann\"}}\n```\n\n[Telegram Ann +2m 2026-01-05 10:00 UTC] Ann: {t}")
+        };
+        let msgs = [
+            user(hb),
+            agent("HEARTBEAT_OK"),
+            user(&env("réserve un vol pour Lisbonne le 12 mai")),
+            work(),
+            agent("Which airline do you prefer?"),
+            user(hb),
+            agent("NO_REPLY"),
+            user(&env("TAP")),
+            work(),
+        ];
+        assert_eq!(saids(&msgs), [Noise, Request, Noise, Ack]);
+        let lines = read_dialogue(&msgs);
+        assert!(matches!(&lines[1], Line::Agent { text, .. } if text.is_empty()));
+        assert!(
+            matches!(&lines[2], Line::User { text, .. } if text == "réserve un vol pour Lisbonne le 12 mai")
+        );
+        // the answer after the heartbeat still answers the agent's question
+        assert!(matches!(
+            &lines[7],
+            Line::User {
+                after_question: true,
+                ..
+            }
+        ));
     }
 }

@@ -22,6 +22,7 @@
 mod capture;
 pub mod dialogue;
 mod files;
+pub mod secrets;
 pub mod substance;
 pub mod wrappers;
 
@@ -332,7 +333,8 @@ fn non_empty(text: &str, what: &str) -> Result<String> {
             "{what} must be a non-empty string"
         )));
     }
-    Ok(capture::cap_chars(t, MAX_ITEM_CHARS))
+    // a credential in a recorded decision, item or learning is redacted (issue 27)
+    Ok(capture::cap_chars(&secrets::redact(t), MAX_ITEM_CHARS))
 }
 
 /// A tool result as the host's `tool_result` handler sees it.
@@ -387,7 +389,10 @@ fn prepare(input: &ToolResult) -> Result<Prepared> {
     let tool = capture::cap_chars(tool, 200);
     let mut outcome = ToolResultOutcome::default();
     if !input.is_error {
-        let mut paths = extract_paths(&input.params);
+        let mut paths: Vec<String> = extract_paths(&input.params)
+            .into_iter()
+            .map(secrets::redact_owned)
+            .collect();
         // Only the last MAX_FILES can be kept: recording the others first would push them out
         // again (and cost a scan of the list per path).
         if paths.len() > MAX_FILES {
@@ -407,8 +412,9 @@ fn prepare(input: &ToolResult) -> Result<Prepared> {
     let prefix = format!("{key}: ");
     if input.is_error {
         let detail = failure_detail(input.error.as_deref().unwrap_or_default());
+        // the failed command and its output are redacted before they are kept (issue 27)
         outcome.failure = Some(capture::cap_chars(
-            &format!("{prefix}{detail}"),
+            &secrets::redact(&format!("{prefix}{detail}")),
             MAX_FAILURE_CHARS,
         ));
     }

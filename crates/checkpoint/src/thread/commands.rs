@@ -66,6 +66,8 @@ pub(super) fn commands(messages: &[Value]) -> Vec<String> {
     let mut lesser: HashSet<String> = HashSet::new();
     for (at, _, args) in calls(messages) {
         if let Some(cmd) = shell_line(args) {
+            // (a credential in a command is redacted before it is kept: issue 27)
+            let cmd = context_state::secrets::redact(&cmd);
             for (part, cut) in shell_commands(&cmd) {
                 if part.chars().count() > COMMAND_CHARS || says_nothing(&part) {
                     continue;

@@ -531,6 +531,8 @@ pub(super) fn code_names_called(text: &str) -> Vec<(&str, bool, bool)> {
             continue;
         }
         let Some(s) = start.take() else { continue };
+        // a word right after `\n` (escaped text) starts after the escape's letter
+        let s = s + crate::names::escape_letter(text, s);
         let raw = &text[s..i];
         let w = raw.trim_matches(['_', '.']);
         let w_start = s + raw.len() - raw.trim_start_matches(['_', '.']).len();
@@ -887,29 +889,7 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
         }
         // file names the agent wrote about (in prose, lists and code blocks)
         for token in text.split_whitespace() {
-            let t = token.trim_matches(|c: char| {
-                matches!(
-                    c,
-                    '`' | '"'
-                        | '\''
-                        | ','
-                        | ';'
-                        | ':'
-                        | '('
-                        | ')'
-                        | '['
-                        | ']'
-                        | '{'
-                        | '}'
-                        | '<'
-                        | '>'
-                        | '*'
-                        | '.'
-                        | '!'
-                        | '?'
-                )
-            });
-            if worth_naming(t) && !t.contains("://") && is_path_like(t) {
+            if let Some(t) = crate::names::path_mention(token).filter(|t| worth_naming(t)) {
                 idents.add(t, 0.5, at, n);
             }
         }
@@ -1065,7 +1045,11 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
         if out.len() >= MAX_IDENTIFIERS {
             break;
         }
-        if within.contains(&id) || scanned.iter().any(|o| contains_name(o, &id)) {
+        // prose, pictographs and escaped fragments are no names (crate::names)
+        if !crate::names::is_name(&id)
+            || within.contains(&id)
+            || scanned.iter().any(|o| contains_name(o, &id))
+        {
             continue;
         }
         match names_within(&id) {

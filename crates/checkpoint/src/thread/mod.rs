@@ -183,6 +183,9 @@ impl Recency {
 /// own injections and the host's wrappers and tells requests from answers by position; each
 /// section is then its own pass over it.
 pub fn extract(messages: &[Value]) -> Extracted {
+    // no pass sees a credential (issue 27)
+    let redacted = crate::redact::redact_messages(messages);
+    let messages = &redacted[..];
     let lines = read_dialogue(messages);
     let mut out = Extracted {
         status: status(messages),

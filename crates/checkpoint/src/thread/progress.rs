@@ -52,7 +52,10 @@ pub(super) fn tool_use(messages: &[Value], out: &mut Extracted) {
             name: name.to_string(),
             params_summary: match args {
                 Value::Null => None,
-                a => Some(gist(&a.to_string(), PARAMS_SUMMARY_CHARS)),
+                a => Some(gist(
+                    &context_state::secrets::redact(&a.to_string()),
+                    PARAMS_SUMMARY_CHARS,
+                )),
             },
         });
     }

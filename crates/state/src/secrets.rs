@@ -1,0 +1,570 @@
+//! Credentials redacted where text is captured (issue 27 part 4): a checkpoint, a state file or a
+//! restore never holds a credential the session used. A value is replaced by [`REDACTED`], the
+//! text around it (the command, the flag, the variable's name, the URL) stays, so the restore
+//! still says what was done.
+//!
+//! Shapes: provider API keys (`sk-...`, `sk-ant-...`, `sk-proj-...`, `AIza...`, `gsk_...`,
+//! `hf_...`, `xai-...`, `r8_...`), GitHub (`ghp_`, `gho_`, `ghu_`, `ghs_`, `ghr_`, `github_pat_`),
+//! GitLab (`glpat-`), Slack (`xoxb-`, `xoxp-`, ...), Stripe (`sk_live_`, `rk_live_`), npm
+//! (`npm_`), Telegram bot tokens (`123456789:AA...`), AWS access key ids (`AKIA...`, `ASIA...`),
+//! JWTs (`eyJ...`), private key blocks; and by context: `Authorization: Bearer|Basic|token <v>`,
+//! `--token v` / `--password=v` / `--api-key v` style flags, `-p<v>` after a database client,
+//! `user:pass@` in URLs, `?token=v` style query parameters, and `KEY=value` / `KEY: value` /
+//! `"key": "value"` where KEY names a secret (`TOKEN`, `SECRET`, `PASSWORD`, `API_KEY`, ...).
+//! Pure string work, linear in the text; nothing else (hashes, UUIDs, paths) is touched.
+
+use std::borrow::Cow;
+
+/// What a credential value becomes.
+pub const REDACTED: &str = "[redacted]";
+
+/// Prefixes of provider and service tokens, with the fewest characters that must follow each.
+const TOKEN_PREFIXES: &[(&str, usize)] = &[
+    ("sk-ant-", 16),
+    ("sk-proj-", 16),
+    ("sk-or-", 16),
+    ("sk-", 20),
+    ("sk_live_", 16),
+    ("sk_test_", 16),
+    ("rk_live_", 16),
+    ("pk_live_", 16),
+    ("AIza", 30),
+    ("gsk_", 20),
+    ("hf_", 20),
+    ("xai-", 20),
+    ("r8_", 20),
+    ("ghp_", 20),
+    ("gho_", 20),
+    ("ghu_", 20),
+    ("ghs_", 20),
+    ("ghr_", 20),
+    ("github_pat_", 20),
+    ("glpat-", 16),
+    ("xoxb-", 10),
+    ("xoxp-", 10),
+    ("xoxa-", 10),
+    ("xoxs-", 10),
+    ("xoxe-", 10),
+    ("xapp-", 10),
+    ("npm_", 30),
+    ("AKIA", 16),
+    ("ASIA", 16),
+    ("eyJ", 30),
+];
+
+/// Words that, in a variable's, a key's or a flag's name, say its value is a credential.
+const SECRET_WORDS: &[&str] = &[
+    "token",
+    "secret",
+    "password",
+    "passwd",
+    "pwd",
+    "apikey",
+    "api_key",
+    "api-key",
+    "access_key",
+    "accesskey",
+    "private_key",
+    "privatekey",
+    "credential",
+    "credentials",
+    "auth",
+    "bearer",
+    "cookie",
+    "session_key",
+    "client_secret",
+    "webhook_secret",
+    "signing_key",
+];
+
+/// Names that hold a secret word but no secret (`TOKEN_LIMIT=8000`, `max_tokens: 800`).
+const NOT_SECRET_WORDS: &[&str] = &[
+    "tokens",
+    "max_tokens",
+    "token_limit",
+    "token_count",
+    "token_budget",
+    "tokenizer",
+    "token_usage",
+    "auth_url",
+    "auth_type",
+    "auth_mode",
+    "authority",
+    "author",
+    "password_min_length",
+    "secret_name",
+    "token_file",
+    "token_path",
+    "password_file",
+    "secret_file",
+    "key_file",
+];
+
+/// Programs whose `-p<value>` (glued) is a password: database clients.
+const PASSWORD_P_PROGRAMS: &[&str] = &["mysql", "mysqldump", "mariadb", "mysqladmin"];
+
+fn token_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '+' | '=')
+}
+
+/// True when `name` (a variable, key or flag name) says its value is a credential.
+pub fn names_secret(name: &str) -> bool {
+    let n = name
+        .trim_start_matches('-')
+        .trim_matches(|c| c == '"' || c == '\'')
+        .to_ascii_lowercase();
+    if n.is_empty() || n.len() > 64 {
+        return false;
+    }
+    let n = n.replace('-', "_");
+    if NOT_SECRET_WORDS
+        .iter()
+        .any(|w| n == *w || n.ends_with(&format!("_{w}")))
+    {
+        return false;
+    }
+    if n.split('_').any(|p| p == "key") && !n.contains("public") && !n.contains("keys") {
+        // `API_KEY`, `STRIPE_KEY`, `key` alone; not `KEYBOARD` or `key_id` (an id is no secret)
+        return !n.ends_with("_id") && !n.ends_with("_name") && !n.ends_with("_path");
+    }
+    let squashed = n.replace('_', "");
+    SECRET_WORDS.iter().any(|w| {
+        let w = w.replace(['_', '-'], "");
+        squashed.contains(&w)
+    }) && !n.ends_with("_id")
+}
+
+/// True when `v` could be a credential value: long enough, not a placeholder, a variable
+/// reference or an obvious non-secret (`true`, a number, a path).
+fn plausible_value(v: &str) -> bool {
+    let v = v.trim_matches(|c| c == '"' || c == '\'');
+    if v.chars().count() < 6 || v == REDACTED {
+        return false;
+    }
+    if v.starts_with('$') || v.starts_with('<') || v.starts_with('{') || v.starts_with('%') {
+        return false;
+    }
+    if v.starts_with('/') || v.starts_with("./") || v.starts_with("~/") {
+        return false;
+    }
+    let lower = v.to_ascii_lowercase();
+    if matches!(
+        lower.as_str(),
+        "true" | "false" | "null" | "none" | "undefined" | "required" | "optional"
+    ) || lower.chars().all(|c| c == '*' || c == 'x' || c == '.')
+        || lower.contains("your_")
+        || lower.contains("your-")
+        || lower.starts_with("xxx")
+        || lower.contains("changeme")
+        || lower.contains("example")
+        || lower.contains("placeholder")
+        || lower.contains("redacted")
+    {
+        return false;
+    }
+    !v.chars().all(|c| c.is_ascii_digit())
+}
+
+/// The text with every credential value replaced by [`REDACTED`] (borrowed when there is none).
+pub fn redact(text: &str) -> Cow<'_, str> {
+    if text.len() < 8 {
+        return Cow::Borrowed(text);
+    }
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    private_keys(text, &mut spans);
+    prefixed_tokens(text, &mut spans);
+    telegram_tokens(text, &mut spans);
+    auth_headers(text, &mut spans);
+    url_credentials(text, &mut spans);
+    named_values(text, &mut spans);
+    if spans.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    spans.sort();
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (s, e) in spans {
+        if e <= at {
+            continue;
+        }
+        let s = s.max(at);
+        out.push_str(&text[at..s]);
+        out.push_str(REDACTED);
+        at = e;
+    }
+    out.push_str(&text[at..]);
+    Cow::Owned(out)
+}
+
+/// [`redact`] into an owned string.
+pub fn redact_owned(text: String) -> String {
+    match redact(&text) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(s) => s,
+    }
+}
+
+/// The end of the run of [`token_char`]s from `from`.
+fn token_end(text: &str, from: usize) -> usize {
+    text[from..]
+        .char_indices()
+        .find(|&(_, c)| !token_char(c))
+        .map_or(text.len(), |(i, _)| from + i)
+}
+
+/// True when the character before `i` cannot continue a token (the prefix starts a word).
+fn starts_word(text: &str, i: usize) -> bool {
+    !text[..i]
+        .chars()
+        .next_back()
+        .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// `-----BEGIN ... PRIVATE KEY-----` blocks.
+fn private_keys(text: &str, spans: &mut Vec<(usize, usize)>) {
+    let mut from = 0;
+    while let Some(i) = text[from..].find("-----BEGIN ").map(|i| i + from) {
+        let line_end = text[i..].find('\n').map_or(text.len(), |j| i + j);
+        if !text[i..line_end].contains("PRIVATE KEY") {
+            from = line_end;
+            continue;
+        }
+        let end = text[i..]
+            .find("-----END ")
+            .and_then(|j| text[i + j..].find("KEY-----").map(|k| i + j + k + 8))
+            .unwrap_or(text.len());
+        spans.push((i, end));
+        from = end;
+    }
+}
+
+/// Tokens that carry their kind in their prefix (`sk-...`, `ghp_...`, `AKIA...`).
+fn prefixed_tokens(text: &str, spans: &mut Vec<(usize, usize)>) {
+    for (prefix, min) in TOKEN_PREFIXES {
+        let mut from = 0;
+        while let Some(i) = text[from..].find(prefix).map(|i| i + from) {
+            from = i + prefix.len();
+            if !starts_word(text, i) {
+                continue;
+            }
+            let end = token_end(text, from);
+            let body = &text[from..end];
+            let body = body.trim_end_matches(['.', '/', '=', '-']);
+            let end = from + body.len();
+            let chars = body.chars().count();
+            let ok = match *prefix {
+                // an access key id is exactly 16 upper-case letters and digits
+                "AKIA" | "ASIA" => {
+                    chars == 16
+                        && body
+                            .chars()
+                            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+                }
+                // a JWT is three base64url parts
+                "eyJ" => body.split('.').count() == 3 && chars >= *min,
+                _ => {
+                    chars >= *min
+                        && body.chars().any(|c| c.is_ascii_digit())
+                        && body.chars().any(|c| c.is_ascii_alphabetic())
+                        && !body.contains('/')
+                }
+            };
+            if ok {
+                spans.push((i, end));
+                from = end;
+            }
+        }
+    }
+}
+
+/// Telegram bot tokens: `<8-10 digits>:<35 characters of [A-Za-z0-9_-]>` (they start `AA`).
+fn telegram_tokens(text: &str, spans: &mut Vec<(usize, usize)>) {
+    let mut from = 0;
+    while let Some(i) = text[from..].find(":AA").map(|i| i + from) {
+        from = i + 3;
+        let digits = text[..i]
+            .chars()
+            .rev()
+            .take_while(char::is_ascii_digit)
+            .count();
+        let start = i - digits;
+        if !(6..=12).contains(&digits) || !starts_word(text, start) {
+            continue;
+        }
+        let end = text[i + 1..]
+            .char_indices()
+            .find(|&(_, c)| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+            .map_or(text.len(), |(k, _)| i + 1 + k);
+        if end - (i + 1) >= 30 {
+            spans.push((start, end));
+            from = end;
+        }
+    }
+}
+
+/// `Authorization: Bearer <v>`, `Bearer <v>`, `Basic <v>`, `token <v>` in a header.
+fn auth_headers(text: &str, spans: &mut Vec<(usize, usize)>) {
+    for scheme in ["Bearer ", "bearer ", "Basic ", "Token ", "token "] {
+        let mut from = 0;
+        while let Some(i) = text[from..].find(scheme).map(|i| i + from) {
+            from = i + scheme.len();
+            if !starts_word(text, i) {
+                continue;
+            }
+            // `token ` only in a header (`Authorization: token ...`)
+            if scheme.eq_ignore_ascii_case("token ")
+                && !text[..i]
+                    .to_ascii_lowercase()
+                    .trim_end()
+                    .ends_with("authorization:")
+            {
+                continue;
+            }
+            let v_start = from;
+            let end = token_end(text, v_start);
+            if plausible_value(&text[v_start..end]) && end - v_start >= 8 {
+                spans.push((v_start, end));
+                from = end;
+            }
+        }
+    }
+}
+
+/// `scheme://user:password@host` -> the password; `?token=v&...` query values of secret names.
+fn url_credentials(text: &str, spans: &mut Vec<(usize, usize)>) {
+    let mut from = 0;
+    while let Some(i) = text[from..].find("://").map(|i| i + from) {
+        from = i + 3;
+        let end = text[from..]
+            .char_indices()
+            .find(|&(_, c)| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '`' | ')'))
+            .map_or(text.len(), |(k, _)| from + k);
+        let url = &text[from..end];
+        let authority_end = url.find(['/', '?', '#']).unwrap_or(url.len());
+        if let Some(at) = url[..authority_end].rfind('@') {
+            if let Some(colon) = url[..at].find(':') {
+                if at > colon + 1 {
+                    spans.push((from + colon + 1, from + at));
+                }
+            }
+        }
+        if let Some(q) = url.find('?') {
+            let mut k = q + 1;
+            for pair in url[q + 1..].split('&') {
+                if let Some((name, v)) = pair.split_once('=') {
+                    if names_secret(name) && plausible_value(v) {
+                        let vs = from + k + name.len() + 1;
+                        spans.push((vs, vs + v.len()));
+                    }
+                }
+                k += pair.len() + 1;
+            }
+        }
+        from = end.max(from);
+    }
+}
+
+/// Values of names that say they are secrets: `KEY=value` (env files, `export`, command
+/// prefixes), `KEY: value` (YAML, headers), `"key": "value"` (JSON), `--token value`,
+/// `--password=value`, and a database client's `-p<value>`.
+fn named_values(text: &str, spans: &mut Vec<(usize, usize)>) {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if !(c == b'=' || c == b':' || c == b' ') {
+            i += 1;
+            continue;
+        }
+        // the name before the separator
+        let name_end = if c == b':' && i > 0 && bytes[i - 1] == b'"' {
+            i - 1
+        } else {
+            i
+        };
+        let name_start = text[..name_end]
+            .char_indices()
+            .rev()
+            .find(|&(_, ch)| !(ch.is_ascii_alphanumeric() || matches!(ch, '_' | '-' | '.')))
+            .map_or(0, |(k, ch)| k + ch.len_utf8());
+        let name = &text[name_start..name_end];
+        let flag = name.starts_with("--");
+        // `--token value`: a space separates a flag from its value only
+        if c == b' ' && !flag {
+            i += 1;
+            continue;
+        }
+        if name.is_empty() || !names_secret(name.rsplit('.').next().unwrap_or(name)) {
+            i += 1;
+            continue;
+        }
+        // a `:` is a separator only when followed by a space or a quote (`KEY: v`, `"k": "v"`),
+        // not inside a URL or a time
+        let mut v_start = i + 1;
+        if c == b':' && !matches!(bytes.get(i + 1), Some(b' ' | b'"' | b'\'')) {
+            i += 1;
+            continue;
+        }
+        while matches!(bytes.get(v_start), Some(b' ')) && v_start - i < 4 {
+            v_start += 1;
+        }
+        let quote = match bytes.get(v_start) {
+            Some(q @ (b'"' | b'\'')) => {
+                v_start += 1;
+                Some(*q as char)
+            }
+            _ => None,
+        };
+        let v_end = match quote {
+            Some(q) => text[v_start..]
+                .find([q, '\n'])
+                .map_or(text.len(), |k| v_start + k),
+            None => {
+                // a value runs to the end of its word (a backslash ends it: `\n` in escaped text)
+                text[v_start..]
+                    .char_indices()
+                    .find(|&(_, ch)| {
+                        ch.is_whitespace()
+                            || matches!(
+                                ch,
+                                '"' | '\'' | '`' | ',' | ';' | '&' | '|' | ')' | '}' | '\\'
+                            )
+                    })
+                    .map_or(text.len(), |(k, _)| v_start + k)
+            }
+        };
+        let value = &text[v_start..v_end];
+        // `Authorization: Bearer <v>`: the scheme is no value ([`auth_headers`] takes the token)
+        let scheme = ["Bearer", "Basic", "Token", "token", "Digest", "bearer"].contains(&value);
+        if plausible_value(value) && !scheme {
+            spans.push((v_start, v_end));
+        }
+        i = v_end.max(i + 1);
+    }
+    // `mysql -u root -pS3cret`
+    for program in PASSWORD_P_PROGRAMS {
+        let mut from = 0;
+        while let Some(k) = text[from..].find(program).map(|k| k + from) {
+            from = k + program.len();
+            if !starts_word(text, k) {
+                continue;
+            }
+            let line_end = text[from..].find('\n').map_or(text.len(), |j| from + j);
+            let mut at = from;
+            for word in text[from..line_end].split(' ') {
+                if let Some(v) = word.strip_prefix("-p") {
+                    if plausible_value(v) || (v.len() >= 4 && !v.starts_with('$')) {
+                        spans.push((at + 2, at + word.len()));
+                    }
+                }
+                at += word.len() + 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credential_shapes_are_redacted() {
+        let cases: &[(&str, &str)] = &[
+            // provider keys
+            ("export OPENAI_API_KEY=sk-proj-4fG7hJ2kL9mN3pQ8rS1tV6wX0yZa", "export OPENAI_API_KEY=[redacted]"),
+            ("curl -H 'x-api-key: sk-ant-api03-AbCdEf123456GhIjKl7890' https://api.anthropic.com", "curl -H 'x-api-key: [redacted]' https://api.anthropic.com"),
+            ("key is sk-1234567890abcdefghijklmnop ok", "key is [redacted] ok"),
+            ("GEMINI: AIzaSyD4-9aBcDeFgHiJkLmNoPqRsTuVwXyZ0123 used", "GEMINI: [redacted] used"),
+            // GitHub, GitLab, Slack, npm
+            ("export GITHUB_TOKEN=ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", "export GITHUB_TOKEN=[redacted]"),
+            ("git clone https://github_pat_11ABCDEFG0123456789_abcdefghijklmnop@github.com/o/r", "git clone https://[redacted]@github.com/o/r"),
+            ("token glpat-xY7zW3vU9tS1rQ5pO2nM", "token [redacted]"),
+            ("SLACK=xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx", "SLACK=[redacted]"),
+            // Telegram bot token from `openclaw channels add --token`
+            ("openclaw channels add --channel telegram --token 7123456789:AAHk3j2l1mN0pQrStUvWxYz_AbCdEfGhIjK", "openclaw channels add --channel telegram --token [redacted]"),
+            ("bot 7123456789:AAHk3j2l1mN0pQrStUvWxYz_AbCdEfGhIjK here", "bot [redacted] here"),
+            // AWS
+            ("aws_access_key_id = AKIAIOSFODNN7QWERTYU", "aws_access_key_id = [redacted]"),
+            ("aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ7u1KEYq", "aws_secret_access_key=[redacted]"),
+            ("id AKIAZ3MQWERTY7ABCDEF in logs", "id [redacted] in logs"),
+            // headers
+            ("curl -H \"Authorization: Bearer abc123def456ghi789\" http://x", "curl -H \"Authorization: Bearer [redacted]\" http://x"),
+            ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [redacted]"),
+            ("Authorization: token 0123456789abcdefabcd", "Authorization: token [redacted]"),
+            // flags
+            ("tool login --password hunter2hunter2", "tool login --password [redacted]"),
+            ("tool --api-key=Zq8wX2vY7uT4", "tool --api-key=[redacted]"),
+            ("mysql -u root -pS3cretPass db", "mysql -u root -p[redacted] db"),
+            // URLs
+            ("postgres://admin:s3cr3tPW@db.internal:5432/app", "postgres://admin:[redacted]@db.internal:5432/app"),
+            ("https://api.x.com/v1?user=ann&access_token=abcdef123456", "https://api.x.com/v1?user=ann&access_token=[redacted]"),
+            // env files, YAML, JSON
+            ("DB_HOST=localhost\nDB_PASSWORD=Pa55w0rd!x\nJWT_SECRET=9f8e7d6c5b4a", "DB_HOST=localhost\nDB_PASSWORD=[redacted]\nJWT_SECRET=[redacted]"),
+            ("password: \"correct horse battery\"", "password: \"[redacted]\""),
+            ("{\"client_secret\": \"Gx7Kp2Lq9Mz4\"}", "{\"client_secret\": \"[redacted]\"}"),
+            // JSON-escaped env text in a tool argument
+            ("\"content\": \"PORT=3000\\nJWT_SECRET=abcdef123456\\nPOSTGRES_DB=app\"", "\"content\": \"PORT=3000\\nJWT_SECRET=[redacted]\\nPOSTGRES_DB=app\""),
+            // a private key
+            ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----\nrest", "[redacted]\nrest"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(redact(input), *want, "{input}");
+        }
+    }
+
+    #[test]
+    fn ordinary_values_stay() {
+        for text in [
+            "commit 3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39",
+            "id 123e4567-e89b-12d3-a456-426614174000",
+            "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+            "/home/ann/.ssh/id_ed25519.pub and src/auth/token.ts",
+            "max_tokens: 800",
+            "TOKEN_LIMIT=8000",
+            "export API_KEY=$OPENAI_API_KEY",
+            "API_KEY=<your-key>",
+            "password: ${DB_PASSWORD}",
+            "--token-file /run/secrets/t",
+            "author: Ann Lee",
+            "Bearer tokens expire after an hour",
+            "sk-learn is a library; task-1234 done",
+            "http://localhost:3000/api?page=2",
+            "git@github.com:owner/repo.git",
+            "ssh user@host.example.org",
+            "12:30 meeting, 10:00:00 start",
+            "用户密码长度至少 8 位",
+            "the password is stored in Vault",
+            "keyboard: us",
+        ] {
+            assert_eq!(redact(text), text, "{text}");
+        }
+    }
+
+    #[test]
+    fn secret_names() {
+        for n in [
+            "GITHUB_TOKEN",
+            "api_key",
+            "--api-key",
+            "DB_PASSWORD",
+            "client_secret",
+            "aws_secret_access_key",
+            "STRIPE_KEY",
+            "passwd",
+            "x-api-key",
+        ] {
+            assert!(names_secret(n), "{n}");
+        }
+        for n in [
+            "max_tokens",
+            "TOKEN_LIMIT",
+            "author",
+            "key_id",
+            "keyboard",
+            "PUBLIC_KEY",
+            "monkey",
+        ] {
+            assert!(!names_secret(n), "{n}");
+        }
+    }
+}
