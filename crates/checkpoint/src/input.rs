@@ -260,11 +260,13 @@ pub fn assemble(
             .task
             .filter(|t| !t.trim().is_empty())
             // a task an earlier version took from an injection or a host wrapper is no task, nor
-            // a greeting it took for one when this conversation has a substantive request
+            // a greeting it took for one when this conversation has a substantive request. The
+            // earlier checkpoint chose it knowing whether the agent worked on it, which a later one
+            // cannot see: a short request with a few words (`Speed up the cache lookups`) stays.
             .or_else(|| {
                 previous.task.clone().filter(|t| {
                     !strip_injections(t).trim().is_empty()
-                        && (crate::thread::substantive(t, false) || ex.task.is_none())
+                        && (crate::thread::current(t, false) || ex.task.is_none())
                 })
             })
             .or(ex.task),

@@ -128,3 +128,62 @@ fn host_text_and_credentials_stay_out_of_the_checkpoint_and_the_restore() {
     );
     let _ = fs::remove_dir_all(&state);
 }
+
+#[test]
+fn a_short_task_the_agent_worked_on_is_carried_across_compactions_a_greeting_is_not() {
+    let key = "agent:main:carry";
+    let write = |state: &PathBuf, count: u64, messages: Vec<Value>| {
+        let mut input = CheckpointInput::new(state, key, Trigger::Compaction, 150_000, 200_000);
+        input.compaction_count = Some(count);
+        input.messages = Some(messages);
+        let written = write_checkpoint(&input).unwrap();
+        assert!(written.written);
+        from_yaml(&fs::read_to_string(&written.path).unwrap()).unwrap()
+    };
+    // a short request the agent went to work on is the task of the first compaction
+    let state = tmp("carry");
+    let first = write(
+        &state,
+        1,
+        vec![
+            user("Speed up the cache lookups."),
+            call("exec", json!({"command": "cargo bench"})),
+            result("lookup: 41 ns"),
+            agent("Profiling."),
+        ],
+    );
+    assert_eq!(
+        first.working.task.as_deref(),
+        Some("Speed up the cache lookups.")
+    );
+    // the second compaction's messages hold a longer request: the task stays the first one
+    let second = write(
+        &state,
+        2,
+        vec![
+            user("Continue with the hot path and write down what the profile showed us today"),
+            agent("Shrinking."),
+        ],
+    );
+    assert_eq!(
+        second.working.task.as_deref(),
+        Some("Speed up the cache lookups.")
+    );
+
+    // a greeting carried as the task (nothing substantive was there) gives way to a request
+    let state = tmp("carry-greeting");
+    let first = write(&state, 1, vec![user("hi"), agent("Hello!")]);
+    assert_eq!(first.working.task.as_deref(), Some("hi"));
+    let second = write(
+        &state,
+        2,
+        vec![
+            user("Plan my training week: no running for four weeks, old foot injury"),
+            agent("Here is a plan."),
+        ],
+    );
+    assert_eq!(
+        second.working.task.as_deref(),
+        Some("Plan my training week: no running for four weeks, old foot injury")
+    );
+}

@@ -137,7 +137,14 @@ pub(super) fn thread(turns: &[Turn], out: &mut Extracted) {
 
     // Entries are (turn, role); the agent entry of a turn sorts after its user entry.
     let mut must: Vec<(usize, Role)> = vec![(first, Role::User)];
-    for &i in &users[users.len().saturating_sub(LAST_PAIRS)..] {
+    // The last pairs are the last requests: a greeting or an acknowledgement the agent only
+    // answered (`hi`, `thanks`) says nothing on resume.
+    let talk = if currents.is_empty() {
+        &users
+    } else {
+        &currents
+    };
+    for &i in &talk[talk.len().saturating_sub(LAST_PAIRS)..] {
         must.push((i, Role::User));
         if turns[i].agent_last.is_some() {
             must.push((i, Role::Agent));
@@ -237,6 +244,28 @@ mod tests {
             working("Looking at the failing test."),
         ]);
         assert_eq!(e.task.as_deref(), Some("Fix the bug"));
+    }
+
+    #[test]
+    fn a_greeting_or_thanks_the_agent_only_answered_is_no_key_exchange() {
+        let e = extract(&[
+            user("hi"),
+            agent("Hello! How can I help?"),
+            user("The login session expires after 5 minutes instead of an hour; fix it"),
+            working("Looking at src/auth.ts."),
+            user("thanks!"),
+            agent("You're welcome."),
+        ]);
+        let users: Vec<_> = e
+            .key_exchanges
+            .iter()
+            .filter(|x| x.role == Role::User)
+            .map(|x| x.gist.as_str())
+            .collect();
+        assert_eq!(
+            users,
+            vec!["The login session expires after 5 minutes instead of an hour; fix it"]
+        );
     }
 
     #[test]
