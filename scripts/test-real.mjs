@@ -177,6 +177,8 @@ const toolResultText = (req, n = 1) => {
   const tools = (req.body.messages ?? []).filter((m) => m.role === 'tool')
   return contentText(tools[tools.length - n]?.content)
 }
+/** A slice scratchpad_read returned, without the line saying where it sits in the entry (plugin/entries.ts). */
+const readSlice = (text) => text.split('\n\n[characters ')[0]
 /** The `scratchpad_id` of the last offloaded result the request carries. */
 const observationId = (body) => {
   const tools = (body.messages ?? []).filter((m) => m.role === 'tool')
@@ -493,7 +495,7 @@ try {
     assert.match(toolResultText(t.chat[1]), /Plan replaced/, `${profile}: the plan is set: ${toolResultText(t.chat[1]).slice(0, 200)}`)
     const observation = toolResultText(t.chat[2])
     assert.match(observation, /"scratchpad_id"/, `${profile}: the large read is parked: ${observation.slice(0, 200)}`)
-    assert.equal(toolResultText(t.chat[3]), bigText.slice(0, 200), `${profile}: scratchpad_read reads it back`)
+    assert.equal(readSlice(toolResultText(t.chat[3])), bigText.slice(0, 200), `${profile}: scratchpad_read reads it back`)
     return observationId(t.chat[2].body)
   }
   await check("tools.profile 'coding': both tools are sent, the plan is set, a parked read is read back", async () => {
@@ -545,7 +547,7 @@ try {
         { text: 'Still there.', usage: { prompt_tokens: 20_000 } },
       ])
       const t = await turn(SP, '[t24] What did the lexer start with?')
-      assert.equal(toolResultText(t.chat[1]), bigText.slice(0, 200), `the parked result is read back: ${toolResultText(t.chat[1]).slice(0, 200)}`)
+      assert.equal(readSlice(toolResultText(t.chat[1])), bigText.slice(0, 200), `the parked result is read back: ${toolResultText(t.chat[1]).slice(0, 200)}`)
       const left = native.listObservationsSync({ stateDir, sessionKey: decoyKey, includeExpired: true }).map((e) => e.id)
       assert.ok(!left.includes(decoy.entry.id), "the plugin's retention run ran at the moved clock (it removed the expired one-hour result)")
       assert.ok(native.listObservationsSync({ stateDir, sessionKey: KEYP }).some((e) => e.id === parkedId), 'and kept the parked result')
@@ -650,7 +652,7 @@ try {
       const names = toolNames(reqs[0])
       assert.ok(names.includes('scratchpad_read') && names.includes('session_scratchpad'), `the sub-agent is sent the tools: ${names.join(', ')}`)
       assert.match(toolResultText(reqs[1]), /"scratchpad_id"/, 'its large read is parked')
-      assert.equal(toolResultText(reqs[2]), bigText.slice(0, 200), 'and read back')
+      assert.equal(readSlice(toolResultText(reqs[2])), bigText.slice(0, 200), 'and read back')
       const id = observationId(reqs[1].body)
       const stores = readdirSync(join(stateDir, 'context/observations'))
       assert.ok(stores.some((d) => d.includes('subagent')), `a store of the sub-agent's own session: ${stores.join(', ')}`)
@@ -704,8 +706,7 @@ try {
       const names = toolNames(reqs[0])
       assert.ok(names.includes('scratchpad_read') && names.includes('session_scratchpad'), `the cron run is sent the tools: ${names.join(', ')}`)
       assert.match(toolResultText(reqs[1]), /"scratchpad_id"/, `its large read is parked: ${toolResultText(reqs[1]).slice(0, 200)}`)
-      const back = toolResultText(reqs[2])
-      assert.equal(back.split('\n\n[characters ')[0], bigText.slice(0, 200), `and read back: ${back.slice(0, 300)}`)
+      assert.equal(readSlice(toolResultText(reqs[2])), bigText.slice(0, 200), `and read back: ${toolResultText(reqs[2]).slice(0, 300)}`)
       const id = observationId(reqs[1].body)
       // The cron session's own store: an isolated job's run is a session of its own, agent:main:cron:<job>:run:<run>
       // (the plugin's session record names it).
