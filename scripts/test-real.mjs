@@ -150,6 +150,18 @@ async function openclaw(args, { timeoutMs = TURN_TIMEOUT_MS } = {}) {
   return { code: r.status, out: r.stdout, err: r.stderr, ms }
 }
 
+/**
+ * `openclaw(args)`, again (every 5 s, 60 s at most) while OpenClaw answers StateDatabaseCoordinatorContentionError: a
+ * gateway just started owns its state database's lifecycle for a while (measured: `cron add` refused once in a full run).
+ */
+async function openclawUncontended(args, options) {
+  for (const t = Date.now(); ; ) {
+    const r = await openclaw(args, options)
+    if (r.code === 0 || !/StateDatabaseCoordinatorContentionError/.test(r.out + r.err) || Date.now() - t > 60_000) return r
+    await new Promise((resolve) => setTimeout(resolve, 5000))
+  }
+}
+
 /** One agent turn; returns the requests the model received during it. */
 async function turn(session, message, { local = true, modelRef } = {}) {
   const before = server.requests.length
@@ -393,7 +405,8 @@ try {
     assert.equal(toolResultText(t.chat[1]), `${EDITED.slice(10, 50)}\n\n[characters 10-50 of ${EDITED.length} in "findings"; read on with offset=50]`, 'read by name with offset/limit')
     const list = innerText(toolResultText(t.chat[2]))
     assert.match(list, /- findings \(id [0-9a-f]{16}\): \d+ characters, 40 lines, created /, `listed: ${list.slice(0, 400)}`)
-    assert.match(list, /- read_\d+ \(id [0-9a-f]{16}\): .*expires .*from read/, 'with the parked read')
+    assert.match(list, /- read_\d+ \(id [0-9a-f]{16}\): [^\n]*, from read/, `with the parked read: ${list.slice(0, 400)}`)
+    assert.doesNotMatch(list, /- read_\d+ [^\n]*expires/, 'which has no fixed lifetime (offload.ttlSeconds 0 by default)')
     assert.doesNotMatch(list, /context-native-/, "the plugin's own entries are not listed")
     assert.match(innerText(toolResultText(t.chat[3])), /^Deleted "findings"/)
     assert.match(toolResultText(t.chat[4]), /"status": "error"[\s\S]*no observation entry \\"findings\\"/, `gone: ${toolResultText(t.chat[4]).slice(0, 300)}`)
@@ -694,12 +707,12 @@ try {
       const mainBefore = mainFiles()
       const before = server.requests.length
       // An hourly isolated job (its first scheduled run an hour away), run now by `cron run --wait`.
-      const added = await openclaw(['cron', 'add', '--name', 'real-cron-lexer', '--every', '1h', '--session', 'isolated', '--no-deliver', '--message', '[t30] Read src/lexer.rs and report how it starts.', '--json'])
+      const added = await openclawUncontended(['cron', 'add', '--name', 'real-cron-lexer', '--every', '1h', '--session', 'isolated', '--no-deliver', '--message', '[t30] Read src/lexer.rs and report how it starts.', '--json'])
       assert.equal(added.code, 0, `cron add: ${added.out.slice(0, 300)} ${added.err.split('\n').slice(-4).join(' | ')}`)
       const job = JSON.parse(added.out)
       const jobId = job.id ?? job.job?.id
       assert.ok(jobId, `the job's id: ${added.out.slice(0, 300)}`)
-      const ran = await openclaw(['cron', 'run', jobId, '--wait', '--wait-timeout', '150s', '--poll-interval', '1s'], { timeoutMs: 180_000 })
+      const ran = await openclawUncontended(['cron', 'run', jobId, '--wait', '--wait-timeout', '150s', '--poll-interval', '1s'], { timeoutMs: 180_000 })
       assert.equal(ran.code, 0, `cron run --wait: ${ran.out.slice(0, 400)} ${ran.err.split('\n').slice(-4).join(' | ')}`)
       const reqs = server.requests.slice(before).filter((q) => !isSummaryRequest(q.body) && lastTag(q.body)?.tag === 't30')
       assert.ok(reqs.length >= 3, `the cron run made its three model calls (got ${reqs.length})`)
