@@ -24,6 +24,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { OPENCLAW_VERSION, ensureOpenClaw, hostNode, root } from './host.mjs'
 import { LEGACY_SESSIONS, legacySessionId, legacySessionText } from './lib/legacy-sessions.mjs'
+import { freePort } from './lib/harness.mjs'
 
 export const FIXTURE_DIR = join(root, '__test__', 'fixtures', 'openclaw-store')
 
@@ -45,7 +46,7 @@ async function coldStorage(node, openclaw, home, stateDir, env, session) {
   current.session = { ...current.session, maintenance: { ...current.session?.maintenance, coldStorage: { enabled: true, afterDays: 30 } } }
   writeFileSync(config, `${JSON.stringify(current, null, 2)}\n`)
   const dir = join(stateDir, 'agents', session.agentId, 'sessions', 'cold')
-  const port = String(18_000 + (process.pid % 1000))
+  const port = String(await freePort())
   const token = randomUUID()
   console.log(`openclaw gateway run --bind loopback --port ${port} until ${session.sessionKey} is in cold storage, then sessions.reset ${RESET_SESSION}`)
   const gw = spawn(node, [join(openclaw, 'openclaw.mjs'), 'gateway', 'run', '--bind', 'loopback', '--port', port, '--auth', 'token', '--token', token], { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] })

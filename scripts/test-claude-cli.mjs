@@ -16,15 +16,15 @@
 // Prints `test:claude-cli: N passed, N failed`. TEST_CLAUDE_KEEP=1 keeps the temporary folder (with
 // requests.json and gateway.log); TEST_CLAUDE_VERBOSE=1 prints OpenClaw's output per turn.
 import assert from 'node:assert/strict'
-import { spawn, spawnSync } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { connect, createServer } from 'node:net'
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRequire } from 'node:module'
 import { ensureOpenClaw, hostNode, openclawDir, OPENCLAW_VERSION, root } from './host.mjs'
 import { anthropicContentText, startModelServer } from './lib/model-server.mjs'
 import { openclaw as runOpenClaw } from './lib/install-plugin.mjs'
+import { copyPluginSources, createChecks, freePort, readCheckpoints, startGateway } from './lib/harness.mjs'
 
 /** The Claude Code release measured in docs/plugin.md. */
 const CLAUDE_CODE_VERSION = '2.1.332'
@@ -136,15 +136,7 @@ writeFileSync(
 // The plugin: its sources and the built binding in a folder OpenClaw loads by path.
 function installPlugin() {
   const pluginDir = join(work, 'extensions/context-native')
-  mkdirSync(pluginDir, { recursive: true })
-  for (const f of readdirSync(join(root, 'plugin'))) if (f.endsWith('.ts') || f === 'package.json') cpSync(join(root, 'plugin', f), join(pluginDir, f))
-  cpSync(join(root, 'openclaw.plugin.json'), join(pluginDir, 'openclaw.plugin.json'))
-  const pkgDir = join(pluginDir, 'node_modules/@openclaw/context-native')
-  mkdirSync(pkgDir, { recursive: true })
-  for (const f of ['package.json', 'loader.cjs', 'index.js', 'index.d.ts']) cpSync(join(root, f), join(pkgDir, f))
-  const binaries = readdirSync(root).filter((f) => f.endsWith('.node'))
-  if (binaries.length === 0) throw new Error('no built binding (*.node) in the package root: run `npm run build` first')
-  for (const f of binaries) cpSync(join(root, f), join(pkgDir, f))
+  copyPluginSources(root, pluginDir)
   console.log('  the plugin loaded from its TypeScript sources by path')
   // anthropic: the bundled plugin that owns the claude-cli backend.
   return { allow: ['context-native', 'anthropic'], load: { paths: [pluginDir] } }
@@ -187,50 +179,8 @@ async function turn(session, message, { local = true } = {}) {
   const claude = requests.filter((q) => q.path.includes('/v1/messages') && !q.path.includes('count_tokens') && !isOpenClawSummary(q.body))
   return { requests, claude, chat: claude.filter((q) => !isCompaction(q.body)), compactions: claude.filter((q) => isCompaction(q.body)), summaries: requests.filter((q) => isOpenClawSummary(q.body)) }
 }
-const checkpoints = (sessionKey) => {
-  const dir = join(stateDir, 'context/checkpoints', native.sessionDirName(sessionKey))
-  if (!existsSync(dir)) return []
-  return readdirSync(dir)
-    .filter((f) => /^cp_\d+\.yaml$/.test(f))
-    .sort()
-    .map((f) => readFileSync(join(dir, f), 'utf8'))
-}
-
-/** A free TCP port on 127.0.0.1. */
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address()
-      srv.close(() => resolve(port))
-    })
-  })
-async function waitForPort(port, timeoutMs, log) {
-  for (const t = Date.now(); ; ) {
-    const ok = await new Promise((resolve) => {
-      const s = connect(port, '127.0.0.1')
-      s.once('connect', () => resolve(!!s.end()))
-      s.once('error', () => resolve(false))
-    })
-    if (ok) return
-    if (Date.now() - t > timeoutMs) throw new Error(`the gateway did not listen on ${port} within ${timeoutMs} ms: ${log().slice(-1500)}`)
-    await new Promise((r) => setTimeout(r, 500))
-  }
-}
-
-const results = []
-async function check(name, fn) {
-  const t = Date.now()
-  try {
-    await fn()
-    results.push({ name, ok: true })
-    console.log(`  ok   ${name} (${((Date.now() - t) / 1000).toFixed(1)} s)`)
-  } catch (e) {
-    results.push({ name, ok: false })
-    console.log(`  FAIL ${name}\n       ${String(e?.stack ?? e).split('\n').slice(0, 8).join('\n       ')}`)
-  }
-}
+const checkpoints = (sessionKey) => readCheckpoints(native, stateDir, sessionKey)
+const { check, results } = createChecks()
 const HOOK_CONTEXT = 'UserPromptSubmit hook additional context:'
 const SCRATCHPAD_MARK = '[Session Scratchpad'
 const RESTORE_MARK = '[Post-compaction checkpoint restore]'
@@ -349,19 +299,9 @@ try {
     const node = hostNode()
     const env = { ...process.env, HOME: home, OPENCLAW_STATE_DIR: stateDir, NO_COLOR: '1', OPENCLAW_NO_UPDATE_CHECK: '1', PATH: `${join(node, '..')}:${process.env.PATH}` }
     // Its own process group, so that stopping it stops whatever it started (Claude Code too).
-    const gw = spawn(node, [join(openclawDir, 'openclaw.mjs'), 'gateway', 'run', '--port', String(port), '--bind', 'loopback', '--auth', 'none'], { env, cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-    let log = ''
-    gw.stdout.on('data', (d) => (log += d))
-    gw.stderr.on('data', (d) => (log += d))
-    const stop = (signal) => {
-      try {
-        process.kill(-gw.pid, signal)
-      } catch {
-        // already gone
-      }
-    }
+    const gw = startGateway({ node, openclawBin: join(openclawDir, 'openclaw.mjs'), port, env, cwd: workspace })
     try {
-      await waitForPort(port, 120_000, () => log)
+      await gw.ready()
       const G = 'claude-cli-gateway'
       turns.set('t8', [
         { toolCalls: [{ name: 'mcp__openclaw__session_scratchpad', arguments: { action: 'set_plan', content: '1. profile the cache\n2. shrink the hot path' } }], usage: { input_tokens: 20_000 } },
@@ -375,10 +315,8 @@ try {
       assert.ok(turnText.includes(SCRATCHPAD_MARK) && /shrink the hot path/.test(turnText), `the scratchpad block: ${turnText.slice(0, 600)}`)
       assert.match(turnText, /\[Context: 73% \| 146k\/200k tokens\]/, 'the gauge')
     } finally {
-      writeFileSync(join(work, 'gateway.log'), log)
-      stop('SIGTERM')
-      await new Promise((r) => setTimeout(r, 2000))
-      stop('SIGKILL')
+      writeFileSync(join(work, 'gateway.log'), gw.log())
+      await gw.stop()
     }
   })
   // Nothing went anywhere but the loopback server: every request the scenario made was recorded here.

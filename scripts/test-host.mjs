@@ -14,10 +14,11 @@
 //
 // Prints `test:host: N passed, N failed` and how long it took. Exit 1 on any failure.
 import { spawnSync } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ensureOpenClaw, hostNode, OPENCLAW_VERSION, root } from './host.mjs'
+import { copyPluginSources, createChecks } from './lib/harness.mjs'
 
 const t0 = Date.now()
 const secs = () => ((Date.now() - t0) / 1000).toFixed(1)
@@ -28,25 +29,10 @@ if (process.env.CONTEXT_NATIVE_HOST_CHILD !== '1') {
   const work = mkdtempSync(join(tmpdir(), 'context-native-host-'))
   // The plugin as a user installs it: its folder, and @openclaw/context-native in its node_modules.
   const pluginDir = join(work, 'extensions/context-native')
-  mkdirSync(pluginDir, { recursive: true })
-  // The TypeScript sources (OpenClaw's loader runs them through jiti for a local plugin), the source folder's
-  // package.json (`openclaw.extensions: ./index.ts`) and the package's manifest, which ships at its root.
-  for (const f of (await import('node:fs')).readdirSync(join(root, 'plugin'))) {
-    if (f.endsWith('.ts') || f === 'package.json') cpSync(join(root, 'plugin', f), join(pluginDir, f))
-  }
-  cpSync(join(root, 'openclaw.plugin.json'), join(pluginDir, 'openclaw.plugin.json'))
-  const pkgDir = join(pluginDir, 'node_modules/@openclaw/context-native')
-  mkdirSync(pkgDir, { recursive: true })
-  for (const f of ['package.json', 'index.js', 'index.d.ts']) cpSync(join(root, f), join(pkgDir, f))
-  let binaries = 0
-  for (const f of readdirSync(root)) {
-    if (f.endsWith('.node')) {
-      cpSync(join(root, f), join(pkgDir, f))
-      binaries++
-    }
-  }
-  if (binaries === 0) {
-    console.error('test:host: no built binding (*.node) in the package root: run `npm run build` first')
+  try {
+    copyPluginSources(root, pluginDir)
+  } catch (e) {
+    console.error(`test:host: ${e.message}`)
     process.exit(1)
   }
   for (const d of ['home', 'state', 'workspace']) mkdirSync(join(work, d))
@@ -103,18 +89,7 @@ async function internals(names) {
   return found
 }
 
-const results = []
-async function check(name, fn) {
-  const t = Date.now()
-  try {
-    await fn()
-    results.push({ name, ok: true })
-    console.log(`  ok   ${name} (${Date.now() - t} ms)`)
-  } catch (e) {
-    results.push({ name, ok: false })
-    console.log(`  FAIL ${name}\n       ${String(e?.stack ?? e).split('\n').slice(0, 6).join('\n       ')}`)
-  }
-}
+const { check, results } = createChecks({ unit: 'ms', stackLines: 6 })
 
 const oc = await internals([
   { name: 'loadOpenClawPlugins' },

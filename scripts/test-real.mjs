@@ -14,15 +14,14 @@
 // TEST_REAL_ONLY=<text> runs only the checks whose name contains it; TEST_REAL_PACKED=0 loads the plugin's
 // TypeScript sources by path instead of installing the packed tarballs (see installPlugin).
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { connect, createServer } from 'node:net'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRequire } from 'node:module'
 import { ensureOpenClaw, hostNode, OPENCLAW_VERSION, root } from './host.mjs'
 import { contentText, requestText, startModelServer } from './lib/model-server.mjs'
 import { installPackedPlugin, openclaw as runOpenClaw, packedTarballs } from './lib/install-plugin.mjs'
+import { copyPluginSources, createChecks, freePort, readCheckpoints, startGateway } from './lib/harness.mjs'
 
 const t0 = Date.now()
 /** The package's binding, to locate what the plugin wrote (its directory names). */
@@ -71,19 +70,7 @@ async function installPlugin() {
 /** The sources in a folder OpenClaw loads by path, with @openclaw/context-native and the built binding. */
 function installSourceCopy() {
   const pluginDir = join(work, 'extensions/context-native')
-  mkdirSync(pluginDir, { recursive: true })
-  // The TypeScript sources and the source folder's package.json (`openclaw.extensions: ./index.ts`; OpenClaw runs
-  // a local plugin through jiti) and the package's manifest, which ships at its root.
-  for (const f of readdirSync(join(root, 'plugin'))) {
-    if (f.endsWith('.ts') || f === 'package.json') cpSync(join(root, 'plugin', f), join(pluginDir, f))
-  }
-  cpSync(join(root, 'openclaw.plugin.json'), join(pluginDir, 'openclaw.plugin.json'))
-  const pkgDir = join(pluginDir, 'node_modules/@openclaw/context-native')
-  mkdirSync(pkgDir, { recursive: true })
-  for (const f of ['package.json', 'loader.cjs', 'index.js', 'index.d.ts']) cpSync(join(root, f), join(pkgDir, f))
-  const binaries = readdirSync(root).filter((f) => f.endsWith('.node'))
-  if (binaries.length === 0) throw new Error('no built binding (*.node) in the package root: run `npm run build` first')
-  for (const f of binaries) cpSync(join(root, f), join(pkgDir, f))
+  copyPluginSources(root, pluginDir)
   // memory-core: the bundled memory plugin, whose pre-compaction flush runs the plugin must leave alone.
   return { allow: ['context-native', 'memory-core'], load: { paths: [pluginDir] } }
 }
@@ -163,6 +150,18 @@ async function openclaw(args, { timeoutMs = TURN_TIMEOUT_MS } = {}) {
   return { code: r.status, out: r.stdout, err: r.stderr, ms }
 }
 
+/**
+ * `openclaw(args)`, again (every 5 s, 60 s at most) while OpenClaw answers StateDatabaseCoordinatorContentionError: a
+ * gateway just started owns its state database's lifecycle for a while (measured: `cron add` refused once in a full run).
+ */
+async function openclawUncontended(args, options) {
+  for (const t = Date.now(); ; ) {
+    const r = await openclaw(args, options)
+    if (r.code === 0 || !/StateDatabaseCoordinatorContentionError/.test(r.out + r.err) || Date.now() - t > 60_000) return r
+    await new Promise((resolve) => setTimeout(resolve, 5000))
+  }
+}
+
 /** One agent turn; returns the requests the model received during it. */
 async function turn(session, message, { local = true, modelRef } = {}) {
   const before = server.requests.length
@@ -190,41 +189,13 @@ const toolResultText = (req, n = 1) => {
   const tools = (req.body.messages ?? []).filter((m) => m.role === 'tool')
   return contentText(tools[tools.length - n]?.content)
 }
+/** A slice scratchpad_read returned, without the line saying where it sits in the entry (plugin/entries.ts). */
+const readSlice = (text) => text.split('\n\n[characters ')[0]
 /** The `scratchpad_id` of the last offloaded result the request carries. */
 const observationId = (body) => {
   const tools = (body.messages ?? []).filter((m) => m.role === 'tool')
   const m = contentText(tools[tools.length - 1]?.content).match(/"scratchpad_id":\s*"([^"]+)"/)
   return m ? m[1] : 'missing'
-}
-/** A free TCP port on 127.0.0.1. */
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address()
-      srv.close(() => resolve(port))
-    })
-  })
-async function waitForPort(port, timeoutMs, log) {
-  const t = Date.now()
-  for (;;) {
-    const ok = await new Promise((resolve) => {
-      const s = connect(port, '127.0.0.1')
-      s.once('connect', () => {
-        s.end()
-        resolve(true)
-      })
-      s.once('error', () => resolve(false))
-    })
-    if (ok) return
-    if (Date.now() - t > timeoutMs) throw new Error(`the gateway did not listen on ${port} within ${timeoutMs} ms: ${log().slice(-1500)}`)
-    await new Promise((r) => setTimeout(r, 500))
-  }
-}
-const checkpointsDir = (sessionKey) => {
-  const dir = join(stateDir, 'context/checkpoints', native.sessionDirName(sessionKey))
-  return existsSync(dir) ? dir : undefined
 }
 /**
  * What the plugin wrote for OpenClaw's internal sessions (the memory flush's): every file or folder under the
@@ -255,31 +226,11 @@ function assertFlushLeftAlone(flushes) {
   }
   assert.deepEqual(internalSessionPaths(), [], 'nothing written for the internal session of a memory flush (no checkpoint, record or state)')
 }
-const checkpoints = (sessionKey) => {
-  const dir = checkpointsDir(sessionKey)
-  if (!dir) return []
-  return readdirSync(dir)
-    .filter((f) => /^cp_\d+\.yaml$/.test(f))
-    .sort()
-    .map((f) => readFileSync(join(dir, f), 'utf8'))
-}
+const checkpoints = (sessionKey) => readCheckpoints(native, stateDir, sessionKey)
 
 // ---------------------------------------------------------------------------------------------------
-const results = []
 // TEST_REAL_ONLY=<text>: only the checks whose name contains it (for working on one scenario; a|b: either).
-const only = process.env.TEST_REAL_ONLY
-async function check(name, fn) {
-  if (only && !only.split('|').some((part) => name.includes(part))) return
-  const t = Date.now()
-  try {
-    await fn()
-    results.push({ name, ok: true })
-    console.log(`  ok   ${name} (${((Date.now() - t) / 1000).toFixed(1)} s)`)
-  } catch (e) {
-    results.push({ name, ok: false })
-    console.log(`  FAIL ${name}\n       ${String(e?.stack ?? e).split('\n').slice(0, 8).join('\n       ')}`)
-  }
-}
+const { check, results } = createChecks({ only: process.env.TEST_REAL_ONLY })
 
 const RESTORE_MARK = '[Post-compaction checkpoint restore]'
 const SCRATCHPAD_MARK = '[Session Scratchpad'
@@ -629,20 +580,9 @@ try {
   await check('gateway: a compaction in the gateway process, the restore in the next request with the plan, again after /compact; after sessions.reset (/reset) nothing of the old conversation, and its own checkpoint at its first compaction', async () => {
     const port = await freePort()
     writeConfig({ gatewayPort: port })
-    // Its own process group, so that stopping it stops whatever it started.
-    const gw = spawn(node, [openclawBin, 'gateway', 'run', '--port', String(port), '--bind', 'loopback', '--auth', 'none'], { env, cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-    const stopGateway = (signal) => {
-      try {
-        process.kill(-gw.pid, signal)
-      } catch {
-        // already gone
-      }
-    }
-    let log = ''
-    gw.stdout.on('data', (d) => (log += d))
-    gw.stderr.on('data', (d) => (log += d))
+    const gw = startGateway({ node, openclawBin, port, env, cwd: workspace })
     try {
-      await waitForPort(port, 120_000, () => log)
+      await gw.ready()
       const first = server.requests.length
       const SG = 'agent:main:real-gateway'
       turns.set('t12', [
@@ -699,13 +639,8 @@ try {
       assert.ok(flushes.length > 0, 'the memory plugin ran its pre-compaction flush in the gateway')
       assertFlushLeftAlone(flushes)
     } finally {
-      writeFileSync(join(work, 'gateway.log'), log)
-      // A graceful stop (up to 20 s): a gateway killed mid-shutdown leaves OpenClaw's state lock to a dead owner,
-      // and the next OpenClaw process on this state dir fails with StateDatabaseCoordinatorContentionError.
-      const exited = new Promise((r) => (gw.exitCode !== null ? r() : gw.once('exit', r)))
-      stopGateway('SIGTERM')
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))])
-      stopGateway('SIGKILL')
+      writeFileSync(join(work, 'gateway.log'), gw.log())
+      await gw.stop()
     }
   })
   // After the gateway scenario above: its own gateway on the same state dir.
@@ -714,19 +649,9 @@ try {
     // sessions_spawn is otherwise one of the cataloged tools behind tool_call.
     const port = await freePort()
     writeConfig({ gatewayPort: port, toolSearch: false })
-    const gw = spawn(node, [openclawBin, 'gateway', 'run', '--port', String(port), '--bind', 'loopback', '--auth', 'none'], { env, cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-    let log = ''
-    gw.stdout.on('data', (d) => (log += d))
-    gw.stderr.on('data', (d) => (log += d))
-    const stop = (signal) => {
-      try {
-        process.kill(-gw.pid, signal)
-      } catch {
-        // already gone
-      }
-    }
+    const gw = startGateway({ node, openclawBin, port, env, cwd: workspace })
     try {
-      await waitForPort(port, 120_000, () => log)
+      await gw.ready()
       turns.set('t25', [
         { toolCalls: [{ name: 'sessions_spawn', arguments: { task: '[t26] Read src/lexer.rs and report how it starts.', label: 'lexer' } }] },
         { text: 'Delegated.', usage: { prompt_tokens: 20_000 } },
@@ -753,12 +678,67 @@ try {
       assert.ok(stores.some((d) => d.includes('subagent')), `a store of the sub-agent's own session: ${stores.join(', ')}`)
       assert.ok(native.listObservationsSync({ stateDir, sessionKey: 'agent:main:real-subagent-parent' }).every((e) => e.id !== id), "not in the parent's store")
     } finally {
-      writeFileSync(join(work, 'gateway-subagent.log'), log)
-      // A graceful stop: a gateway killed mid-shutdown leaves OpenClaw's state lock to a dead owner for a while.
-      const exited = new Promise((r) => (gw.exitCode !== null ? r() : gw.once('exit', r)))
-      stop('SIGTERM')
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))])
-      stop('SIGKILL')
+      writeFileSync(join(work, 'gateway-subagent.log'), gw.log())
+      await gw.stop()
+    }
+  })
+  // After the sub-agent scenario: a cron job's run, in its own gateway on the same state dir (cron runs in a gateway).
+  await check("gateway: a cron run (an isolated job forced by `openclaw cron run`) is sent the tools and parks a read in its own session's store, read back with scratchpad_read; nothing is written under the main session's key", async () => {
+    const port = await freePort()
+    writeConfig({ gatewayPort: port })
+    const gw = startGateway({ node, openclawBin, port, env, cwd: workspace })
+    const MAIN = 'agent:main:main'
+    /** Every file under the package's store named after the main session's key, with its size and time. */
+    const mainFiles = () => {
+      const name = native.sessionDirName(MAIN)
+      const found = []
+      const walk = (dir, inMain) => {
+        if (!existsSync(dir)) return
+        for (const e of readdirSync(dir, { withFileTypes: true })) {
+          const path = join(dir, e.name)
+          const here = inMain || e.name === name || e.name.startsWith(`${name}.`)
+          if (e.isDirectory()) walk(path, here)
+          else if (here) found.push(`${path.slice(stateDir.length + 1)} ${statSync(path).size} ${statSync(path).mtimeMs}`)
+        }
+      }
+      walk(join(stateDir, 'context'), false)
+      return found.sort()
+    }
+    try {
+      await gw.ready()
+      turns.set('t30', [
+        { toolCalls: [{ name: 'read', arguments: { path: BIG_FILE } }] },
+        (body) => ({ toolCalls: [{ name: 'scratchpad_read', arguments: { scratchpad_id: observationId(body), mode: 'range', start: 0, end: 200 } }] }),
+        { text: 'It starts with token_0.', usage: { prompt_tokens: 20_000 } },
+      ])
+      const mainBefore = mainFiles()
+      const before = server.requests.length
+      // An hourly isolated job (its first scheduled run an hour away), run now by `cron run --wait`.
+      const added = await openclawUncontended(['cron', 'add', '--name', 'real-cron-lexer', '--every', '1h', '--session', 'isolated', '--no-deliver', '--message', '[t30] Read src/lexer.rs and report how it starts.', '--json'])
+      assert.equal(added.code, 0, `cron add: ${added.out.slice(0, 300)} ${added.err.split('\n').slice(-4).join(' | ')}`)
+      const job = JSON.parse(added.out)
+      const jobId = job.id ?? job.job?.id
+      assert.ok(jobId, `the job's id: ${added.out.slice(0, 300)}`)
+      const ran = await openclawUncontended(['cron', 'run', jobId, '--wait', '--wait-timeout', '150s', '--poll-interval', '1s'], { timeoutMs: 180_000 })
+      assert.equal(ran.code, 0, `cron run --wait: ${ran.out.slice(0, 400)} ${ran.err.split('\n').slice(-4).join(' | ')}`)
+      const reqs = server.requests.slice(before).filter((q) => !isSummaryRequest(q.body) && lastTag(q.body)?.tag === 't30')
+      assert.ok(reqs.length >= 3, `the cron run made its three model calls (got ${reqs.length})`)
+      const names = toolNames(reqs[0])
+      assert.ok(names.includes('scratchpad_read') && names.includes('session_scratchpad'), `the cron run is sent the tools: ${names.join(', ')}`)
+      assert.match(toolResultText(reqs[1]), /"scratchpad_id"/, `its large read is parked: ${toolResultText(reqs[1]).slice(0, 200)}`)
+      assert.equal(readSlice(toolResultText(reqs[2])), bigText.slice(0, 200), `and read back: ${toolResultText(reqs[2]).slice(0, 300)}`)
+      const id = observationId(reqs[1].body)
+      // The cron session's own store: an isolated job's run is a session of its own, agent:main:cron:<job>:run:<run>
+      // (the plugin's session record names it).
+      const records = readdirSync(join(stateDir, 'context/sessions')).filter((f) => f.endsWith('.json')).map((f) => JSON.parse(readFileSync(join(stateDir, 'context/sessions', f), 'utf8')).session_key)
+      const cronKeys = records.filter((k) => k.startsWith(`agent:main:cron:${jobId}:run:`))
+      assert.equal(cronKeys.length, 1, `one session of the cron run: ${records.join(', ')}`)
+      assert.ok(native.listObservationsSync({ stateDir, sessionKey: cronKeys[0] }).some((e) => e.id === id), `the parked read is in the store of ${cronKeys[0]}`)
+      assert.deepEqual(native.listObservationsSync({ stateDir, sessionKey: MAIN }), [], "nothing in the main session's store")
+      assert.deepEqual(mainFiles(), mainBefore, "nothing written under the main session's key")
+    } finally {
+      writeFileSync(join(work, 'gateway-cron.log'), gw.log())
+      await gw.stop()
     }
   })
 
