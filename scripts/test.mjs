@@ -23,7 +23,7 @@
 //  10. the plugin under OpenClaw's Codex harness (`openai/*` with `agentRuntime.id: "codex"`): `--local` turns
 //      run by the codex app-server of @openclaw/codex (installed from the npm registry into the test's state)
 //      against the scripted model server's Responses API mode on 127.0.0.1 (`npm run test:codex`; 5 turns,
-//      about 5 minutes)
+//      5-9 minutes)
 // Environment: TEST_SKIP_CARGO=1, TEST_SKIP_NODE24=1, TEST_SKIP_RELIABILITY=1, TEST_SKIP_INSTALL=1,
 // TEST_SKIP_HOST=1, TEST_SKIP_PLUGIN_INSTALL=1, TEST_SKIP_REAL=1, TEST_SKIP_CLAUDE_CLI=1, TEST_SKIP_CODEX=1
 // skip a stage.
