@@ -20,8 +20,13 @@
 //      the real `claude` of @anthropic-ai/claude-code (installed from the npm registry into .cache/claude-code/
 //      on first use) against the scripted model server's Anthropic Messages mode on 127.0.0.1
 //      (`npm run test:claude-cli`; 9 `--local` turns and 2 through a gateway, about 6-8 minutes)
+//  10. the plugin under OpenClaw's Codex harness (`openai/*` with `agentRuntime.id: "codex"`): `--local` turns
+//      run by the codex app-server of @openclaw/codex (installed from the npm registry into the test's state)
+//      against the scripted model server's Responses API mode on 127.0.0.1 (`npm run test:codex`; 5 turns,
+//      5-9 minutes)
 // Environment: TEST_SKIP_CARGO=1, TEST_SKIP_NODE24=1, TEST_SKIP_RELIABILITY=1, TEST_SKIP_INSTALL=1,
-// TEST_SKIP_HOST=1, TEST_SKIP_PLUGIN_INSTALL=1, TEST_SKIP_REAL=1, TEST_SKIP_CLAUDE_CLI=1 skip a stage.
+// TEST_SKIP_HOST=1, TEST_SKIP_PLUGIN_INSTALL=1, TEST_SKIP_REAL=1, TEST_SKIP_CLAUDE_CLI=1, TEST_SKIP_CODEX=1
+// skip a stage.
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -125,6 +130,9 @@ if (process.env.TEST_SKIP_REAL !== '1' && pack()) counted('test:real', 'scripts/
 
 // 9. the plugin under the Claude Code runtime (claude-cli)
 if (process.env.TEST_SKIP_CLAUDE_CLI !== '1') counted('test:claude-cli', 'scripts/test-claude-cli.mjs')
+
+// 10. the plugin under the Codex harness (codex)
+if (process.env.TEST_SKIP_CODEX !== '1') counted('test:codex', 'scripts/test-codex.mjs')
 
 console.log(`\n${failures.length ? `failed stages: ${failures.join(', ')}` : 'all stages passed'}`)
 console.log(`total: ${totals.passed} passed, ${totals.failed} failed`)

@@ -17,6 +17,16 @@
 // `usage` is Anthropic's (`input_tokens`, `output_tokens`, `cache_read_input_tokens`,
 // `cache_creation_input_tokens`); `input_tokens` defaults to the request's characters / 4. Any other path is a
 // recorded 404. `anthropicText(body)` is all the text such a request carries, for assertions.
+//
+// `startModelServer(script, { api: 'responses' })` speaks the OpenAI Responses API as the Codex binary calls it
+// (a model provider with `wire_api = "responses"` and `base_url = server.url`): `POST /v1/responses` answered as
+// the SSE stream Codex reads (response.created, output_item.added/done per message or function_call item,
+// output_text.delta, response.completed with usage) or one JSON body. The script returns
+// `{ text?, toolCalls?, usage? }` where `usage` is the Responses API's (`input_tokens`, `output_tokens`,
+// `cached_tokens`); `input_tokens` defaults to the request's characters / 4. `responsesText(body)` is all the
+// text such a request carries (instructions and input items), for assertions. `POST /v1/responses/compact`
+// (Codex's compaction on the OpenAI provider) is answered with `{ output }`: the script's `output` items, else
+// one user message of its `text`. A GET (Codex's websocket attempt) is a recorded 404.
 import { createServer } from 'node:http'
 
 /** The text of a chat-completions message's content (a string or an array of parts). */
@@ -50,6 +60,63 @@ export function anthropicContentText(content) {
 export function anthropicText(body) {
   const system = typeof body?.system === 'string' ? body.system : anthropicContentText(body?.system)
   return [system, ...(body?.messages ?? []).map((m) => anthropicContentText(m.content))].join('\n')
+}
+
+/** The text of one Responses API input item (a message's content parts, a function call or its output). */
+export function responsesItemText(item) {
+  if (typeof item === 'string') return item
+  if (item?.type === 'function_call') return `${item.name ?? ''} ${item.arguments ?? ''}`
+  if (item?.type === 'function_call_output') return typeof item.output === 'string' ? item.output : contentText(item.output?.content ?? item.output)
+  return contentText(item?.content)
+}
+
+/** All the text a Responses API request carries (instructions and input items), for assertions. */
+export function responsesText(body) {
+  const input = typeof body?.input === 'string' ? [body.input] : (body?.input ?? [])
+  return [body?.instructions ?? '', ...input.map(responsesItemText)].join('\n')
+}
+
+/** Writes a Responses API answer (SSE when the request streams) for a script's `answer`. */
+function writeResponses(res, body, raw, answer, n) {
+  const u = answer.usage ?? {}
+  const inputTokens = u.input_tokens ?? Math.ceil(raw.length / 4)
+  const outputTokens = u.output_tokens ?? Math.max(1, Math.ceil((answer.text ?? '').length / 4))
+  const usage = {
+    input_tokens: inputTokens,
+    input_tokens_details: { cached_tokens: u.cached_tokens ?? 0 },
+    output_tokens: outputTokens,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: inputTokens + outputTokens,
+  }
+  const items = []
+  if (answer.text || !(answer.toolCalls?.length > 0)) {
+    items.push({ type: 'message', id: `msg_${n}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: answer.text || 'ok', annotations: [] }] })
+  }
+  for (const [i, t] of (answer.toolCalls ?? []).entries()) {
+    items.push({ type: 'function_call', id: `fc_${n}_${i}`, status: 'completed', call_id: t.id ?? `call_${n}_${i}`, name: t.name, ...(t.namespace ? { namespace: t.namespace } : {}), arguments: typeof t.arguments === 'string' ? t.arguments : JSON.stringify(t.arguments ?? {}) })
+  }
+  const response = { id: `resp_${n}`, object: 'response', created_at: Math.floor(Date.now() / 1000), status: 'completed', model: body.model ?? 'scripted', output: items, usage }
+  if (!body.stream) {
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.end(JSON.stringify(response))
+    return
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' })
+  let seq = 0
+  const send = (type, o) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...o })}\n\n`)
+  send('response.created', { response: { ...response, status: 'in_progress', output: [], usage: null } })
+  items.forEach((item, output_index) => {
+    if (item.type === 'message') {
+      send('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', content: [] } })
+      send('response.output_text.delta', { item_id: item.id, output_index, content_index: 0, delta: item.content[0].text })
+    } else {
+      send('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } })
+      send('response.function_call_arguments.delta', { item_id: item.id, output_index, delta: item.arguments })
+    }
+    send('response.output_item.done', { output_index, item })
+  })
+  send('response.completed', { response })
+  res.end()
 }
 
 /** Writes an Anthropic Messages answer (SSE when the request streams) for a script's `answer`. */
@@ -90,7 +157,7 @@ function writeAnthropic(res, body, raw, answer, n) {
   res.end()
 }
 
-/** Starts the server; `script` answers each chat request (`api: 'anthropic'`: each Messages request). */
+/** Starts the server; `script` answers each chat request (`api: 'anthropic'` / `'responses'`: each Messages / Responses request). */
 export async function startModelServer(script, { api = 'openai' } = {}) {
   const requests = []
   let calls = 0
@@ -111,9 +178,10 @@ export async function startModelServer(script, { api = 'openai' } = {}) {
     req.on('end', async () => {
       const raw = Buffer.concat(chunks).toString('utf8')
       const path = req.url ?? ''
-      if (req.method === 'GET' && path.endsWith('/models')) {
+      if (req.method === 'GET' && path.split('?')[0].endsWith('/models')) {
+        if (api === 'responses') requests.push({ path, method: 'GET', body: null, at: Date.now() })
         res.writeHead(200, { 'content-type': 'application/json' })
-        res.end(JSON.stringify({ object: 'list', data: [] }))
+        res.end(JSON.stringify({ object: 'list', data: [], models: [] }))
         return
       }
       let body
@@ -124,7 +192,7 @@ export async function startModelServer(script, { api = 'openai' } = {}) {
         res.end(JSON.stringify({ error: { message: 'invalid JSON' } }))
         return
       }
-      const entry = { path, body, at: Date.now() }
+      const entry = { path, method: req.method, body, at: Date.now(), ...(api === 'responses' ? { headers: req.headers } : {}) }
       requests.push(entry)
       if (api === 'anthropic') {
         const route = path.split('?')[0]
@@ -139,6 +207,22 @@ export async function startModelServer(script, { api = 'openai' } = {}) {
           return
         }
         writeAnthropic(res, body, raw, await answerFor(body, entry), calls)
+        return
+      }
+      if (api === 'responses') {
+        // Codex's compaction of its thread on the OpenAI provider: the new history as `output`.
+        if (req.method === 'POST' && path.split('?')[0].endsWith('/responses/compact')) {
+          const answer = await answerFor(body, entry)
+          res.writeHead(200, { 'content-type': 'application/json' })
+          res.end(JSON.stringify({ output: answer.output ?? [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: answer.text ?? 'summary' }] }] }))
+          return
+        }
+        if (req.method !== 'POST' || !path.split('?')[0].endsWith('/responses')) {
+          res.writeHead(404, { 'content-type': 'application/json' })
+          res.end(JSON.stringify({ error: { message: `no route ${req.method} ${path}` } }))
+          return
+        }
+        writeResponses(res, body, raw, await answerFor(body, entry), calls)
         return
       }
       if (!path.endsWith('/chat/completions')) {

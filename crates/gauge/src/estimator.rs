@@ -141,7 +141,9 @@ fn num(v: &Value, keys: &[&str]) -> f64 {
 
 /// The provider-reported context of an assistant message: `input + cacheRead + cacheWrite` of its
 /// `usage` (Anthropic's `input_tokens` / `cache_read_input_tokens` / `cache_creation_input_tokens`
-/// are accepted too). `None` for other roles, aborted or errored turns, and zero usage.
+/// are accepted too), or `usage.contextUsage.promptTokens` when OpenClaw marks it `available` (the
+/// last call's prompt where `input` sums a turn's calls). `None` for other roles, aborted or errored
+/// turns, and zero usage.
 pub fn provider_context_tokens(message: &Value) -> Option<u64> {
     if str_field(message, "role") != "assistant" {
         return None;
@@ -150,6 +152,17 @@ pub fn provider_context_tokens(message: &Value) -> Option<u64> {
         return None;
     }
     let u = message.get("usage")?;
+    // A harness that sums a turn's calls into `input` (OpenClaw's Codex harness) reports the last
+    // call's prompt as `contextUsage.promptTokens` (`state: "available"`): that is the context.
+    if let Some(c) = u
+        .get("contextUsage")
+        .filter(|c| str_field(c, "state") == "available")
+    {
+        let prompt = num(c, &["promptTokens"]);
+        if prompt >= 1.0 {
+            return Some(prompt.round() as u64);
+        }
+    }
     let total = num(u, &["input", "input_tokens"])
         + num(u, &["cacheRead", "cache_read_input_tokens"])
         + num(u, &["cacheWrite", "cache_creation_input_tokens"]);

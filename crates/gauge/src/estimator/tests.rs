@@ -62,6 +62,22 @@ fn counts_what_the_provider_receives() {
 }
 
 #[test]
+fn provider_context_prefers_the_available_prompt_of_the_last_call() {
+    // OpenClaw's Codex harness (2026.9.6, measured): `input` sums a turn's two calls (20k + 145k),
+    // `contextUsage.promptTokens` is the last call's prompt.
+    let codex = json!({"role": "assistant", "usage": {"input": 165000, "output": 4, "cacheRead": 0,
+        "cacheWrite": 0, "contextUsage": {"state": "available", "promptTokens": 145000,
+        "totalTokens": 145003}}});
+    assert_eq!(provider_context_tokens(&codex), Some(145000));
+    let unavailable = json!({"role": "assistant", "usage": {"input": 10, "cacheRead": 5,
+        "contextUsage": {"state": "unavailable"}}});
+    assert_eq!(provider_context_tokens(&unavailable), Some(15));
+    let zero = json!({"role": "assistant", "usage": {"input": 10,
+        "contextUsage": {"state": "available", "promptTokens": 0}}});
+    assert_eq!(provider_context_tokens(&zero), Some(10));
+}
+
+#[test]
 fn provider_context_is_input_plus_cache() {
     let m = json!({"role": "assistant", "usage": {"input": 10, "output": 99, "cacheRead": 1000,
         "cacheWrite": 5}, "stopReason": "toolUse"});

@@ -1,0 +1,234 @@
+#!/usr/bin/env node
+// `npm run test:codex`: the plugin under OpenClaw's Codex harness (`openai/*` through the Codex app-server),
+// asserting on what the codex binary sent.
+//
+// The pinned openclaw's CLI runs `openclaw agent --local` turns with `agents.defaults.model` `openai/gpt-5.5` and
+// `agentRuntime.id: "codex"` for it. The harness is the separate @openclaw/codex plugin, installed from the npm
+// registry into the test's state the way users install it (`openclaw plugins install @openclaw/codex@<version>`,
+// which brings the codex binary of its @openai/codex dependency). The Codex app-server is pointed at
+// scripts/lib/model-server.mjs in its Responses API mode on 127.0.0.1 through its own config
+// (`appServer.args`: `-c openai_base_url=...`, the 200k window and its compaction limit); OpenClaw's `openai`
+// provider keeps its official route (a custom baseUrl makes the harness refuse the model: "Codex cannot
+// reproduce the prepared provider route", measured), and the local app-server falls back to OPENAI_API_KEY (a
+// dummy) for its login. Codex also tries to reach github.com and chatgpt.com at start (its curated plugins,
+// remote control): offline here those fail and are logged by Codex; nothing of the model traffic leaves loopback.
+//
+// Prints `test:codex: N passed, N failed`. TEST_CODEX_KEEP=1 keeps the temporary folder (with requests.json);
+// TEST_CODEX_VERBOSE=1 prints OpenClaw's output per turn.
+import assert from 'node:assert/strict'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createRequire } from 'node:module'
+import { ensureOpenClaw, OPENCLAW_VERSION, root } from './host.mjs'
+import { responsesItemText, startModelServer } from './lib/model-server.mjs'
+import { openclaw as runOpenClaw } from './lib/install-plugin.mjs'
+
+/** The @openclaw/codex release measured in docs/plugin.md (the newest on the registry for OpenClaw 2026.9.6). */
+const CODEX_PLUGIN_VERSION = '2026.9.5'
+const TURN_TIMEOUT_MS = 240_000
+const t0 = Date.now()
+const secs = () => ((Date.now() - t0) / 1000).toFixed(1)
+const verbose = process.env.TEST_CODEX_VERBOSE === '1'
+const native = createRequire(import.meta.url)('../index.js')
+
+ensureOpenClaw()
+const work = mkdtempSync(join(tmpdir(), 'context-native-codex-'))
+const stateDir = join(work, 'state')
+const home = join(work, 'home')
+const workspace = join(work, 'workspace')
+for (const d of [stateDir, home, workspace]) mkdirSync(d, { recursive: true })
+const ENV = { OPENCLAW_NO_UPDATE_CHECK: '1', OPENAI_API_KEY: 'sk-test-not-a-key' }
+
+// ---------------------------------------------------------------------------------------------------
+// The scripted model: each turn's message carries a tag `[tN]`; the scenario gives, per tag, the answers of the
+// turn's successive Codex calls (the step = function call outputs since the tagged message). Codex's compaction
+// (`/responses/compact`) gets a summary.
+const CODEX_SUMMARY = 'Summary: the user works on the tokenizer in src/lexer.rs.'
+const turns = new Map()
+const inputOf = (body) => (typeof body?.input === 'string' ? [{ type: 'message', role: 'user', content: body.input }] : (body?.input ?? []))
+/** The conversation's text (the input items, not the instructions). */
+const conversationText = (body) => inputOf(body).map(responsesItemText).join('\n')
+const tagOf = (body) => {
+  let best
+  for (const [i, m] of inputOf(body).entries()) {
+    if (m.type !== 'message' || m.role !== 'user') continue
+    for (const x of responsesItemText(m).matchAll(/\[t(\d+)\]/g)) if (!best || Number(x[1]) >= best.n) best = { n: Number(x[1]), tag: `t${x[1]}`, index: i }
+  }
+  return best
+}
+const isCompact = (q) => q.path.split('?')[0].endsWith('/responses/compact')
+const server = await startModelServer(
+  ({ body, requests }) => {
+    if (isCompact(requests.at(-1))) return { text: CODEX_SUMMARY, usage: { input_tokens: 40_000 } }
+    const at = tagOf(body)
+    if (!at) return { text: 'ok', usage: { input_tokens: 12_000 } }
+    const step = inputOf(body).slice(at.index + 1).filter((m) => m.type === 'function_call_output').length
+    const script = turns.get(at.tag) ?? []
+    return script[Math.min(step, script.length - 1)] ?? { text: 'ok', usage: { input_tokens: 12_000 } }
+  },
+  { api: 'responses' },
+)
+
+// ---------------------------------------------------------------------------------------------------
+// The harness from the npm registry, as users install it; then the plugin from its sources by path.
+console.log(`installing @openclaw/codex@${CODEX_PLUGIN_VERSION} from the npm registry into the test state`)
+const inst = await runOpenClaw(['plugins', 'install', `@openclaw/codex@${CODEX_PLUGIN_VERSION}`, '--accept-capabilities'], { stateDir, home, env: ENV, timeoutMs: 400_000 })
+if (inst.status !== 0) throw new Error(`openclaw plugins install @openclaw/codex@${CODEX_PLUGIN_VERSION} failed: ${(inst.stdout + inst.stderr).slice(-1500)}`)
+const installed = JSON.parse(readFileSync(join(stateDir, 'openclaw.json'), 'utf8'))
+const codexVersion = (() => {
+  const projects = join(stateDir, 'npm/projects')
+  for (const d of existsSync(projects) ? readdirSync(projects) : []) {
+    const p = join(projects, d, 'node_modules/@openai/codex/package.json')
+    if (existsSync(p)) return JSON.parse(readFileSync(p, 'utf8')).version
+  }
+  return 'unknown'
+})()
+
+const pluginDir = join(work, 'extensions/context-native')
+mkdirSync(pluginDir, { recursive: true })
+for (const f of readdirSync(join(root, 'plugin'))) if (f.endsWith('.ts') || f === 'package.json') cpSync(join(root, 'plugin', f), join(pluginDir, f))
+cpSync(join(root, 'openclaw.plugin.json'), join(pluginDir, 'openclaw.plugin.json'))
+const pkgDir = join(pluginDir, 'node_modules/@openclaw/context-native')
+mkdirSync(pkgDir, { recursive: true })
+for (const f of ['package.json', 'loader.cjs', 'index.js', 'index.d.ts']) cpSync(join(root, f), join(pkgDir, f))
+const binaries = readdirSync(root).filter((f) => f.endsWith('.node'))
+if (binaries.length === 0) throw new Error('no built binding (*.node) in the package root: run `npm run build` first')
+for (const f of binaries) cpSync(join(root, f), join(pkgDir, f))
+
+const MODEL = 'gpt-5.5'
+const WINDOW = 200_000
+const COMPACT_AT = 170_000
+const appServerArgs = ['app-server', '--listen', 'stdio://', '-c', `openai_base_url="${server.url}"`, '-c', `model_context_window=${WINDOW}`, '-c', `model_auto_compact_token_limit=${COMPACT_AT}`]
+const config = {
+  ...installed,
+  agents: { defaults: { model: { primary: `openai/${MODEL}` }, models: { [`openai/${MODEL}`]: { agentRuntime: { id: 'codex' } } }, workspace } },
+  plugins: {
+    ...installed.plugins,
+    allow: ['context-native', 'codex', 'openai'],
+    load: { paths: [pluginDir] },
+    entries: {
+      ...installed.plugins?.entries,
+      codex: { ...installed.plugins?.entries?.codex, enabled: true, config: { ...installed.plugins?.entries?.codex?.config, appServer: { args: appServerArgs } } },
+      'context-native': { enabled: true, hooks: { allowConversationAccess: true }, config: {} },
+    },
+  },
+}
+writeFileSync(join(stateDir, 'openclaw.json'), `${JSON.stringify(config, null, 2)}\n`)
+
+/** One `openclaw agent --local` turn; returns the requests the server received during it. */
+async function turn(session, message) {
+  const before = server.requests.length
+  const t = Date.now()
+  const r = await runOpenClaw(['agent', '--local', '--session-id', session, '--message', message, '--json', '--timeout', '200'], { stateDir, home, cwd: workspace, timeoutMs: TURN_TIMEOUT_MS, env: ENV })
+  if (verbose) console.log(`       [openclaw agent ${message.slice(0, 20)}] exit ${r.status} in ${Date.now() - t} ms\n${r.stderr.split('\n').map((l) => `         ${l}`).join('\n')}`)
+  const requests = server.requests.slice(before)
+  if (r.status !== 0) throw new Error(`openclaw agent exited ${r.status}: ${(r.stdout + r.stderr).split('\n').slice(-12).join(' | ')}`)
+  const posts = requests.filter((q) => q.method === 'POST')
+  return { requests, chat: posts.filter((q) => !isCompact(q)), compactions: posts.filter(isCompact) }
+}
+const checkpoints = (sessionKey) => {
+  const dir = join(stateDir, 'context/checkpoints', native.sessionDirName(sessionKey))
+  if (!existsSync(dir)) return []
+  return readdirSync(dir)
+    .filter((f) => /^cp_\d+\.yaml$/.test(f))
+    .sort()
+    .map((f) => readFileSync(join(dir, f), 'utf8'))
+}
+const results = []
+async function check(name, fn) {
+  const t = Date.now()
+  try {
+    await fn()
+    results.push({ name, ok: true })
+    console.log(`  ok   ${name} (${((Date.now() - t) / 1000).toFixed(1)} s)`)
+  } catch (e) {
+    results.push({ name, ok: false })
+    console.log(`  FAIL ${name}\n       ${String(e?.stack ?? e).split('\n').slice(0, 8).join('\n       ')}`)
+  }
+}
+const SCRATCHPAD_MARK = '[Session Scratchpad'
+/** A request of a fresh Codex thread seeded with OpenClaw's projection of the conversation (measured shape). */
+const isFresh = (body) => inputOf(body).length <= 6 && conversationText(body).includes('OpenClaw assembled context for this turn')
+const RESTORE_MARK = '[Post-compaction checkpoint restore]'
+const count = (text, mark) => text.split(mark).length - 1
+/** The turn's own user message: OpenClaw sends it after "Current user request:" (the prepend, then the message). */
+const turnText = (body) => {
+  const text = conversationText(body)
+  return text.slice(Math.max(0, text.lastIndexOf('Current user request:')))
+}
+
+console.log(`openclaw@${OPENCLAW_VERSION} --local on the Codex harness (@openclaw/codex@${CODEX_PLUGIN_VERSION}, codex ${codexVersion}), model server ${server.url}; work ${work}`)
+const S = 'codex-1'
+const KEY = `agent:main:explicit:${S}`
+let failedEarly = false
+try {
+  await check('turn 1: the plugin\'s tools reach Codex as dynamic tools (namespace openclaw_direct) with the guidance; a set_plan call succeeds', async () => {
+    turns.set('t1', [
+      { toolCalls: [{ name: 'session_scratchpad', namespace: 'openclaw_direct', arguments: { action: 'set_plan', content: '1. read src/lexer.rs\n2. fix the tokenizer\n3. run the tests' } }], usage: { input_tokens: 20_000 } },
+      { text: 'Plan set.', usage: { input_tokens: 145_000 } },
+    ])
+    const t = await turn(S, '[t1] Fix the tokenizer in src/lexer.rs: it splits identifiers on digits.')
+    assert.ok(t.chat.length >= 2, `two Codex calls (got ${t.chat.length})`)
+    const ns = (t.chat[0].body.tools ?? []).find((x) => x.type === 'namespace' && x.name === 'openclaw_direct')
+    const names = (ns?.tools ?? []).map((x) => x.name)
+    assert.ok(names.includes('session_scratchpad') && names.includes('scratchpad_read'), `the plugin's tools in openclaw_direct: ${names.join(', ')}`)
+    assert.match(ns.tools.find((x) => x.name === 'session_scratchpad').description ?? '', /When to write:/, "the guidance in the tool's description")
+    const out = inputOf(t.chat[1].body).findLast((m) => m.type === 'function_call_output')
+    assert.match(responsesItemText(out), /Plan replaced/, `the tool ran: ${JSON.stringify(out).slice(0, 300)}`)
+  })
+  await check('turn 2: the scratchpad block and the gauge at 72 % (the last call\'s 145k of the 200k window, not the turn\'s 165k sum) in the user message', async () => {
+    turns.set('t2', [{ text: 'Working on it.', usage: { input_tokens: 165_000 } }])
+    const t = await turn(S, '[t2] Go on.')
+    const text = turnText(t.chat[0].body)
+    assert.ok(text.includes(SCRATCHPAD_MARK) && /fix the tokenizer/.test(text), `the scratchpad block: ${text.slice(-800)}`)
+    assert.match(text, /\[Context: 72% \| 145k\/200k tokens\]/, `the gauge line: ${text.slice(-500)}`)
+    assert.equal(checkpoints(KEY).length, 0, 'no checkpoint yet')
+  })
+  await check('turn 3 (165k reported): the 80 % checkpoint is written once, with the tool call of the mirrored messages; OpenClaw starts a fresh native thread from its projection and the prepend does not reach Codex', async () => {
+    turns.set('t3', [{ text: 'Patched; tests next.', usage: { input_tokens: 175_000 } }])
+    const t = await turn(S, '[t3] Continue.')
+    const cps = checkpoints(KEY)
+    assert.equal(cps.length, 1, 'one checkpoint')
+    assert.match(cps[0], /trigger: "auto-80pct"/)
+    assert.match(cps[0], /context_window: 200000/)
+    assert.match(cps[0], /input_tokens: 165\d{3}/, 'at the 165k the last call reported')
+    assert.match(cps[0], /tools_used:\n\s+- "session_scratchpad"/, 'the set_plan, from the mirror (which keeps the tool calls under this harness)')
+    // Measured absence (docs/plugin.md): the turn runs on a fresh Codex thread seeded with OpenClaw's projection
+    // of the conversation, and the plugin's prependContext (scratchpad block, gauge line) is not in it.
+    assert.ok(isFresh(t.chat[0].body), `a fresh native thread: ${inputOf(t.chat[0].body).length} items`)
+    const text = turnText(t.chat[0].body)
+    assert.ok(!text.includes(SCRATCHPAD_MARK) && !/\[Context: \d+%/.test(text), `no prepend in the current request: ${text.slice(0, 400)}`)
+  })
+  await check("turns 4-5 (175k reported, Codex's compaction limit 170k): no Codex compaction (OpenClaw starts a fresh thread again), no restore; the next resumed thread carries the scratchpad block again", async () => {
+    turns.set('t4', [{ text: 'Tests pass.', usage: { input_tokens: 30_000 } }])
+    const a = await turn(S, '[t4] Run the tests.')
+    assert.equal(a.compactions.length, 0, 'Codex did not compact')
+    assert.ok(isFresh(a.chat[0].body), 'a fresh native thread')
+    assert.ok(!turnText(a.chat[0].body).includes(SCRATCHPAD_MARK), 'no prepend in it')
+    turns.set('t5', [{ text: 'Done.', usage: { input_tokens: 32_000 } }])
+    const b = await turn(S, '[t5] Anything left?')
+    assert.ok(!isFresh(b.chat[0].body), 'the thread of turn 4 resumed')
+    const text = turnText(b.chat[0].body)
+    assert.ok(text.includes(SCRATCHPAD_MARK) && /run the tests/.test(text), `the scratchpad block: ${text.slice(-600)}`)
+    assert.doesNotMatch(text, /\[Context: \d+%/, 'no gauge line at 15 %')
+    for (const q of [...a.chat, ...b.chat]) assert.equal(count(conversationText(q.body), RESTORE_MARK), 0, 'no restore: no compaction hook fired')
+    assert.ok(!checkpoints(KEY).some((y) => /trigger: "compaction"/.test(y)), 'no compaction checkpoint')
+  })
+  await check('every model request reached the loopback server', async () => {
+    assert.ok(server.requests.length >= 5, `requests recorded: ${server.requests.length}`)
+    const unknown = server.requests.filter((q) => !q.path.startsWith('/v1/responses'))
+    assert.deepEqual(unknown.map((q) => q.path), [], 'no other endpoint was called')
+  })
+} catch (e) {
+  failedEarly = true
+  console.log(`  FAIL ${e?.stack ?? e}`)
+} finally {
+  if (process.env.TEST_CODEX_KEEP === '1') writeFileSync(join(work, 'requests.json'), JSON.stringify(server.requests, null, 1))
+  await server.close()
+  if (process.env.TEST_CODEX_KEEP !== '1') rmSync(work, { recursive: true, force: true })
+  else console.log(`kept ${work}`)
+}
+const failed = results.filter((r) => !r.ok).length + (failedEarly ? 1 : 0)
+console.log(`test:codex: ${results.length - failed + (failedEarly ? 1 : 0)} passed, ${failed} failed (${secs()} s, openclaw@${OPENCLAW_VERSION}, @openclaw/codex@${CODEX_PLUGIN_VERSION}, codex ${codexVersion})`)
+process.exitCode = failed ? 1 : 0
