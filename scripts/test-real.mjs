@@ -776,7 +776,7 @@ try {
   })
 
   // ==== gateway: OpenClaw's heartbeat between the user's turns (issue 27, "Tests") ====================
-  // Self-contained: its own gateway on the same state dir, its own tags (t40-t42), the main session.
+  // Self-contained: its own gateway on the same state dir, its own tags (t60-t62), the main session.
   await check("gateway heartbeat: a heartbeat run between the user's turns, then a compaction: the restore names the user's task, holds no heartbeat text and no credential, nor does the checkpoint", async () => {
     const port = await freePort()
     // Tool Search off, so that exec is one of the tools sent (not behind tool_call).
@@ -802,18 +802,19 @@ try {
     }
     try {
       await waitForPort(port, 120_000, () => log)
-      const first = server.requests.length
-      turns.set('t40', [{ text: 'Hello! What are we working on today?', usage: { prompt_tokens: 15_000 } }])
-      turns.set('t41', [
+      turns.set('t60', [{ text: 'Hello! What are we working on today?', usage: { prompt_tokens: 15_000 } }])
+      turns.set('t61', [
         { toolCalls: [{ name: 'exec', arguments: { command: `export GITHUB_TOKEN=${TOKEN}; gh api repos/acme/billing/keys --jq '.[].title' || echo 'gh failed'` } }] },
         { text: 'Listed the deploy keys of acme/billing; the old one is deploy-2025.', usage: { prompt_tokens: 22_000 } },
       ])
-      await turn(MAIN, '[t40] Hi there!', { local: false })
-      const task = await turn(MAIN, `[t41] Rotate the deploy key of the acme/billing repository: list its keys with gh first, GITHUB_TOKEN=${TOKEN} works.`, { local: false })
+      await turn(MAIN, '[t60] Hi there!', { local: false })
+      const task = await turn(MAIN, `[t61] Rotate the deploy key of the acme/billing repository: list its keys with gh first, GITHUB_TOKEN=${TOKEN} works.`, { local: false })
       assert.ok(toolNames(task.chat[0]).includes('exec'), `exec is sent: ${toolNames(task.chat[0]).join(', ')}`)
       assert.ok(task.chat.length >= 2, `the model ran the command (got ${task.chat.length} calls)`)
-      // The heartbeat run between the user's turns: wait for the scripted server to see its poll.
-      const polls = () => server.requests.slice(first).filter((q) => !isSummaryRequest(q.body) && isHeartbeatPoll(q.body))
+      // The heartbeat run between the user's turns (after the task; an earlier one may have run after the greeting):
+      // wait for the scripted server to see its poll.
+      const afterTask = server.requests.length
+      const polls = () => server.requests.slice(afterTask).filter((q) => !isSummaryRequest(q.body) && isHeartbeatPoll(q.body))
       const waitPoll = async (ms) => {
         for (let waited = 0; polls().length === 0 && waited < ms; waited += 500) await new Promise((r) => setTimeout(r, 500))
       }
@@ -832,14 +833,14 @@ try {
       const compacted = await openclaw(['sessions', 'compact', MAIN, '--json'])
       assert.equal(compacted.code, 0, `sessions compact: ${compacted.out.slice(0, 300)} ${compacted.err.split('\n').slice(-4).join(' | ')}`)
       assert.ok(server.requests.slice(before).some((q) => isSummaryRequest(q.body)), 'a summary request for the compaction')
-      turns.set('t42', [{ text: 'Generating the new key.', usage: { prompt_tokens: 25_000 } }])
-      const next = await turn(MAIN, '[t42] Go on.', { local: false })
+      turns.set('t62', [{ text: 'Generating the new key.', usage: { prompt_tokens: 25_000 } }])
+      const next = await turn(MAIN, '[t62] Go on.', { local: false })
       const after = server.requests.slice(before).filter((q) => !isSummaryRequest(q.body) && !isMemoryFlush(q.body))
       assert.ok(!isHeartbeatPoll(after[0].body), 'the first request after the compaction is the user\'s turn')
       const prompt = lastUserText(next.chat[0])
       const at = prompt.indexOf(RESTORE_MARK)
       assert.ok(at >= 0, `the restore in the first request after the compaction: ${prompt.slice(0, 600)}`)
-      const restore = prompt.slice(at, prompt.lastIndexOf('[t42]'))
+      const restore = prompt.slice(at, prompt.lastIndexOf('[t62]'))
       assert.match(restore, /Rotate the deploy key/, `the restore names the user's task: ${restore}`)
       assert.doesNotMatch(restore, /heartbeat monitor|\[OpenClaw heartbeat poll\]/i, `no heartbeat prompt in the restore: ${restore}`)
       assert.doesNotMatch(restore, /HEARTBEAT/, `no HEARTBEAT text in the restore: ${restore}`)
