@@ -105,8 +105,21 @@ const isMemoryFlush = (body) => {
   return last !== undefined && /Pre-compaction memory flush/.test(contentText(last.content))
 }
 
+/**
+ * OpenClaw's heartbeat run (agents.defaults.heartbeat): its prompt (2026.9's default; `[OpenClaw heartbeat poll]`
+ * is what the transcript keeps of it) is a user message of the run's own, after the conversation's last assistant
+ * message (before OpenClaw's internal-context block).
+ */
+const isHeartbeatPoll = (body) => {
+  const msgs = body.messages ?? []
+  const lastAssistant = msgs.findLastIndex((m) => m.role === 'assistant')
+  return msgs.slice(lastAssistant + 1).some((m) => m.role === 'user' && /^Follow the heartbeat monitor scratch context|\[OpenClaw heartbeat poll\]/.test(contentText(m.content)))
+}
+
 const server = await startModelServer(({ body }) => {
   if (isSummaryRequest(body)) return { text: SUMMARY_TEXT, usage: { prompt_tokens: 30_000, completion_tokens: 200 } }
+  // A heartbeat run's poll: the legacy acknowledgement OpenClaw still accepts (heartbeat.md "Response contract").
+  if (isHeartbeatPoll(body)) return { text: 'HEARTBEAT_OK', usage: { prompt_tokens: 20_000 } }
   const at = lastTag(body)
   if (!at) return { text: 'ok' }
   const step = (body.messages ?? []).slice(at.index + 1).filter((m) => m.role === 'tool').length
@@ -739,6 +752,102 @@ try {
     } finally {
       writeFileSync(join(work, 'gateway-cron.log'), gw.log())
       await gw.stop()
+    }
+  })
+
+  // ==== gateway: OpenClaw's heartbeat between the user's turns (issue 27, "Tests") ====================
+  // Self-contained: its own gateway on the same state dir, its own tags (t60-t62), the main session.
+  await check("gateway heartbeat: a heartbeat run between the user's turns, then a compaction: the restore names the user's task, holds no heartbeat text and no credential, nor does the checkpoint", async () => {
+    const port = await freePort()
+    // Tool Search off, so that exec is one of the tools sent (not behind tool_call).
+    writeConfig({ gatewayPort: port, toolSearch: false })
+    // The heartbeat on a short cadence (30 s: the automations scheduler's minimum, cron-limits-*.mjs), into the agent's main session (its default), with no delivery target:
+    // `owner` (the default) has no owner DM in this config and would skip every poll with reason=no-route.
+    const configPath = join(stateDir, 'openclaw.json')
+    const config = JSON.parse(readFileSync(configPath, 'utf8'))
+    config.agents.defaults.heartbeat = { every: '30s', target: 'none' }
+    writeFileSync(configPath, `${JSON.stringify(config, null, 2)}\n`)
+    const MAIN = 'agent:main:main'
+    const TOKEN = `ghp_${'R7kLm2Qx9Vt4Bn8Wc1Zp5Hd3Fj6Ys0Ua'}Xe4G`
+    const gw = spawn(node, [openclawBin, 'gateway', 'run', '--port', String(port), '--bind', 'loopback', '--auth', 'none'], { env, cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    let log = ''
+    gw.stdout.on('data', (d) => (log += d))
+    gw.stderr.on('data', (d) => (log += d))
+    const stop = (signal) => {
+      try {
+        process.kill(-gw.pid, signal)
+      } catch {
+        // already gone
+      }
+    }
+    try {
+      await waitForPort(port, 120_000, () => log)
+      turns.set('t60', [{ text: 'Hello! What are we working on today?', usage: { prompt_tokens: 15_000 } }])
+      turns.set('t61', [
+        { toolCalls: [{ name: 'exec', arguments: { command: `export GITHUB_TOKEN=${TOKEN}; gh api repos/acme/billing/keys --jq '.[].title' || echo 'gh failed'` } }] },
+        { text: 'Listed the deploy keys of acme/billing; the old one is deploy-2025.', usage: { prompt_tokens: 22_000 } },
+      ])
+      await turn(MAIN, '[t60] Hi there!', { local: false })
+      const task = await turn(MAIN, `[t61] Rotate the deploy key of the acme/billing repository: list its keys with gh first, GITHUB_TOKEN=${TOKEN} works.`, { local: false })
+      assert.ok(toolNames(task.chat[0]).includes('exec'), `exec is sent: ${toolNames(task.chat[0]).join(', ')}`)
+      assert.ok(task.chat.length >= 2, `the model ran the command (got ${task.chat.length} calls)`)
+      // The heartbeat run between the user's turns (after the task; an earlier one may have run after the greeting):
+      // wait for the scripted server to see its poll.
+      const afterTask = server.requests.length
+      const polls = () => server.requests.slice(afterTask).filter((q) => !isSummaryRequest(q.body) && isHeartbeatPoll(q.body))
+      const waitPoll = async (ms) => {
+        for (let waited = 0; polls().length === 0 && waited < ms; waited += 500) await new Promise((r) => setTimeout(r, 500))
+      }
+      await waitPoll(75_000)
+      assert.ok(polls().length > 0, `a scheduled heartbeat run in the gateway within 75 s: ${log.split('\n').filter((l) => /heartbeat/i.test(l)).slice(-5).join(' | ')}`)
+      // Its run ends (its transcript entry written) before the next step: give it a moment, then no more polls,
+      // so that the request after the compaction is the user's turn.
+      await new Promise((r) => setTimeout(r, 3000))
+      const off = await openclaw(['system', 'heartbeat', 'disable', '--json'])
+      assert.equal(off.code, 0, `system heartbeat disable: ${off.out.slice(0, 300)} ${off.err.split('\n').slice(-4).join(' | ')}`)
+      const pollText = lastUserText(polls()[0])
+      assert.ok(requestText(polls()[0].body).includes('Rotate the deploy key'), 'the heartbeat ran in the main session (it carries the user\'s turns)')
+
+      // /compact (sessions.compact), then the user's next turn.
+      const before = server.requests.length
+      const compacted = await openclaw(['sessions', 'compact', MAIN, '--json'])
+      assert.equal(compacted.code, 0, `sessions compact: ${compacted.out.slice(0, 300)} ${compacted.err.split('\n').slice(-4).join(' | ')}`)
+      assert.ok(server.requests.slice(before).some((q) => isSummaryRequest(q.body)), 'a summary request for the compaction')
+      turns.set('t62', [{ text: 'Generating the new key.', usage: { prompt_tokens: 25_000 } }])
+      const next = await turn(MAIN, '[t62] Go on.', { local: false })
+      const after = server.requests.slice(before).filter((q) => !isSummaryRequest(q.body) && !isMemoryFlush(q.body))
+      assert.ok(!isHeartbeatPoll(after[0].body), 'the first request after the compaction is the user\'s turn')
+      const prompt = lastUserText(next.chat[0])
+      const at = prompt.indexOf(RESTORE_MARK)
+      assert.ok(at >= 0, `the restore in the first request after the compaction: ${prompt.slice(0, 600)}`)
+      const restore = prompt.slice(at, prompt.lastIndexOf('[t62]'))
+      assert.match(restore, /Rotate the deploy key/, `the restore names the user's task: ${restore}`)
+      assert.doesNotMatch(restore, /heartbeat monitor|\[OpenClaw heartbeat poll\]/i, `no heartbeat prompt in the restore: ${restore}`)
+      assert.doesNotMatch(restore, /HEARTBEAT/, `no HEARTBEAT text in the restore: ${restore}`)
+      // The goal is the task, not the greeting before it (the greeting may stay among the exchanges).
+      const goal = restore.slice(restore.indexOf('## Goal'), restore.indexOf('\n## ', restore.indexOf('## Goal') + 1))
+      assert.match(goal, /Task:.*Rotate the deploy key/, `the goal is the user's task: ${restore}`)
+      assert.doesNotMatch(goal, /Hi there/, `not the greeting: ${restore}`)
+      assert.ok(!restore.includes(TOKEN) && !/ghp_[A-Za-z0-9]{20,}/.test(restore), `no credential in the restore: ${restore}`)
+      // The user's task keeps its words, the credential in it replaced (crates/state/src/secrets.rs).
+      assert.match(goal, /\[redacted\]/, `the credential in the task is redacted: ${goal}`)
+      assert.ok(JSON.stringify(task.chat[1].body).includes(TOKEN), 'the command with the credential was in the conversation before the compaction')
+      assert.match(contentText(polls()[0].answer ? polls()[0].answer.text : ''), /HEARTBEAT_OK/, 'the heartbeat run was answered HEARTBEAT_OK')
+      const yaml = checkpoints(MAIN)
+      assert.ok(yaml.length > 0, 'a checkpoint of the main session')
+      for (const y of yaml) {
+        assert.ok(!y.includes(TOKEN) && !/ghp_[A-Za-z0-9]{20,}/.test(y), `no credential in the checkpoint YAML: ${y.slice(0, 800)}`)
+        assert.doesNotMatch(y, /HEARTBEAT_OK|heartbeat monitor scratch/, `no heartbeat text in the checkpoint YAML: ${y.slice(0, 800)}`)
+      }
+      assert.match(yaml.at(-1), /Rotate the deploy key/, 'the checkpoint has the task')
+      if (verbose) console.log(`       heartbeat poll: ${pollText.slice(0, 200)}\n       restore: ${restore}`)
+    } finally {
+      writeFileSync(join(work, 'gateway-heartbeat.log'), log)
+      // A graceful stop: a gateway killed mid-shutdown leaves OpenClaw's state lock to a dead owner for a while.
+      const exited = new Promise((r) => (gw.exitCode !== null ? r() : gw.once('exit', r)))
+      stop('SIGTERM')
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))])
+      stop('SIGKILL')
     }
   })
 
