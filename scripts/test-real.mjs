@@ -769,19 +769,10 @@ try {
     writeFileSync(configPath, `${JSON.stringify(config, null, 2)}\n`)
     const MAIN = 'agent:main:main'
     const TOKEN = `ghp_${'R7kLm2Qx9Vt4Bn8Wc1Zp5Hd3Fj6Ys0Ua'}Xe4G`
-    const gw = spawn(node, [openclawBin, 'gateway', 'run', '--port', String(port), '--bind', 'loopback', '--auth', 'none'], { env, cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-    let log = ''
-    gw.stdout.on('data', (d) => (log += d))
-    gw.stderr.on('data', (d) => (log += d))
-    const stop = (signal) => {
-      try {
-        process.kill(-gw.pid, signal)
-      } catch {
-        // already gone
-      }
-    }
+    const gw = startGateway({ node, openclawBin, port, env, cwd: workspace })
+    const log = gw.log
     try {
-      await waitForPort(port, 120_000, () => log)
+      await gw.ready()
       turns.set('t60', [{ text: 'Hello! What are we working on today?', usage: { prompt_tokens: 15_000 } }])
       turns.set('t61', [
         { toolCalls: [{ name: 'exec', arguments: { command: `export GITHUB_TOKEN=${TOKEN}; gh api repos/acme/billing/keys --jq '.[].title' || echo 'gh failed'` } }] },
@@ -799,7 +790,7 @@ try {
         for (let waited = 0; polls().length === 0 && waited < ms; waited += 500) await new Promise((r) => setTimeout(r, 500))
       }
       await waitPoll(75_000)
-      assert.ok(polls().length > 0, `a scheduled heartbeat run in the gateway within 75 s: ${log.split('\n').filter((l) => /heartbeat/i.test(l)).slice(-5).join(' | ')}`)
+      assert.ok(polls().length > 0, `a scheduled heartbeat run in the gateway within 75 s: ${log().split('\n').filter((l) => /heartbeat/i.test(l)).slice(-5).join(' | ')}`)
       // Its run ends (its transcript entry written) before the next step: give it a moment, then no more polls,
       // so that the request after the compaction is the user's turn.
       await new Promise((r) => setTimeout(r, 3000))
@@ -842,12 +833,8 @@ try {
       assert.match(yaml.at(-1), /Rotate the deploy key/, 'the checkpoint has the task')
       if (verbose) console.log(`       heartbeat poll: ${pollText.slice(0, 200)}\n       restore: ${restore}`)
     } finally {
-      writeFileSync(join(work, 'gateway-heartbeat.log'), log)
-      // A graceful stop: a gateway killed mid-shutdown leaves OpenClaw's state lock to a dead owner for a while.
-      const exited = new Promise((r) => (gw.exitCode !== null ? r() : gw.once('exit', r)))
-      stop('SIGTERM')
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))])
-      stop('SIGKILL')
+      writeFileSync(join(work, 'gateway-heartbeat.log'), log())
+      await gw.stop()
     }
   })
 
