@@ -185,18 +185,23 @@ pub fn is_name(s: &str) -> bool {
     !(slash_prose(t) || escaped_fragment(t))
 }
 
-/// The path a prose token names (`src/app.ts`, `/etc/hosts`, `README.md`), without the
-/// punctuation around it (ASCII and full-width: `security-audit.sh：`); `None` for a token that
-/// only holds a slash (`months/years`, `24/7`), an escaped line break (`a\nb`), a URL or prose.
-pub fn path_mention(token: &str) -> Option<&str> {
-    // a path ends where its code span or markup does, or at punctuation of a script without
-    // spaces: `/api/auth/register`)：**已停用**` names `/api/auth/register`
+/// A token up to where its code span, markdown emphasis or punctuation of a script without
+/// spaces starts (opening marks skipped first): `(`/api/auth/register`)：**已停用**` ->
+/// `/api/auth/register`. A name ends there; what follows is prose.
+pub fn cut_at_markup(token: &str) -> &str {
     let token = token.trim_start_matches(|c: char| matches!(c, '`' | '*' | '(' | '[' | '"' | '\''));
     let end = token
         .char_indices()
         .find(|&(i, c)| c == '`' || wide_punctuation(c) || token[i..].starts_with("**"))
         .map_or(token.len(), |(i, _)| i);
-    let token = &token[..end];
+    &token[..end]
+}
+
+/// The path a prose token names (`src/app.ts`, `/etc/hosts`, `README.md`), without the
+/// punctuation around it (ASCII and full-width: `security-audit.sh：`); `None` for a token that
+/// only holds a slash (`months/years`, `24/7`), an escaped line break (`a\nb`), a URL or prose.
+pub fn path_mention(token: &str) -> Option<&str> {
+    let token = cut_at_markup(token);
     let t = token.trim_matches(|c: char| {
         wide_punctuation(c)
             || matches!(
