@@ -189,7 +189,7 @@ pub fn is_name(s: &str) -> bool {
 /// spaces starts (opening marks skipped first): `(`/api/auth/register`)：**已停用**` ->
 /// `/api/auth/register`. A name ends there; what follows is prose.
 pub fn cut_at_markup(token: &str) -> &str {
-    let token = token.trim_start_matches(|c: char| matches!(c, '`' | '*' | '(' | '[' | '"' | '\''));
+    let token = token.trim_start_matches(['`', '*', '(', '[', '"', '\'']);
     let end = token
         .char_indices()
         .find(|&(i, c)| c == '`' || wide_punctuation(c) || token[i..].starts_with("**"))
