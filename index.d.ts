@@ -1767,6 +1767,17 @@ export interface TouchSessionInput {
 export declare function touchSessionSync(input: TouchSessionInput): boolean
 
 /**
+ * The user's requests in `messages` (pi agent messages), in order, as the checkpoint reads them:
+ * each user message's own words (this package's injections and the host's text removed by the
+ * core's rules: OpenClaw's envelope, metadata blocks, heartbeat and startup prompts, Claude
+ * Code's tags; credentials redacted), of the messages read as a request (not a slash command,
+ * not a short answer or acknowledgement). A restore's `Task:` is one of these. For measures
+ * (`npm run eval:restore`) that must compare with what the user asked, not with raw messages.
+ * @throws `InvalidArg` when `messages` is not an array.
+ */
+export declare function userRequests(messages: unknown[]): Array<string>
+
+/**
  * Builds the BPE tables of `encoding` on a worker thread, so the first `countTokens` on the
  * main thread is fast. Idempotent: the tables are built at most once per process.
  *

@@ -901,6 +901,7 @@ module.exports.restoreScratchpad = nativeBinding.restoreScratchpad
 module.exports.sessionDirName = nativeBinding.sessionDirName
 module.exports.touchSession = nativeBinding.touchSession
 module.exports.touchSessionSync = nativeBinding.touchSessionSync
+module.exports.userRequests = nativeBinding.userRequests
 module.exports.warmup = nativeBinding.warmup
 module.exports.writeCheckpoint = nativeBinding.writeCheckpoint
 module.exports.writeCheckpointSync = nativeBinding.writeCheckpointSync

@@ -487,3 +487,21 @@ pub fn clear_context_state_sync(
 ) -> napi::Result<()> {
     run(&env, || clear(target))
 }
+
+/// The user's requests in `messages` (pi agent messages), in order, as the checkpoint reads them:
+/// each user message's own words (this package's injections and the host's text removed by the
+/// core's rules: OpenClaw's envelope, metadata blocks, heartbeat and startup prompts, Claude
+/// Code's tags; credentials redacted), of the messages read as a request (not a slash command,
+/// not a short answer or acknowledgement). A restore's `Task:` is one of these. For measures
+/// (`npm run eval:restore`) that must compare with what the user asked, not with raw messages.
+/// @throws `InvalidArg` when `messages` is not an array.
+#[napi(catch_unwind)]
+pub fn user_requests(
+    env: Env,
+    #[napi(ts_arg_type = "unknown[]")] messages: Value,
+) -> napi::Result<Vec<String>> {
+    run(&env, || {
+        let m: Vec<Value> = from_js(messages, "messages")?;
+        Ok(core::dialogue::user_requests(&m))
+    })
+}

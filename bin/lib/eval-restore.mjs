@@ -16,7 +16,8 @@
 //       first+last the session's first user message (at most half the budget) plus the conversation's last
 //                 tokens filling the rest;
 //   - the same at 2,000 tokens;
-//   - whether the session's task (its first user message of its own) is in the restore;
+//   - whether the restore's `Task:` is one of the user's requests before the compaction (recall.mjs taskPresent:
+//     the user's own words as the core reads them, `native.userRequests`; not counted when the user asked nothing);
 //   - lines repeated in the restore;
 //   - continuation recall (bin/lib/continuation.mjs) of the restore at both budgets, the real summary, the summary
 //     with the restore appended, the summary cut to each budget and the conversation's last tokens of each budget;
@@ -262,7 +263,9 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
     const conv = conversation(messages)
     const naive = naiveTexts(conv, firstUser, maxTokens)
     const naiveWide = naiveTexts(conv, firstUser, replaceTokens)
-    const task = sessionTask(entries.slice(0, i).filter((e) => e.entry.type === 'message').map((e) => userText(e.entry.message)))
+    // what the user asked before the compaction: their own words, host text removed by the core's rules
+    const requests = native.userRequests(entries.slice(0, i).filter((e) => e.entry.type === 'message').map((e) => e.entry.message))
+    const task = sessionTask(requests)
     const r = recall(items, restore)
     const rl = recall(items, naive.last)
     const rf = recall(items, naive.firstLast)
@@ -286,7 +289,8 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
         recall: recall(items, wide).recall,
         betterNaive: Math.max(recall(items, naiveWide.last).recall ?? 0, recall(items, naiveWide.firstLast).recall ?? 0),
       },
-      task: task ? taskPresent(task, restore) : null,
+      task: taskPresent(requests, restore),
+      requests: requests.length,
       taskText: task ? task.slice(0, 80) : null,
       repeated: repeatedLines(restore),
       checkpoint: cp

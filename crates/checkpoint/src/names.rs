@@ -114,6 +114,18 @@ fn clearly_path(s: &str) -> bool {
     rooted || extension
 }
 
+/// True when a part of a path has text of a script without spaces glued to ASCII letters
+/// (`更新SKILL.md和CHANGELOG.md`: prose around names, not a file name; `docs/指南.md` is one).
+fn glued_text(s: &str) -> bool {
+    s.split(['/', '\\']).any(|part| {
+        let c: Vec<char> = part.chars().collect();
+        c.windows(2).any(|w| {
+            (unspaced(w[0]) && w[1].is_ascii_alphanumeric())
+                || (w[0].is_ascii_alphanumeric() && unspaced(w[1]))
+        })
+    })
+}
+
 /// True for words joined by slashes (`months/years`, `before/after`, `时间/次数`): two or three
 /// parts of letters only, not rooted, no part a directory name ([`DIRECTORIES`]).
 pub fn slash_prose(s: &str) -> bool {
@@ -157,7 +169,7 @@ pub fn is_name(s: &str) -> bool {
         return false;
     }
     if t.chars().any(unspaced) || t.chars().any(wide_punctuation) {
-        return clearly_path(t);
+        return clearly_path(t) && !glued_text(t);
     }
     let words = t.split_whitespace().count();
     if words > MAX_NAME_WORDS {
@@ -173,10 +185,23 @@ pub fn is_name(s: &str) -> bool {
     !(slash_prose(t) || escaped_fragment(t))
 }
 
+/// A token up to where its code span, markdown emphasis or punctuation of a script without
+/// spaces starts (opening marks skipped first): `(`/api/auth/register`)：**已停用**` ->
+/// `/api/auth/register`. A name ends there; what follows is prose.
+pub fn cut_at_markup(token: &str) -> &str {
+    let token = token.trim_start_matches(['`', '*', '(', '[', '"', '\'']);
+    let end = token
+        .char_indices()
+        .find(|&(i, c)| c == '`' || wide_punctuation(c) || token[i..].starts_with("**"))
+        .map_or(token.len(), |(i, _)| i);
+    &token[..end]
+}
+
 /// The path a prose token names (`src/app.ts`, `/etc/hosts`, `README.md`), without the
 /// punctuation around it (ASCII and full-width: `security-audit.sh：`); `None` for a token that
 /// only holds a slash (`months/years`, `24/7`), an escaped line break (`a\nb`), a URL or prose.
 pub fn path_mention(token: &str) -> Option<&str> {
+    let token = cut_at_markup(token);
     let t = token.trim_matches(|c: char| {
         wide_punctuation(c)
             || matches!(
@@ -250,6 +275,8 @@ mod tests {
             "nJWT_SECRET",
             "nPOSTGRES_DB",
             "security-audit.sh：",
+            "更新SKILL.md和CHANGELOG.md",
+            "/api/auth/register`)：**已停用**",
             "HEARTBEAT_OK",
             "NO_REPLY",
         ] {
@@ -291,6 +318,14 @@ mod tests {
         );
         assert_eq!(path_mention("(/etc/hosts)"), Some("/etc/hosts"));
         assert_eq!(path_mention("scripts/deploy"), Some("scripts/deploy"));
+        // cut where the code span, the emphasis or the full-width punctuation starts
+        assert_eq!(
+            path_mention("/api/auth/register`)：**已停用**"),
+            Some("/api/auth/register")
+        );
+        assert_eq!(path_mention("**src/app.ts**"), Some("src/app.ts"));
+        assert_eq!(path_mention("`docs/指南.md`。"), Some("docs/指南.md"));
+        assert_eq!(path_mention("更新SKILL.md和CHANGELOG.md"), None);
         for prose in [
             "months/years",
             "before/after",

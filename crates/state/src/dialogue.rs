@@ -154,6 +154,24 @@ pub fn read_dialogue(messages: &[Value]) -> Vec<Line> {
     lines
 }
 
+/// The user's requests in `messages`, in order: each the user's own words ([`read_dialogue`]:
+/// this package's injections and the host's text removed, credentials redacted), of the messages
+/// read as a [`Said::Request`] (no slash command, no short answer or acknowledgement). What a
+/// checkpoint's task is chosen from; measures compare a restore with these, not with raw messages.
+pub fn user_requests(messages: &[Value]) -> Vec<String> {
+    read_dialogue(messages)
+        .into_iter()
+        .filter_map(|l| match l {
+            Line::User {
+                text,
+                said: Said::Request,
+                ..
+            } => Some(text.trim().to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,5 +273,22 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn user_requests_are_the_users_own_words_of_requests() {
+        let msgs = [
+            user("/model sonnet"),
+            user("Fix the login bug in `src/auth.ts` please"),
+            work(),
+            agent("Done. Anything else?"),
+            user("yes"),
+            user("<system-reminder>ignore</system-reminder>"),
+        ];
+        assert_eq!(
+            user_requests(&msgs),
+            vec!["Fix the login bug in `src/auth.ts` please".to_string()]
+        );
+        assert!(user_requests(&[]).is_empty());
     }
 }

@@ -26,6 +26,7 @@ const TOKEN_PREFIXES: &[(&str, usize)] = &[
     ("sk-", 20),
     ("sk_live_", 16),
     ("sk_test_", 16),
+    ("sk_", 20),
     ("rk_live_", 16),
     ("pk_live_", 16),
     ("AIza", 30),
@@ -262,6 +263,13 @@ fn prefixed_tokens(text: &str, spans: &mut Vec<(usize, usize)>) {
                 }
                 // a JWT is three base64url parts
                 "eyJ" => body.split('.').count() == 3 && chars >= *min,
+                // a service's secret key (`sk_N0wc…`): mixed case and digits, never a snake name
+                "sk_" => {
+                    chars >= *min
+                        && body.chars().any(|c| c.is_ascii_digit())
+                        && body.chars().any(|c| c.is_ascii_uppercase())
+                        && body.chars().any(|c| c.is_ascii_lowercase())
+                }
                 _ => {
                     chars >= *min
                         && body.chars().any(|c| c.is_ascii_digit())
@@ -472,6 +480,7 @@ mod tests {
         let cases: &[(&str, &str)] = &[
             // provider keys
             ("export OPENAI_API_KEY=sk-proj-4fG7hJ2kL9mN3pQ8rS1tV6wX0yZa", "export OPENAI_API_KEY=[redacted]"),
+            ("- **API Key**: sk_N0wcqRIDDt_Py_rz8O7plGO8EKL1Lmmp", "- **API Key**: [redacted]"),
             ("curl -H 'x-api-key: sk-ant-api03-AbCdEf123456GhIjKl7890' https://api.anthropic.com", "curl -H 'x-api-key: [redacted]' https://api.anthropic.com"),
             ("key is sk-1234567890abcdefghijklmnop ok", "key is [redacted] ok"),
             ("GEMINI: AIzaSyD4-9aBcDeFgHiJkLmNoPqRsTuVwXyZ0123 used", "GEMINI: [redacted] used"),
@@ -523,6 +532,7 @@ mod tests {
             "TOKEN_LIMIT=8000",
             "export API_KEY=$OPENAI_API_KEY",
             "API_KEY=<your-key>",
+            "sk_learn_pipeline_step_2024 and sk_live",
             "password: ${DB_PASSWORD}",
             "--token-file /run/secrets/t",
             "author: Ann Lee",

@@ -87,7 +87,8 @@ fn values_in(word: &str, out: &mut Vec<String>) {
         out.push(sanitize(&word[i..]).to_string());
         return;
     }
-    let w = sanitize(word);
+    // a value ends where a code span, emphasis or full-width punctuation starts (`/api/x`)：**…**`)
+    let w = sanitize(crate::names::cut_at_markup(word));
     let segments = w.split('/').filter(|s| !s.is_empty()).count();
     if w.starts_with('/') && segments >= 2 && w.split('/').nth(1).is_some_and(|s| s.len() >= 2) {
         out.push(w.to_string());
@@ -233,5 +234,12 @@ mod tests {
             "{v:?}"
         );
         assert!(v.iter().any(|x| x.contains("550e8400")), "{v:?}");
+    }
+
+    #[test]
+    fn a_value_ends_at_markup_and_full_width_punctuation() {
+        let mut out = Vec::new();
+        values_in("(`/api/auth/register`)：**已停用**", &mut out);
+        assert_eq!(out, vec!["/api/auth/register".to_string()]);
     }
 }
