@@ -16,13 +16,14 @@
 // Prints `test:codex: N passed, N failed`. TEST_CODEX_KEEP=1 keeps the temporary folder (with requests.json);
 // TEST_CODEX_VERBOSE=1 prints OpenClaw's output per turn.
 import assert from 'node:assert/strict'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRequire } from 'node:module'
 import { ensureOpenClaw, OPENCLAW_VERSION, root } from './host.mjs'
 import { responsesItemText, startModelServer } from './lib/model-server.mjs'
 import { openclaw as runOpenClaw } from './lib/install-plugin.mjs'
+import { copyPluginSources, createChecks, readCheckpoints } from './lib/harness.mjs'
 
 /** The @openclaw/codex release measured in docs/plugin.md (the newest on the registry for OpenClaw 2026.9.6). */
 const CODEX_PLUGIN_VERSION = '2026.9.5'
@@ -86,15 +87,7 @@ const codexVersion = (() => {
 })()
 
 const pluginDir = join(work, 'extensions/context-native')
-mkdirSync(pluginDir, { recursive: true })
-for (const f of readdirSync(join(root, 'plugin'))) if (f.endsWith('.ts') || f === 'package.json') cpSync(join(root, 'plugin', f), join(pluginDir, f))
-cpSync(join(root, 'openclaw.plugin.json'), join(pluginDir, 'openclaw.plugin.json'))
-const pkgDir = join(pluginDir, 'node_modules/@openclaw/context-native')
-mkdirSync(pkgDir, { recursive: true })
-for (const f of ['package.json', 'loader.cjs', 'index.js', 'index.d.ts']) cpSync(join(root, f), join(pkgDir, f))
-const binaries = readdirSync(root).filter((f) => f.endsWith('.node'))
-if (binaries.length === 0) throw new Error('no built binding (*.node) in the package root: run `npm run build` first')
-for (const f of binaries) cpSync(join(root, f), join(pkgDir, f))
+copyPluginSources(root, pluginDir)
 
 const MODEL = 'gpt-5.5'
 const WINDOW = 200_000
@@ -127,26 +120,8 @@ async function turn(session, message) {
   const posts = requests.filter((q) => q.method === 'POST')
   return { requests, chat: posts.filter((q) => !isCompact(q)), compactions: posts.filter(isCompact) }
 }
-const checkpoints = (sessionKey) => {
-  const dir = join(stateDir, 'context/checkpoints', native.sessionDirName(sessionKey))
-  if (!existsSync(dir)) return []
-  return readdirSync(dir)
-    .filter((f) => /^cp_\d+\.yaml$/.test(f))
-    .sort()
-    .map((f) => readFileSync(join(dir, f), 'utf8'))
-}
-const results = []
-async function check(name, fn) {
-  const t = Date.now()
-  try {
-    await fn()
-    results.push({ name, ok: true })
-    console.log(`  ok   ${name} (${((Date.now() - t) / 1000).toFixed(1)} s)`)
-  } catch (e) {
-    results.push({ name, ok: false })
-    console.log(`  FAIL ${name}\n       ${String(e?.stack ?? e).split('\n').slice(0, 8).join('\n       ')}`)
-  }
-}
+const checkpoints = (sessionKey) => readCheckpoints(native, stateDir, sessionKey)
+const { check, results } = createChecks()
 const SCRATCHPAD_MARK = '[Session Scratchpad'
 /** A request of a fresh Codex thread seeded with OpenClaw's projection of the conversation (measured shape). */
 const isFresh = (body) => inputOf(body).length <= 6 && conversationText(body).includes('OpenClaw assembled context for this turn')
