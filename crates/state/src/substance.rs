@@ -569,18 +569,22 @@ pub fn fold_key(text: &str) -> String {
     out.trim_end_matches(['.', '!', '。', ' ']).to_string()
 }
 
+/// The lines of a text outside its code fences (```), in order: its prose and inline code.
+pub fn lines_outside_fences(text: &str) -> impl Iterator<Item = &str> {
+    let mut in_fence = false;
+    text.lines().filter(move |line| {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+            return false;
+        }
+        !in_fence
+    })
+}
+
 /// The inline code spans (single backticks, on one line) of a text, in order.
 pub fn code_spans(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
-    let mut in_fence = false;
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            in_fence = !in_fence;
-            continue;
-        }
-        if in_fence {
-            continue;
-        }
+    for line in lines_outside_fences(text) {
         let mut rest = line;
         while let Some(i) = rest.find('`') {
             let after = &rest[i + 1..];

@@ -66,15 +66,7 @@ const CURRENCY: &[char] = &['$', '€', '£', '¥', '₹', '₽', '₩', '元', 
 /// fences.
 fn sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
-    let mut in_fence = false;
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            in_fence = !in_fence;
-            continue;
-        }
-        if in_fence {
-            continue;
-        }
+    for line in context_state::substance::lines_outside_fences(text) {
         let mut start = 0;
         for (i, c) in line.char_indices() {
             let end = i + c.len_utf8();
