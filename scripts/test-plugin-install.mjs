@@ -53,7 +53,7 @@ const configPath = join(stateDir, 'openclaw.json')
 const readConfig = () => JSON.parse(readFileSync(configPath, 'utf8'))
 const EXPECTED_TOOLS = manifest.contracts.tools
 // Every hook the plugin registers with api.on (the conversation hooks need allowConversationAccess).
-const CONVERSATION_HOOKS = ['before_prompt_build', 'llm_input', 'llm_output']
+const CONVERSATION_HOOKS = ['agent_end', 'before_prompt_build', 'llm_input', 'llm_output']
 const hooksInSource = [...new Set([...readdirSync(join(root, 'plugin')).filter((f) => f.endsWith('.ts'))].flatMap((f) => [...readFileSync(join(root, 'plugin', f), 'utf8').matchAll(/api\.on\('(\w+)'/g)].map((m) => m[1])))].sort()
 
 console.log(`plugin-install: openclaw@${OPENCLAW_VERSION} (${openclawDir}), state dir ${stateDir}`)
@@ -161,12 +161,12 @@ await check('inspect --runtime after setup: every hook registered, no diagnostic
   return `hooks ${hooks.join(', ')}; tools ${r.plugin.toolNames.join(', ')}`
 })
 
-await check('openclaw config set refuses a relative stateDir and a zero TTL (the manifest schema), writing nothing', async () => {
+await check('openclaw config set refuses a relative stateDir and a negative TTL (the manifest schema; 0 is no lifetime of its own), writing nothing', async () => {
   const before = readFileSync(configPath, 'utf8')
   const base = `plugins.entries.${PLUGIN_ID}.config`
   for (const [path, value] of [
     [`${base}.stateDir`, '"state"'],
-    [`${base}.offload.ttlSeconds`, '0'],
+    [`${base}.offload.ttlSeconds`, '-1'],
     [`${base}.scratchpad.enabled`, '"false"'],
   ]) {
     const r = await openclaw(['config', 'set', path, value, '--strict-json'], { stateDir, home })
