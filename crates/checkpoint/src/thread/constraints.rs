@@ -193,14 +193,7 @@ pub(super) fn constraints(lines: &[Line]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    fn user(t: &str) -> Value {
-        json!({"role": "user", "content": t, "timestamp": 1})
-    }
-    fn agent(t: &str) -> Value {
-        json!({"role": "assistant", "content": [{"type": "text", "text": t}], "stopReason": "stop"})
-    }
+    use crate::thread::goal::tests::{agent, user};
 
     #[test]
     fn rules_in_several_languages_are_kept_in_the_users_words() {

@@ -185,14 +185,16 @@ pub(super) fn thread(turns: &[Turn], out: &mut Extracted) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use serde_json::json;
 
-    fn user(t: &str) -> Value {
+    /// A user message (the thread passes' tests share these).
+    pub(in crate::thread) fn user(t: &str) -> Value {
         json!({"role": "user", "content": t, "timestamp": 1})
     }
-    fn agent(t: &str) -> Value {
+    /// An agent message of text only.
+    pub(in crate::thread) fn agent(t: &str) -> Value {
         json!({"role": "assistant", "content": [{"type": "text", "text": t}], "stopReason": "stop"})
     }
     fn working(t: &str) -> Value {
