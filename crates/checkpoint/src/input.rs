@@ -219,6 +219,40 @@ pub struct Previous {
     pub task: Option<String>,
     /// The constraints the previous checkpoint carried: a rule the user set days ago still holds.
     pub constraints: Vec<String>,
+    /// The identifiers of the session's last compaction checkpoint: the names of the work before
+    /// the messages this checkpoint sees (a compaction removed them), see [`with_carried`].
+    pub identifiers: Vec<String>,
+}
+
+/// Of [`with_carried`]'s list, one name in this many comes from the previous compaction.
+pub const CARRIED_EVERY: usize = 3;
+
+/// This conversation's identifiers, ranked, with those of the previous compaction's checkpoint
+/// merged in at a third of the density (every [`CARRIED_EVERY`]th place): the work before a
+/// compaction still counts after it, as a compaction summary that is given the previous summary
+/// keeps its names, but what the agent handles now ranks first. Each name once
+/// (case-insensitive), at most [`MAX_IDENTIFIERS`](crate::thread::MAX_IDENTIFIERS).
+pub fn with_carried(new: Vec<String>, carried: &[String]) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::with_capacity(new.len() + carried.len());
+    let mut new = new.into_iter().peekable();
+    let mut carried = carried.iter().cloned().peekable();
+    while new.peek().is_some() || carried.peek().is_some() {
+        let take_carried = (out.len() + 1) % CARRIED_EVERY == 0 || new.peek().is_none();
+        let next = if take_carried {
+            carried.next().or_else(|| new.next())
+        } else {
+            new.next().or_else(|| carried.next())
+        };
+        let Some(id) = next else { break };
+        if seen.insert(id.to_lowercase()) {
+            out.push(id);
+        }
+        if out.len() >= crate::thread::MAX_IDENTIFIERS {
+            break;
+        }
+    }
+    out
 }
 
 /// Keeps the first of entries whose [`fold_key`] is the same (they differ only in case, markup
@@ -311,7 +345,7 @@ pub fn assemble(
             MAX_TOOLS,
         ),
         active_files: ex.active_files.into_iter().take(MAX_FILES).collect(),
-        identifiers: ex.identifiers,
+        identifiers: with_carried(ex.identifiers, &previous.identifiers),
         commands: ex.commands,
     };
 

@@ -13,7 +13,8 @@ pub mod thread;
 pub mod yaml;
 
 pub use input::{
-    CheckpointInput, DecisionInput, FileOps, ResourcesInput, ThreadInput, WorkingInput,
+    with_carried, CheckpointInput, DecisionInput, FileOps, ResourcesInput, ThreadInput,
+    WorkingInput,
 };
 pub use model::*;
 pub use render::{render, Mode, RenderOptions, DEFAULT_MAX_TOKENS};

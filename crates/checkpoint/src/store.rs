@@ -127,6 +127,23 @@ pub fn read_latest(state_dir: &Path, session_key: &str) -> Result<Option<Checkpo
     Ok(newest_valid(&dir)?.map(|(_, cp)| cp))
 }
 
+/// The session's newest valid checkpoint written at a compaction (`latest` when it is one): the
+/// state of the work the messages after that compaction no longer show.
+fn last_compaction(
+    dir: &Path,
+    files: &[(u64, String)],
+    latest: Option<&(String, Checkpoint)>,
+) -> Option<Checkpoint> {
+    if let Some((_, cp)) = latest.filter(|(_, cp)| cp.meta.trigger == Trigger::Compaction) {
+        return Some(cp.clone());
+    }
+    files
+        .iter()
+        .rev()
+        .filter_map(|(_, id)| load(dir, id).ok())
+        .find(|cp| cp.meta.trigger == Trigger::Compaction)
+}
+
 /// Whether a checkpoint with `input_tokens` would duplicate `last` (seed 001, 5.2): the token
 /// count moved less than 5%, unless it is a compaction checkpoint whose compaction count changed.
 pub fn is_duplicate(
@@ -164,6 +181,9 @@ pub fn write_checkpoint(input: &CheckpointInput) -> Result<WriteResult> {
         constraints: latest
             .as_ref()
             .map(|(_, cp)| cp.constraints.clone())
+            .unwrap_or_default(),
+        identifiers: last_compaction(&dir, &files, latest.as_ref())
+            .map(|cp| cp.resources.identifiers)
             .unwrap_or_default(),
     };
     if let Some((id, last)) = &latest {

@@ -459,3 +459,75 @@ fn created_at_comes_from_the_input_and_host_gists_are_capped() {
     assert_eq!(err.code, context_fsio::ErrorCode::InvalidArg);
     fs::remove_dir_all(&state).unwrap();
 }
+
+#[test]
+fn the_names_of_the_work_before_a_compaction_are_carried_after_it() {
+    let state = tmp("names-chain");
+    let key = "k";
+    let compaction = |tokens: u64, count: u64, text: &str| {
+        let mut i = input(&state, key, tokens);
+        i.trigger = Trigger::Compaction;
+        i.compaction_count = Some(count);
+        i.messages = Some(vec![
+            json!({"role": "user", "content": "go on"}),
+            json!({"role": "assistant", "content": [{"type": "text", "text": text}]}),
+        ]);
+        i
+    };
+    write_checkpoint(&compaction(
+        180_000,
+        1,
+        "Fixed `parseHeader` in `wire.rs`; cron job `8b380d56-7314-4ba9-b4c4-ea11d3e5ca6f` runs it.",
+    ))
+    .unwrap();
+    // an 80% checkpoint between compactions sees only the newer messages: it carries the
+    // compaction's names, and so does the next compaction (from the compaction, not the 80% one)
+    let mut between = input(&state, key, 160_000);
+    between.compaction_count = Some(1);
+    between.messages = Some(vec![
+        json!({"role": "assistant", "content": [{"type": "text", "text": "Now `encodeFrame`."}]}),
+    ]);
+    write_checkpoint(&between).unwrap();
+    let cp = read_latest(&state, key).unwrap().unwrap();
+    assert_eq!(cp.resources.identifiers[0], "encodeFrame");
+    assert!(cp
+        .resources
+        .identifiers
+        .contains(&"parseHeader".to_string()));
+    write_checkpoint(&compaction(
+        185_000,
+        2,
+        "Wrote `decodeFrame` and `FrameError`.",
+    ))
+    .unwrap();
+    let ids = read_latest(&state, key)
+        .unwrap()
+        .unwrap()
+        .resources
+        .identifiers;
+    // this conversation's names first, the carried ones at every third place, each once
+    assert_eq!(ids[..2], ["FrameError", "decodeFrame"]);
+    assert!(ids.contains(&"parseHeader".to_string()), "{ids:?}");
+    assert!(
+        ids.contains(&"8b380d56-7314-4ba9-b4c4-ea11d3e5ca6f".to_string()),
+        "{ids:?}"
+    );
+    assert!(
+        !ids.contains(&"encodeFrame".to_string()),
+        "the 80% checkpoint is not what is carried: {ids:?}"
+    );
+    fs::remove_dir_all(&state).unwrap();
+}
+
+#[test]
+fn with_carried_interleaves_at_a_third_and_says_each_name_once() {
+    let new: Vec<String> = ["a1", "a2", "a3", "a4", "Shared"]
+        .map(String::from)
+        .to_vec();
+    let carried: Vec<String> = ["shared", "b1", "b2"].map(String::from).to_vec();
+    assert_eq!(
+        with_carried(new, &carried),
+        ["a1", "a2", "shared", "a3", "a4", "b1", "b2"]
+    );
+    assert!(with_carried(Vec::new(), &[]).is_empty());
+}

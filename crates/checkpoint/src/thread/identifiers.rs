@@ -613,14 +613,28 @@ pub fn exact_values(text: &str) -> Vec<&str> {
     };
     for raw in text.split(delimiter) {
         let t = raw.trim_end_matches(['.', ':', '!', '?', '*']);
-        if t.len() < 7 || t.chars().count() > EXACT_VALUE_CHARS || out.contains(&t) {
+        if t.len() < 7 || out.contains(&t) {
             continue;
         }
-        if is_exact_value(t) {
+        if t.chars().count() <= EXACT_VALUE_CHARS && is_exact_value(t) {
             out.push(t);
+        }
+        // the ids a URL or a path holds (`/skills/<uuid>/download?ref=<uuid>`): what the agent
+        // uses again, and what a long value, or one cut to its shown length, would lose
+        if t.contains(['/', '=']) {
+            for piece in t.split(['/', '?', '&', '=', '#']) {
+                if piece.len() >= 7 && piece != t && !out.contains(&piece) && is_id_value(piece) {
+                    out.push(piece);
+                }
+            }
         }
     }
     out
+}
+
+/// A UUID or a commit hash (see [`is_exact_value`]).
+fn is_id_value(t: &str) -> bool {
+    !t.contains([':', '@', '/']) && !t.starts_with("http") && is_exact_value(t)
 }
 
 pub(super) fn is_exact_value(t: &str) -> bool {
@@ -946,7 +960,7 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
             }
         }
     }
-    for (at, _, args) in calls(messages) {
+    for (at, name, args) in calls(messages) {
         // the agent's prose in its tool arguments (a plan it presents, a subagent's prompt, a
         // markdown file it writes): their code spans, as in its messages (a shell command's
         // backticks are substitutions, not spans)
@@ -955,6 +969,32 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
                 for span in code_spans(text) {
                     if worth_naming(span) {
                         idents.add(span, mention_weight(span) / 2.0, at, n);
+                    }
+                }
+            }
+        }
+        // what the agent's other calls say in their arguments (a message it sends the user on a
+        // channel, a sub-agent's task, a URL it fetches, a record it posts): the files they name
+        // and their exact values, as in its messages (an edit's or a write's text is code: its
+        // definitions and names are read below; a command's values are read above)
+        if classify_tool(name) != Access::Write {
+            // (the files the call reads or lists are in the file lists)
+            let touched = extract_paths(args);
+            let mut seen: HashSet<&str> = HashSet::new();
+            for text in arg_texts(args) {
+                if touched.iter().any(|p| p == text) {
+                    continue;
+                }
+                for token in text.split_whitespace() {
+                    if let Some(t) = crate::names::path_mention(token).filter(|t| worth_naming(t)) {
+                        if seen.insert(t) {
+                            idents.add(t, ARG_MENTION_WEIGHT, at, n);
+                        }
+                    }
+                }
+                for v in exact_values(text) {
+                    if seen.insert(v) {
+                        idents.add(v, EXACT_VALUE_WEIGHT / 2.0, at, n);
                     }
                 }
             }
@@ -1058,6 +1098,35 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
         }
         out.push(id);
     }
+    out
+}
+
+/// Weight of a file a tool call's argument names (half a file named in the agent's messages).
+pub(super) const ARG_MENTION_WEIGHT: f64 = 0.25;
+/// Deepest nesting of a tool call's arguments read for their texts.
+const ARG_DEPTH: usize = 4;
+
+/// The string values of a tool call's arguments, nested objects and arrays included (to
+/// [`ARG_DEPTH`]), except `command` (read with the messages).
+pub(super) fn arg_texts(args: &Value) -> Vec<&str> {
+    fn walk<'a>(v: &'a Value, key: Option<&str>, depth: usize, out: &mut Vec<&'a str>) {
+        match v {
+            Value::String(s) if key != Some("command") => out.push(s),
+            Value::Array(items) if depth < ARG_DEPTH => {
+                for item in items {
+                    walk(item, key, depth + 1, out);
+                }
+            }
+            Value::Object(map) if depth < ARG_DEPTH => {
+                for (k, item) in map {
+                    walk(item, Some(k), depth + 1, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(args, None, 0, &mut out);
     out
 }
 

@@ -1047,3 +1047,44 @@ fn the_latest_exact_values_follow_the_most_used_names() {
     assert_eq!(at("api.internal:8443"), Some(TOP_NAMES + 1), "{ids:?}");
     assert!(ids.len() >= 16, "{ids:?}");
 }
+
+#[test]
+fn the_files_and_values_of_a_calls_arguments_are_names() {
+    // a reply sent through a channel's message tool and a sub-agent's task name files and ids
+    // as the agent's own messages do; the file a read names is in the file lists, not here
+    let msgs = vec![
+        user("patrol the PRs"),
+        call_with(
+            "message",
+            json!({"action": "send", "message": "Fixed src/api/routes/guilds.js; run 1b183a3e-19b0-418e-a87e-098f875ee29c is done."}),
+        ),
+        call_with(
+            "sessions_spawn",
+            json!({"task": "Resolve the threads in tests/api/server.test.js", "options": {"notes": ["see db.js"]}}),
+        ),
+        call_with("read", json!({"path": "/p/src/a.ts"})),
+    ];
+    let ids = extract(&msgs).identifiers;
+    for name in [
+        "src/api/routes/guilds.js",
+        "1b183a3e-19b0-418e-a87e-098f875ee29c",
+        "tests/api/server.test.js",
+        "db.js",
+    ] {
+        assert!(ids.iter().any(|i| i == name), "{name} in {ids:?}");
+    }
+    assert!(!ids.iter().any(|i| i.contains("a.ts")), "{ids:?}");
+}
+
+#[test]
+fn the_ids_inside_a_url_are_values_of_their_own() {
+    let url = "https://example.com/api/skills/61c9999f-1794-4f55-a6b8-6e457376b51e/download?version=4.5.8&ref=98794fca-0201-4c24-b0cc-91deedbacfb2";
+    let v = exact_values(url);
+    // the URL is longer than a value shown whole: its ids are kept
+    assert!(!v.contains(&url), "{v:?}");
+    assert!(v.contains(&"61c9999f-1794-4f55-a6b8-6e457376b51e"), "{v:?}");
+    assert!(v.contains(&"98794fca-0201-4c24-b0cc-91deedbacfb2"), "{v:?}");
+    // a short URL is one value, and its commit hash another
+    let v = exact_values("see https://github.com/o/r/commit/e6e8339 now");
+    assert_eq!(v, ["https://github.com/o/r/commit/e6e8339", "e6e8339"]);
+}
