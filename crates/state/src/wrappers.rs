@@ -783,6 +783,30 @@ mod tests {
         );
     }
 
+    /// A hook's run reported as a system event (hooks-*.mjs: `Hook ${safeName} (error): ${String(err)}`
+    /// when it fails, `Hook ${safeName}: ${summary}` / `Hook ${safeName} (${status}): ...` when it
+    /// ends; the Gmail preset's name is `Gmail`), drained into the next user message or a heartbeat
+    /// run's prompt by get-reply-*.mjs drainFormattedSystemEvents: `System: [time] ` before its first
+    /// line, `System: ` before every further line of a multi-line error.
+    #[test]
+    fn openclaw_hook_events_are_host_text() {
+        let failed = "System: [2026-11-26 00:49:12 UTC] Hook Gmail (error): Error: gog gmail watch exited with code 1\nSystem:     at runHookIsolatedTurn (hooks.js:812:11)\nSystem: [2026-11-26 00:49:13 UTC] Hook Gmail: New email from ops@acme.test summarized";
+        assert_eq!(
+            strip_injections(&format!(
+                "{failed}\n\nréessaie le déploiement de la facturation"
+            )),
+            "réessaie le déploiement de la facturation"
+        );
+        // in a heartbeat run (its pending events drained before the heartbeat prompt)
+        let hb = format!("{failed}\nSystem: [2026-11-26 00:49:14 UTC] Hook Calendar (skipped): no new events\n\nFollow the heartbeat monitor scratch context when provided. If nothing needs attention, reply NO_REPLY.");
+        assert_eq!(strip_injections(&hb), "");
+        // a user's own sentence about a failed hook stays
+        assert_eq!(
+            strip_injections("Hook Gmail (error) keeps showing up, find out why"),
+            "Hook Gmail (error) keeps showing up, find out why"
+        );
+    }
+
     #[test]
     fn claude_code_ide_tags() {
         assert_eq!(
