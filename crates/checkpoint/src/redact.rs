@@ -4,7 +4,7 @@
 //! is dropped: a name that is a secret names nothing.
 
 use crate::model::Checkpoint;
-use context_state::secrets::{redact, redact_owned, REDACTED};
+use context_state::secrets::{redact, redact_owned, secret_values, REDACTED};
 
 fn text(s: &mut String) {
     if let std::borrow::Cow::Owned(r) = redact(s) {
@@ -53,16 +53,49 @@ pub fn redact_checkpoint(cp: &mut Checkpoint) {
     list(&mut cp.learnings);
 }
 
-/// The string values inside `v` redacted; `None` when none held a credential.
-fn redact_value(v: &serde_json::Value) -> Option<serde_json::Value> {
+/// Shortest credential value replaced wherever it appears once a rule recognised it.
+const MIN_KNOWN_CHARS: usize = 8;
+
+/// The credential values the rules recognise in the strings inside `v`, added to `known`.
+fn collect_secrets(v: &serde_json::Value, known: &mut Vec<String>) {
     use serde_json::Value;
     match v {
-        Value::String(s) => match redact(s) {
-            std::borrow::Cow::Owned(r) => Some(Value::String(r)),
-            std::borrow::Cow::Borrowed(_) => None,
-        },
+        Value::String(s) => {
+            for found in secret_values(s) {
+                if found.chars().count() >= MIN_KNOWN_CHARS && !known.iter().any(|k| k == found) {
+                    known.push(found.to_string());
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|x| collect_secrets(x, known)),
+        Value::Object(map) => map.values().for_each(|x| collect_secrets(x, known)),
+        _ => {}
+    }
+}
+
+/// `s` redacted, and every `known` credential in it replaced: `None` when nothing changed.
+fn redact_str(s: &str, known: &[String]) -> Option<String> {
+    let mut out = match redact(s) {
+        std::borrow::Cow::Owned(r) => Some(r),
+        std::borrow::Cow::Borrowed(_) => None,
+    };
+    for k in known {
+        let cur = out.as_deref().unwrap_or(s);
+        if cur.contains(k.as_str()) {
+            out = Some(cur.replace(k.as_str(), REDACTED));
+        }
+    }
+    out
+}
+
+/// The string values inside `v` redacted; `None` when none held a credential.
+fn redact_value(v: &serde_json::Value, known: &[String]) -> Option<serde_json::Value> {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => redact_str(s, known).map(Value::String),
         Value::Array(items) => {
-            let changed: Vec<Option<Value>> = items.iter().map(redact_value).collect();
+            let changed: Vec<Option<Value>> =
+                items.iter().map(|x| redact_value(x, known)).collect();
             changed.iter().any(Option::is_some).then(|| {
                 Value::Array(
                     changed
@@ -74,8 +107,10 @@ fn redact_value(v: &serde_json::Value) -> Option<serde_json::Value> {
             })
         }
         Value::Object(map) => {
-            let changed: Vec<(&String, Option<Value>)> =
-                map.iter().map(|(k, v)| (k, redact_value(v))).collect();
+            let changed: Vec<(&String, Option<Value>)> = map
+                .iter()
+                .map(|(k, v)| (k, redact_value(v, known)))
+                .collect();
             changed.iter().any(|(_, c)| c.is_some()).then(|| {
                 Value::Object(
                     changed
@@ -91,13 +126,21 @@ fn redact_value(v: &serde_json::Value) -> Option<serde_json::Value> {
 
 /// The messages with every credential in their texts and tool-call arguments redacted, so no
 /// extraction pass sees one (borrowed when none holds a credential; only the messages that do
-/// are copied). Linear in the size of the messages.
+/// are copied). A value a rule recognises in one message (`Gitee 令牌: <v>` from the user) is
+/// redacted in every other too (the agent writing it to a file, quoting it back). Linear in the
+/// size of the messages, times the few credentials found.
 pub fn redact_messages(
     messages: &[serde_json::Value],
 ) -> std::borrow::Cow<'_, [serde_json::Value]> {
+    let mut known: Vec<String> = Vec::new();
+    for m in messages {
+        if let Some(content) = m.get("content") {
+            collect_secrets(content, &mut known);
+        }
+    }
     let mut out: Option<Vec<serde_json::Value>> = None;
     for (i, m) in messages.iter().enumerate() {
-        let changed = m.get("content").and_then(redact_value);
+        let changed = m.get("content").and_then(|c| redact_value(c, &known));
         if let Some(content) = changed {
             let v = out.get_or_insert_with(|| messages[..i].to_vec());
             let mut m = m.clone();
@@ -110,5 +153,39 @@ pub fn redact_messages(
     match out {
         Some(v) => std::borrow::Cow::Owned(v),
         None => std::borrow::Cow::Borrowed(messages),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_credential_recognised_once_is_redacted_everywhere() {
+        let key = "Xy3/2bCEGv96OAhb6FOBYThbqh+FzKmzXoT2pt=";
+        let hex = "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d";
+        let msgs = vec![
+            json!({"role": "user", "content": format!("Gitee 令牌:{hex} edgeone toke : {key}")}),
+            json!({"role": "user", "content": format!("**EdgeOne 令牌:** `{key}`")}),
+            json!({"role": "assistant", "content": [
+                {"type": "text", "text": format!("Saved `{hex}` to ~/.git-credentials")},
+                {"type": "toolCall", "name": "write", "arguments": {"path": "TOKENS.md", "content": format!("- {key}\n- {hex}")}}
+            ]}),
+        ];
+        let out = redact_messages(&msgs);
+        let text = serde_json::to_string(&*out).unwrap();
+        assert!(!text.contains(key) && !text.contains(hex), "{text}");
+        assert!(
+            text.contains("Saved `[redacted]` to ~/.git-credentials"),
+            "{text}"
+        );
+        // nothing to redact: the messages are borrowed as they are
+        let plain =
+            vec![json!({"role": "user", "content": "commit 3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d"})];
+        assert!(matches!(
+            redact_messages(&plain),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 }

@@ -178,6 +178,7 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     auth_headers(text, &mut spans);
     url_credentials(text, &mut spans);
     named_values(text, &mut spans);
+    labelled_values(text, &mut spans);
     if spans.is_empty() {
         return Cow::Borrowed(text);
     }
@@ -195,6 +196,30 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     }
     out.push_str(&text[at..]);
     Cow::Owned(out)
+}
+
+/// The credential values [`redact`] replaces in `text`, each once, in order: a value a rule
+/// recognised in one place (`Gitee 令牌: <v>`) is a credential wherever else it appears.
+pub fn secret_values(text: &str) -> Vec<&str> {
+    if text.len() < 8 {
+        return Vec::new();
+    }
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    private_keys(text, &mut spans);
+    prefixed_tokens(text, &mut spans);
+    telegram_tokens(text, &mut spans);
+    auth_headers(text, &mut spans);
+    url_credentials(text, &mut spans);
+    named_values(text, &mut spans);
+    labelled_values(text, &mut spans);
+    let mut out: Vec<&str> = Vec::new();
+    for (s, e) in spans {
+        let v = &text[s..e];
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out
 }
 
 /// [`redact`] into an owned string.
@@ -471,6 +496,88 @@ fn named_values(text: &str, spans: &mut Vec<(usize, usize)>) {
     }
 }
 
+/// Words of other languages that name a credential in a label (`Gitee 令牌:`, `密码：`).
+const SECRET_LABELS: &[&str] = &[
+    "令牌",
+    "密钥",
+    "秘钥",
+    "密码",
+    "口令",
+    "凭证",
+    "凭据",
+    "トークン",
+    "パスワード",
+    "토큰",
+    "비밀번호",
+    "암호",
+    "токен",
+    "пароль",
+    "contraseña",
+    "passwort",
+    "senha",
+    "mot de passe",
+];
+
+/// Characters of a label read before its separator.
+const LABEL_CHARS: usize = 24;
+
+/// A value that only a credential would be: one word of at least 12 token characters with a
+/// digit and a letter, not a path, a URL or a placeholder.
+fn credential_shaped(v: &str) -> bool {
+    v.chars().count() >= 12
+        && v.chars().all(token_char)
+        && v.chars().any(|c| c.is_ascii_digit())
+        && v.chars().any(|c| c.is_ascii_alphabetic())
+        && !v.contains("://")
+        && plausible_value(v)
+}
+
+/// A value after a label that names a credential, as people write it in prose and markdown:
+/// `**EdgeOne API Token:** `v``, `Gitee 令牌:v`, `密码： v`, `Token = v`. The label is the text
+/// just before the separator (`:`, `：`, `=`), markup left out: its last word names a secret
+/// ([`names_secret`]) or it holds a word of [`SECRET_LABELS`]. Only a [`credential_shaped`]
+/// value is taken, so prose after a label (`Token: expired yesterday`) stays.
+fn labelled_values(text: &str, spans: &mut Vec<(usize, usize)>) {
+    for (i, sep) in text.char_indices() {
+        if !matches!(sep, ':' | '：' | '=') {
+            continue;
+        }
+        let before = text[..i].trim_end_matches(['*', '_', ' ']);
+        let label: String = {
+            let tail: Vec<char> = before.chars().rev().take(LABEL_CHARS).collect();
+            tail.into_iter().rev().collect()
+        };
+        let label = label
+            .rsplit(['\n', '.', ',', ';', '|', '(', '[', '{'])
+            .next()
+            .unwrap_or("");
+        let lower = label.to_lowercase();
+        let last_word = lower
+            .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+            .next()
+            .unwrap_or("");
+        let named = names_secret(last_word);
+        if !(named || SECRET_LABELS.iter().any(|w| lower.contains(w))) {
+            continue;
+        }
+        // the value: after markup, spaces and an opening quote or backtick
+        let rest = &text[i + sep.len_utf8()..];
+        let skip = rest
+            .char_indices()
+            .find(|&(_, c)| !matches!(c, '*' | '_' | ' ' | '`' | '"' | '\''))
+            .map_or(rest.len(), |(k, _)| k);
+        if skip > 6 {
+            continue;
+        }
+        let v_start = i + sep.len_utf8() + skip;
+        let v_end = token_end(text, v_start);
+        let value = &text[v_start..v_end];
+        if credential_shaped(value) {
+            spans.push((v_start, v_end));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -515,6 +622,12 @@ mod tests {
             ("\"content\": \"PORT=3000\\nJWT_SECRET=abcdef123456\\nPOSTGRES_DB=app\"", "\"content\": \"PORT=3000\\nJWT_SECRET=[redacted]\\nPOSTGRES_DB=app\""),
             // a private key
             ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----\nrest", "[redacted]\nrest"),
+            // labels in prose and markdown, in several languages
+            ("Gitee 令牌:1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d 我再提供一次", "Gitee 令牌:[redacted] 我再提供一次"),
+            ("**令牌值:** `Xy3/2bCEGv96OAhb6FOBYThbqh+FzKmzXoT2pt=`", "**令牌值:** `[redacted]`"),
+            ("**EdgeOne API Token:** `nQ7kLm2Pz8Rt4Vw6Yx1Ab3Cd5Ef=`", "**EdgeOne API Token:** `[redacted]`"),
+            ("数据库密码： Hk29dLq8Zp3x", "数据库密码： [redacted]"),
+            ("- Access token = 9f8e7d6c5b4a3f2e1d0c", "- Access token = [redacted]"),
         ];
         for (input, want) in cases {
             assert_eq!(redact(input), *want, "{input}");
@@ -537,6 +650,9 @@ mod tests {
             "--token-file /run/secrets/t",
             "author: Ann Lee",
             "Bearer tokens expire after an hour",
+            "令牌: 已保存到 ~/.git-credentials",
+            "**API Token:** see /run/secrets/edgeone_token_2024",
+            "Token usage: 12k/200k",
             "sk-learn is a library; task-1234 done",
             "http://localhost:3000/api?page=2",
             "git@github.com:owner/repo.git",
