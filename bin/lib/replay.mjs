@@ -42,6 +42,18 @@ export function defaultSessionKey(parsed, file) {
   return `agent:main:replay:${base}`
 }
 
+/** Characters of a tool result's text the replay hands to checkpoints (see `light` in replay). */
+export const LIGHT_RESULT_CHARS = 4096
+
+/** A tool result's text blocks, each cut to LIGHT_RESULT_CHARS (head and tail); other blocks left out. */
+function lightContent(content) {
+  const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : []
+  const half = LIGHT_RESULT_CHARS / 2
+  return blocks
+    .filter((b) => b && b.type === 'text' && typeof b.text === 'string')
+    .map((b) => ({ type: 'text', text: b.text.length > LIGHT_RESULT_CHARS ? `${b.text.slice(0, half)}\n[...]\n${b.text.slice(-half)}` : b.text }))
+}
+
 /** Files named by a tool call's arguments, as pi's compaction fileOps lists them. */
 function addFileOps(ops, name, args) {
   if (!args || typeof args !== 'object') return
@@ -189,14 +201,22 @@ export async function replay(parsed, options) {
       return undefined
     }
   }
-  // The context handed to checkpoints and the message capture. Both read a tool result for its role
-  // only (crates/checkpoint thread.rs, crates/state: status and turn structure; the text they extract
-  // is the user's and the agent's), so the replay hands tool results over without their content: the
-  // checkpoints are the same, without converting megabytes of file bodies on every attempt. The
-  // estimator counts every message whole.
+  // The context handed to checkpoints and the message capture. The checkpoint reads a tool result's text
+  // for the ids a short result returns and the values of the latest messages (crates/checkpoint thread/);
+  // the rest reads its role only. A result's text is handed over cut to LIGHT_RESULT_CHARS (its head and
+  // tail), as the host's context holds a parked result's head and tail: the checkpoints are those of the
+  // host, without converting megabytes of file bodies on every attempt. The estimator counts every
+  // message whole.
   const light = (message) =>
     message.role === 'toolResult'
-      ? { role: 'toolResult', toolCallId: message.toolCallId, toolName: message.toolName, isError: message.isError, content: [], timestamp: message.timestamp }
+      ? {
+          role: 'toolResult',
+          toolCallId: message.toolCallId,
+          toolName: message.toolName,
+          isError: message.isError,
+          content: lightContent(message.content),
+          timestamp: message.timestamp,
+        }
       : message
   const pushCtx = (message, idx) => {
     ctx.push(light(message))

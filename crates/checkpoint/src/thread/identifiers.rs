@@ -940,6 +940,20 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
             }
         }
     }
+    // the ids a short tool result returns: what the call created, sent or started (a job, a
+    // message, a sub-agent's run), which the agent refers to later; a long result is data
+    for (at, m) in messages.iter().enumerate() {
+        if m.get("role").and_then(Value::as_str) != Some("toolResult") {
+            continue;
+        }
+        let text = super::recent_values::text_of(m);
+        if text.len() > RETURNED_ID_CHARS {
+            continue;
+        }
+        for v in returned_ids(&text) {
+            idents.add(v, RETURNED_ID_WEIGHT, at, n);
+        }
+    }
     // the dependencies its edits add to a package manifest (a library the work now uses)
     for (at, paths, texts) in &writes {
         for path in paths {
@@ -1097,6 +1111,46 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
             None => scanned.push(id.clone()),
         }
         out.push(id);
+    }
+    out
+}
+
+/// Weight of an id a short tool result returns (a fifth of a value the agent wrote).
+pub(super) const RETURNED_ID_WEIGHT: f64 = EXACT_VALUE_WEIGHT / 5.0;
+/// Longest tool result whose ids are read ([`returned_ids`]).
+pub(super) const RETURNED_ID_CHARS: usize = 2000;
+
+/// The ids a tool result states: UUIDs and commit hashes ([`exact_values`]), and the value of a
+/// field named like an id (`"messageId": "1473212038577782817"`, `runId: 1b18…`, `"id": 42017`)
+/// when it has at least 6 characters with a digit. Each once, in order.
+pub(super) fn returned_ids(text: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = exact_values(text)
+        .into_iter()
+        .filter(|v| is_id_value(v))
+        .collect();
+    for (i, _) in text.match_indices(':') {
+        let key = text[..i].trim_end().trim_end_matches('"');
+        let name = key
+            .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .next()
+            .unwrap_or("");
+        let idish =
+            name == "id" || name.ends_with("Id") || name.ends_with("_id") || name.ends_with("ID");
+        if !idish {
+            continue;
+        }
+        let rest = text[i + 1..].trim_start().trim_start_matches('"');
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.')))
+            .unwrap_or(rest.len());
+        let v = rest[..end].trim_end_matches(['.', ':']);
+        if v.len() >= 6
+            && v.len() <= EXACT_VALUE_CHARS
+            && v.chars().any(|c| c.is_ascii_digit())
+            && !out.contains(&v)
+        {
+            out.push(v);
+        }
     }
     out
 }

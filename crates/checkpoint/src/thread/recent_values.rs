@@ -18,7 +18,7 @@ const MAX_CHARS: usize = 200;
 
 /// The text blocks of a message (a string content, or its blocks' `text`), as OpenClaw's
 /// `extractMessageText` reads them.
-fn text_of(m: &Value) -> String {
+pub(super) fn text_of(m: &Value) -> String {
     match m.get("content") {
         Some(Value::String(s)) => s.trim().to_string(),
         Some(Value::Array(blocks)) => blocks

@@ -1088,3 +1088,26 @@ fn the_ids_inside_a_url_are_values_of_their_own() {
     let v = exact_values("see https://github.com/o/r/commit/e6e8339 now");
     assert_eq!(v, ["https://github.com/o/r/commit/e6e8339", "e6e8339"]);
 }
+
+#[test]
+fn the_ids_a_short_result_returns_are_names() {
+    let result = |text: &str| json!({"role": "toolResult", "toolName": "x", "content": [{"type": "text", "text": text}]});
+    let msgs = vec![
+        user("spawn the fixer and tell Bill"),
+        call_with("sessions_spawn", json!({"task": "fix"})),
+        result("{\n  \"status\": \"accepted\",\n  \"runId\": \"1b183a3e-19b0-418e-a87e-098f875ee29c\",\n  \"modelApplied\": true\n}"),
+        call_with("message", json!({"action": "send", "message": "done"})),
+        result("{\n  \"ok\": true,\n  \"result\": {\n    \"messageId\": \"1473212038577782817\"\n  }\n}"),
+    ];
+    let ids = extract(&msgs).identifiers;
+    assert!(
+        ids.contains(&"1b183a3e-19b0-418e-a87e-098f875ee29c".to_string()),
+        "{ids:?}"
+    );
+    assert!(ids.contains(&"1473212038577782817".to_string()), "{ids:?}");
+    // a field named like an id with a value that has a digit; counts and short values are not
+    assert_eq!(
+        identifiers::returned_ids("{\"messageId\": \"1473212038577782817\", \"count\": 1234567, \"user_id\": 42, runId: r-20260226-7f}"),
+        ["1473212038577782817", "r-20260226-7f"]
+    );
+}
