@@ -16,8 +16,8 @@
 //                                             (once), nudges, the scratchpad block, the gauge line (and the
 //                                             80% checkpoint); the guidance is in session_scratchpad's description
 //   llm_input                                 the tools the run's model is sent, after OpenClaw's tool policy
-//   tool-result middleware ('openclaw')       capture tools and files (through the `tool_call` bridge too),
-//                                             buffered for one write per turn (capture.ts: agent_end, before
+//   tool-result middleware ('openclaw',       capture tools and files (through the `tool_call` bridge too),
+//     'codex': OpenClaw's dynamic tools)      buffered for one write per turn (capture.ts: agent_end, before
 //                                             a checkpoint, process exit); park large results (only where
 //                                             scratchpad_read is sent), hand the model the synthetic observation
 //   llm_output                                the session's context window, kept on disk

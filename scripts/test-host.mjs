@@ -165,7 +165,7 @@ await check('loadOpenClawPlugins loads the plugin with no diagnostics or warning
   assert.deepEqual(hooks, ['after_compaction', 'agent_end', 'before_compaction', 'before_prompt_build', 'before_reset', 'before_tool_call', 'llm_input', 'llm_output'])
   assert.equal(registry.sessionExtensions.filter((e) => e.pluginId === 'context-native').length, 1, 'the session extension')
   const middleware = registry.agentToolResultMiddlewares.filter((m) => m.pluginId === 'context-native')
-  assert.deepEqual(middleware.map((m) => m.runtimes), [['openclaw']], 'the tool-result middleware, for the openclaw runtime')
+  assert.deepEqual(middleware.map((m) => m.runtimes), [['openclaw', 'codex']], 'the tool-result middleware, for the openclaw runtime and the Codex harness')
   hookRunner = oc.createHookRunner(registry, { logger })
 })
 
@@ -266,6 +266,19 @@ await check('a tool result over 4 KB comes back from the middleware as the synth
     result: { content: [{ type: 'text', text: 'a.txt\nb.txt' }], details: {} },
   })
   assert.equal(small.content[0].text, 'a.txt\nb.txt', 'a small result passes unchanged')
+})
+
+await check("under the Codex harness: a dynamic tool's large result is parked; Codex's PostToolUse relay (no isError, its result ignored by Codex) never parks", async () => {
+  await hookRunner.runLlmInput({ runId: 'run-codex', sessionId, provider: 'openai', model: 'gpt-test', prompt: 'x', historyMessages: [], imagesCount: 0, tools }, hookCtx('run-codex'))
+  const runner = oc.createAgentToolResultMiddlewareRunner({ runtime: 'codex', agentId, sessionId, sessionKey, runId: 'run-codex' })
+  // OpenClaw's dynamic-tool bridge in @openclaw/codex: threadId, turnId and isError are set.
+  const bridged = await runner.applyToolResultMiddleware({ threadId: 'th-1', turnId: 'tu-1', toolCallId: 'call-c1', toolName: 'ls', args: { path: 'logs' }, isError: false, result: { content: [{ type: 'text', text: big }], details: {} } })
+  assert.match(JSON.parse(bridged.content[0].text).scratchpad_id, /\S/, 'parked')
+  // The native hook relay's PostToolUse (runNativeHookRelayPostToolUse): no isError; a native tool, then a dynamic one.
+  const native = await runner.applyToolResultMiddleware({ turnId: 'tu-1', toolCallId: 'call-c2', toolName: 'exec', args: { cmd: 'cat build.log' }, result: { content: [{ type: 'text', text: big }], details: {} } })
+  assert.equal(native.content[0].text, big, 'a relayed native result is not parked')
+  const dynamic = await runner.applyToolResultMiddleware({ turnId: 'tu-1', toolCallId: 'call-c1', toolName: 'openclaw_directls', args: { path: 'logs' }, result: { content: [{ type: 'text', text: big }], details: {} } })
+  assert.equal(dynamic.content[0].text, big, 'nor the relay of a dynamic tool')
 })
 
 await check('scratchpad_read reads the parked result back by slice', async () => {
