@@ -239,7 +239,10 @@ export function registerContextNative(api: OpenClawPluginApi): void {
           ...(ctx.channel ? { channel: ctx.channel } : {}),
           messages: unbridgeMessages(event.messages),
         })
-        checkpointSaved = written.written
+        // Skipped as a duplicate (seed 001: within 5 % of the last one) the crossing's checkpoint still stands: OpenClaw
+        // builds a Codex turn's prompt up to three times (a fresh native thread, scripts/test-codex.mjs), and the
+        // line of the build that is sent must not lose `Checkpoint saved` because an earlier build wrote it.
+        checkpointSaved = written.written || checkpointSaved
         reading = evaluateContextUsage({ tokens, contextWindow: window }, { ...thresholds, checkpointSaved })
       }
 
