@@ -195,10 +195,12 @@ export function registerContextNative(api: OpenClawPluginApi): void {
       memory.messages = event.messages
       // The turn number comes from the conversation itself, so every process of a `--local` session agrees.
       memory.turn = event.messages.reduce((n: number, m) => n + ((m as { role?: unknown })?.role === 'user' ? 1 : 0), 1)
+      // A later build of a run already built (memory.consumed): the turn has started once.
+      const rebuild = ctx.runId !== undefined && memory.consumed?.runId === ctx.runId
       if (settings.scratchpad.enabled) {
         // From disk: another process (the gateway and a `--local` run, a cron run) may have written since.
         await store.ensureCurrent(sessionKey, { fromDisk: true })
-        const hint = evaluateScratchpadNudge(sessionKey, { kind: 'turn_start' }, nudgeSettings)
+        const hint = rebuild ? undefined : evaluateScratchpadNudge(sessionKey, { kind: 'turn_start' }, nudgeSettings)
         if (hint) memory.hints.push(hint)
       }
 
@@ -260,9 +262,15 @@ export function registerContextNative(api: OpenClawPluginApi): void {
           delete r.nudgePending
         })
       }
-      if (taken.restore) parts.push(taken.restore.text)
-      if (taken.nudge) parts.push(taken.nudge)
-      parts.push(...memory.hints.splice(0))
+      // Kept for the run's later builds: only the last build is sent (SessionMemory.consumed).
+      const consumed = rebuild && memory.consumed ? memory.consumed : { runId: ctx.runId ?? '', hints: [] as string[] }
+      if (taken.restore) consumed.restore = taken.restore.text
+      if (taken.nudge) consumed.nudge = taken.nudge
+      consumed.hints.push(...memory.hints.splice(0))
+      if (ctx.runId !== undefined) memory.consumed = consumed
+      if (consumed.restore) parts.push(consumed.restore)
+      if (consumed.nudge) parts.push(consumed.nudge)
+      parts.push(...consumed.hints)
       const block = settings.scratchpad.enabled ? getScratchpadContent(sessionKey) : undefined
       if (block) parts.push(block)
       if (reading.line) parts.push(reading.line)

@@ -292,7 +292,7 @@ await check('scratchpad_read reads the parked result back by slice', async () =>
   await assert.rejects(tool('scratchpad_read').execute('call-7', { scratchpad_id: 'obs_missing', mode: 'head' }, undefined, undefined), /no observation entry "obs_missing"/)
 })
 
-await check('a compaction leaves a checkpoint (before_compaction) and the restore reaches the next turn (after_compaction)', async () => {
+await check('a compaction leaves a checkpoint (before_compaction) and the restore reaches the next turn (after_compaction), in every prompt build of that run', async () => {
   const history = [userMessage('fix the auth bug in src/auth.ts'), assistantMessage('Reading src/auth.ts'), userMessage('continue'), assistantMessage('The refresh token is dropped on 401.')]
   await buildPrompt('run-3', 'continue', history) // the plugin's view of the context before the compaction
   const compactionHooks = oc.asCompactionHookRunner(hookRunner)
@@ -322,6 +322,11 @@ await check('a compaction leaves a checkpoint (before_compaction) and the restor
   assert.ok(next.prependContext?.includes(restore), 'the restore text is in the next prompt')
   assert.ok(next.prependContext.includes('2. Fix token refresh'), 'with the scratchpad')
   assert.match(next.prependContext, /\[Hint: Context was just compacted/, 'and the after-compaction nudge')
+  // The Codex harness builds a turn's prompt again (same run id, OpenClaw's projection as the prompt) when it moves
+  // the turn to a fresh native thread, and sends the last build: it still carries the restore and the nudge.
+  const rebuilt = await buildPrompt('run-4', 'OpenClaw assembled context for this turn:\n<conversation_context>\n</conversation_context>\n\nCurrent user request:\nwhere were we?', [userMessage('summary of earlier turns')])
+  assert.ok(rebuilt.prependContext?.includes(restore), "the restore in the same run's later build")
+  assert.equal(rebuilt.prependContext.split('[Hint: Context was just compacted').length, 2, 'the nudge once in it')
   const after = await buildPrompt('run-5', 'ok', [userMessage('summary of earlier turns')])
   assert.ok(!after.prependContext?.includes(restore), 'the restore is injected once')
 })
