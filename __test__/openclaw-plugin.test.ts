@@ -32,9 +32,9 @@ describe('plugin', () => {
     expect(manifest.contracts.tools).not.toContain('session.scratchpad')
   })
 
-  it('declares the tool-result middleware runtime it registers', () => {
-    expect(manifest.contracts.agentToolResultMiddleware).toEqual(['openclaw'])
-    expect(source).toContain("runtimes: ['openclaw']")
+  it('declares the tool-result middleware runtimes it registers (the embedded runtime and the Codex harness)', () => {
+    expect(manifest.contracts.agentToolResultMiddleware).toEqual(['openclaw', 'codex'])
+    expect(source).toContain("runtimes: ['openclaw', 'codex']")
   })
 
   it('every setting has a default and a description', () => {

@@ -16,8 +16,8 @@
 //                                             (once), nudges, the scratchpad block, the gauge line (and the
 //                                             80% checkpoint); the guidance is in session_scratchpad's description
 //   llm_input                                 the tools the run's model is sent, after OpenClaw's tool policy
-//   tool-result middleware ('openclaw')       capture tools and files (through the `tool_call` bridge too),
-//                                             buffered for one write per turn (capture.ts: agent_end, before
+//   tool-result middleware ('openclaw',       capture tools and files (through the `tool_call` bridge too),
+//     'codex': OpenClaw's dynamic tools)      buffered for one write per turn (capture.ts: agent_end, before
 //                                             a checkpoint, process exit); park large results (only where
 //                                             scratchpad_read is sent), hand the model the synthetic observation
 //   llm_output                                the session's context window, kept on disk
@@ -195,10 +195,12 @@ export function registerContextNative(api: OpenClawPluginApi): void {
       memory.messages = event.messages
       // The turn number comes from the conversation itself, so every process of a `--local` session agrees.
       memory.turn = event.messages.reduce((n: number, m) => n + ((m as { role?: unknown })?.role === 'user' ? 1 : 0), 1)
+      // A later build of a run already built (memory.consumed): the turn has started once.
+      const rebuild = ctx.runId !== undefined && memory.consumed?.runId === ctx.runId
       if (settings.scratchpad.enabled) {
         // From disk: another process (the gateway and a `--local` run, a cron run) may have written since.
         await store.ensureCurrent(sessionKey, { fromDisk: true })
-        const hint = evaluateScratchpadNudge(sessionKey, { kind: 'turn_start' }, nudgeSettings)
+        const hint = rebuild ? undefined : evaluateScratchpadNudge(sessionKey, { kind: 'turn_start' }, nudgeSettings)
         if (hint) memory.hints.push(hint)
       }
 
@@ -239,7 +241,10 @@ export function registerContextNative(api: OpenClawPluginApi): void {
           ...(ctx.channel ? { channel: ctx.channel } : {}),
           messages: unbridgeMessages(event.messages),
         })
-        checkpointSaved = written.written
+        // Skipped as a duplicate (seed 001: within 5 % of the last one) the crossing's checkpoint still stands: OpenClaw
+        // builds a Codex turn's prompt up to three times (a fresh native thread, scripts/test-codex.mjs), and the
+        // line of the build that is sent must not lose `Checkpoint saved` because an earlier build wrote it.
+        checkpointSaved = written.written || checkpointSaved
         reading = evaluateContextUsage({ tokens, contextWindow: window }, { ...thresholds, checkpointSaved })
       }
 
@@ -257,9 +262,15 @@ export function registerContextNative(api: OpenClawPluginApi): void {
           delete r.nudgePending
         })
       }
-      if (taken.restore) parts.push(taken.restore.text)
-      if (taken.nudge) parts.push(taken.nudge)
-      parts.push(...memory.hints.splice(0))
+      // Kept for the run's later builds: only the last build is sent (SessionMemory.consumed).
+      const consumed = rebuild && memory.consumed ? memory.consumed : { runId: ctx.runId ?? '', hints: [] as string[] }
+      if (taken.restore) consumed.restore = taken.restore.text
+      if (taken.nudge) consumed.nudge = taken.nudge
+      consumed.hints.push(...memory.hints.splice(0))
+      if (ctx.runId !== undefined) memory.consumed = consumed
+      if (consumed.restore) parts.push(consumed.restore)
+      if (consumed.nudge) parts.push(consumed.nudge)
+      parts.push(...consumed.hints)
       const block = settings.scratchpad.enabled ? getScratchpadContent(sessionKey) : undefined
       if (block) parts.push(block)
       if (reading.line) parts.push(reading.line)

@@ -55,6 +55,12 @@ export interface SessionMemory {
   hints: string[]
   /** The turn being run: user messages in the conversation at the last prompt build (tags offloaded results). */
   turn: number
+  /**
+   * What the prompt builds of one run consumed (the restore, the nudge, the hints): OpenClaw may build a run's
+   * prompt more than once and send only the last (the Codex harness, for a turn it moves to a fresh native thread:
+   * three builds, measured), so a later build of the same run carries them again.
+   */
+  consumed?: { runId: string; restore?: string; nudge?: string; hints: string[] }
 }
 
 interface ProcessState {

@@ -31,6 +31,8 @@ import { bufferToolResult } from './capture.ts'
 
 /** The name of OpenClaw's Tool Search bridge tool; its arguments are `{ id, args }`. */
 export const BRIDGE_TOOL = 'tool_call'
+/** The prefix of the Codex namespaces OpenClaw's dynamic tools are sent in (`openclaw`, `openclaw_direct`). */
+const CODEX_DYNAMIC_NAMESPACE = 'openclaw'
 export const READ_TOOL = 'scratchpad_read'
 
 /**
@@ -243,6 +245,14 @@ export function registerTools(api: OpenClawPluginApi, s: ToolSettings, store: Sc
       const sessionKey = ctx.sessionKey
       // A housekeeping run's tool calls (the memory flush's read and write) are not the session's work.
       if (!sessionKey || isHousekeeping(ctx)) return
+      // Under the Codex harness the middleware is called from two places (measured, scripts/test-codex.mjs):
+      // OpenClaw's dynamic-tool bridge, whose returned result is what Codex hands the model (`isError` always
+      // set), and Codex's PostToolUse hook relay, which passes no `isError` and ignores what is returned: Codex
+      // keeps its own output. So a relayed result is never parked (the model would never see the reference),
+      // and a relayed OpenClaw dynamic tool (named namespace + name, e.g. `openclaw_directsession_scratchpad`)
+      // is not captured twice; Codex's native tools (exec_command as `exec`, apply_patch) are captured from it.
+      const relayed = ctx.runtime === 'codex' && typeof event.isError !== 'boolean'
+      if (relayed && event.toolName.startsWith(CODEX_DYNAMIC_NAMESPACE)) return
       try {
         const call = innerToolCall(event.toolName, event.args)
         const content = Array.isArray(event.result.content) ? event.result.content : []
@@ -257,7 +267,7 @@ export function registerTools(api: OpenClawPluginApi, s: ToolSettings, store: Sc
             ...(event.isError ? { error: text } : {}),
           })
         }
-        if (!s.offload.enabled || event.isError || ownTools.has(call.toolName)) return
+        if (!s.offload.enabled || relayed || event.isError || ownTools.has(call.toolName)) return
         if (content.length === 0 || content.some((c) => c.type !== 'text')) return // images stay inline
         // Parked only where the model can read it back: a run whose tool policy (a profile, `tools.deny`, an
         // allowlist) leaves scratchpad_read out, or whose tools were not seen, gets the result as OpenClaw gives it.
@@ -293,6 +303,8 @@ export function registerTools(api: OpenClawPluginApi, s: ToolSettings, store: Sc
         return
       }
     },
-    { runtimes: ['openclaw'] },
+    // 'codex': OpenClaw's dynamic tools under the Codex harness (@openclaw/codex) pass this middleware too
+    // (measured: scripts/test-codex.mjs); Codex's native tools (exec_command, apply_patch, ...) never do.
+    { runtimes: ['openclaw', 'codex'] },
   )
 }

@@ -13,7 +13,8 @@
 // dummy) for its login. Codex also tries to reach github.com and chatgpt.com at start (its curated plugins,
 // remote control): offline here those fail and are logged by Codex; nothing of the model traffic leaves loopback.
 //
-// Prints `test:codex: N passed, N failed`. TEST_CODEX_KEEP=1 keeps the temporary folder (with requests.json);
+// Prints `test:codex: N passed, N failed`. TEST_CODEX_ONLY=<part of a check's name> runs those checks (a|b: either;
+// the turns of one session depend on each other). TEST_CODEX_KEEP=1 keeps the temporary folder (with requests.json);
 // TEST_CODEX_VERBOSE=1 prints OpenClaw's output per turn.
 import assert from 'node:assert/strict'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -21,7 +22,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRequire } from 'node:module'
 import { ensureOpenClaw, OPENCLAW_VERSION, root } from './host.mjs'
-import { responsesItemText, startModelServer } from './lib/model-server.mjs'
+import { isCompactionTrigger, responsesItemText, startModelServer } from './lib/model-server.mjs'
 import { openclaw as runOpenClaw } from './lib/install-plugin.mjs'
 import { copyPluginSources, createChecks, readCheckpoints } from './lib/harness.mjs'
 
@@ -43,8 +44,9 @@ const ENV = { OPENCLAW_NO_UPDATE_CHECK: '1', OPENAI_API_KEY: 'sk-test-not-a-key'
 
 // ---------------------------------------------------------------------------------------------------
 // The scripted model: each turn's message carries a tag `[tN]`; the scenario gives, per tag, the answers of the
-// turn's successive Codex calls (the step = function call outputs since the tagged message). Codex's compaction
-// (`/responses/compact`) gets a summary.
+// turn's successive Codex calls (the step = function call outputs since the tagged message; an answer may be a
+// function of the request body). Codex's compaction request (a `compaction_trigger` input item; measured, codex
+// 0.154.0) gets one opaque compaction item; `/responses/compact` (not used by it) a summary.
 const CODEX_SUMMARY = 'Summary: the user works on the tokenizer in src/lexer.rs.'
 const turns = new Map()
 const inputOf = (body) => (typeof body?.input === 'string' ? [{ type: 'message', role: 'user', content: body.input }] : (body?.input ?? []))
@@ -62,11 +64,13 @@ const isCompact = (q) => q.path.split('?')[0].endsWith('/responses/compact')
 const server = await startModelServer(
   ({ body, requests }) => {
     if (isCompact(requests.at(-1))) return { text: CODEX_SUMMARY, usage: { input_tokens: 40_000 } }
+    if (isCompactionTrigger(body)) return { compaction: Buffer.from(CODEX_SUMMARY).toString('base64'), usage: { input_tokens: 175_000, output_tokens: 900 } }
     const at = tagOf(body)
     if (!at) return { text: 'ok', usage: { input_tokens: 12_000 } }
     const step = inputOf(body).slice(at.index + 1).filter((m) => m.type === 'function_call_output').length
     const script = turns.get(at.tag) ?? []
-    return script[Math.min(step, script.length - 1)] ?? { text: 'ok', usage: { input_tokens: 12_000 } }
+    const answer = script[Math.min(step, script.length - 1)] ?? { text: 'ok', usage: { input_tokens: 12_000 } }
+    return typeof answer === 'function' ? answer(body) : answer
   },
   { api: 'responses' },
 )
@@ -121,11 +125,16 @@ async function turn(session, message) {
   return { requests, chat: posts.filter((q) => !isCompact(q)), compactions: posts.filter(isCompact) }
 }
 const checkpoints = (sessionKey) => readCheckpoints(native, stateDir, sessionKey)
-const { check, results } = createChecks()
+const { check, results } = createChecks({ only: process.env.TEST_CODEX_ONLY })
 const SCRATCHPAD_MARK = '[Session Scratchpad'
 /** A request of a fresh Codex thread seeded with OpenClaw's projection of the conversation (measured shape). */
 const isFresh = (body) => inputOf(body).length <= 6 && conversationText(body).includes('OpenClaw assembled context for this turn')
 const RESTORE_MARK = '[Post-compaction checkpoint restore]'
+const PROJECTION_HEADER = 'OpenClaw assembled context for this turn:'
+/** The text of the request's last user message (the turn's: OpenClaw's context, the prepend, the user's text). */
+const lastUserText = (body) => responsesItemText(inputOf(body).findLast((m) => m.type === 'message' && m.role === 'user'))
+/** The output of the request's last function call, as Codex sent it to the model. */
+const lastOutput = (body) => responsesItemText(inputOf(body).findLast((m) => m.type === 'function_call_output'))
 const count = (text, mark) => text.split(mark).length - 1
 /** The turn's own user message: OpenClaw sends it after "Current user request:" (the prepend, then the message). */
 const turnText = (body) => {
@@ -160,7 +169,7 @@ try {
     assert.match(text, /\[Context: 72% \| 145k\/200k tokens\]/, `the gauge line: ${text.slice(-500)}`)
     assert.equal(checkpoints(KEY).length, 0, 'no checkpoint yet')
   })
-  await check('turn 3 (165k reported): the 80 % checkpoint is written once, with the tool call of the mirrored messages; OpenClaw starts a fresh native thread from its projection and the prepend does not reach Codex', async () => {
+  await check('turn 3 (165k reported): the 80 % checkpoint is written once, with the tool call of the mirrored messages; OpenClaw starts a fresh native thread from its projection, and the scratchpad block and the gauge reach it, before the projection', async () => {
     turns.set('t3', [{ text: 'Patched; tests next.', usage: { input_tokens: 175_000 } }])
     const t = await turn(S, '[t3] Continue.')
     const cps = checkpoints(KEY)
@@ -168,19 +177,32 @@ try {
     assert.match(cps[0], /trigger: "auto-80pct"/)
     assert.match(cps[0], /context_window: 200000/)
     assert.match(cps[0], /input_tokens: 165\d{3}/, 'at the 165k the last call reported')
-    assert.match(cps[0], /tools_used:\n\s+- "session_scratchpad"/, 'the set_plan, from the mirror (which keeps the tool calls under this harness)')
-    // Measured absence (docs/plugin.md): the turn runs on a fresh Codex thread seeded with OpenClaw's projection
-    // of the conversation, and the plugin's prependContext (scratchpad block, gauge line) is not in it.
+    const used = cps[0].match(/tools_used:\n((?:\s+- .*\n)+)/)?.[1] ?? ''
+    assert.match(used, /- "session_scratchpad"/, 'the set_plan, from the mirror (which keeps the tool calls under this harness)')
+    assert.doesNotMatch(used, /openclaw_direct/, "not again as Codex's PostToolUse relay names it (namespace + name)")
+    // The turn runs on a fresh Codex thread seeded with OpenClaw's projection of the conversation (tool payloads
+    // elided). OpenClaw runs before_prompt_build again for that projection: its prependContext (scratchpad block,
+    // gauge line) comes before the projection, under OpenClaw's first "Current user request:" header.
     assert.ok(isFresh(t.chat[0].body), `a fresh native thread: ${inputOf(t.chat[0].body).length} items`)
-    const text = turnText(t.chat[0].body)
-    assert.ok(!text.includes(SCRATCHPAD_MARK) && !/\[Context: \d+%/.test(text), `no prepend in the current request: ${text.slice(0, 400)}`)
+    const text = lastUserText(t.chat[0].body)
+    const at = text.indexOf(PROJECTION_HEADER)
+    assert.ok(at > 0, 'the projection is in the user message')
+    const before = text.slice(0, at)
+    assert.ok(before.includes(SCRATCHPAD_MARK) && /fix the tokenizer/.test(before), `the scratchpad block before the projection: ${before.slice(-600)}`)
+    assert.match(before, /\[Context: 82% \| 165k\/200k tokens \| Checkpoint saved\]/, `the gauge line: ${before.slice(-300)}`)
   })
-  await check("turns 4-5 (175k reported, Codex's compaction limit 170k): no Codex compaction (OpenClaw starts a fresh thread again), no restore; the next resumed thread carries the scratchpad block again", async () => {
+  await check("turns 4-5 (175k reported, Codex's compaction limit 170k): no Codex compaction (OpenClaw starts a fresh thread again, with the scratchpad block), no restore; the next resumed thread carries the scratchpad block", async () => {
     turns.set('t4', [{ text: 'Tests pass.', usage: { input_tokens: 30_000 } }])
     const a = await turn(S, '[t4] Run the tests.')
     assert.equal(a.compactions.length, 0, 'Codex did not compact')
     assert.ok(isFresh(a.chat[0].body), 'a fresh native thread')
-    assert.ok(!turnText(a.chat[0].body).includes(SCRATCHPAD_MARK), 'no prepend in it')
+    const fresh = lastUserText(a.chat[0].body)
+    assert.ok(fresh.slice(0, fresh.indexOf(PROJECTION_HEADER)).includes(SCRATCHPAD_MARK), `the scratchpad block before the projection: ${fresh.slice(-900)}`)
+    // The prompt is built up to three times on such a turn; one checkpoint a turn (seed 001: a write within 5 % of
+    // the last checkpoint's tokens is skipped as a duplicate, 175k is 6 % past 165k).
+    const cps = checkpoints(KEY)
+    assert.equal(cps.length, 2, 'one more 80 % checkpoint, not one per prompt build')
+    assert.match(cps[1], /input_tokens: 175\d{3}/)
     turns.set('t5', [{ text: 'Done.', usage: { input_tokens: 32_000 } }])
     const b = await turn(S, '[t5] Anything left?')
     assert.ok(!isFresh(b.chat[0].body), 'the thread of turn 4 resumed')
@@ -189,6 +211,60 @@ try {
     assert.doesNotMatch(text, /\[Context: \d+%/, 'no gauge line at 15 %')
     for (const q of [...a.chat, ...b.chat]) assert.equal(count(conversationText(q.body), RESTORE_MARK), 0, 'no restore: no compaction hook fired')
     assert.ok(!checkpoints(KEY).some((y) => /trigger: "compaction"/.test(y)), 'no compaction checkpoint')
+  })
+  await check("Codex's own compaction inside a turn (175k reported before a follow-up call, its limit 170k): before_compaction checkpoints the mirrored messages, after_compaction leaves the restore, and the next turn (the compacted thread resumed) carries it once, before the scratchpad block", async () => {
+    // The first call of the turn asks for a tool and reports 175k: Codex is past its auto-compaction limit with a
+    // follow-up to make, so it compacts first (a `compaction_trigger` request, answered with the opaque item).
+    // Every later call of the turn answers with text.
+    let calls = 0
+    const t7 = () => (calls++ === 0
+      ? { toolCalls: [{ name: 'session_scratchpad', namespace: 'openclaw_direct', arguments: { action: 'set_plan', content: '1. profile the lexer\n2. cache the keyword table' } }], usage: { input_tokens: 175_000 } }
+      : { text: 'Continuing with the keyword table.', usage: { input_tokens: 30_000 } })
+    turns.set('t7', [t7, t7, t7])
+    const C = 'codex-compact'
+    const CK = `agent:main:explicit:${C}`
+    const a = await turn(C, '[t7] Profile the lexer and speed it up.')
+    assert.equal(a.chat.filter((q) => isCompactionTrigger(q.body)).length, 1, 'Codex compacted once, inside the turn')
+    assert.equal(a.compactions.length, 0, 'not through /responses/compact')
+    const cps = checkpoints(CK)
+    assert.equal(cps.length, 1, 'one checkpoint')
+    assert.match(cps[0], /trigger: "compaction"/)
+    assert.match(cps[0], /next_action: \|-\n\s+1\. profile the lexer; 2\. cache the keyword table/, 'the plan set before the compaction, from the state of that turn')
+    turns.set('t8', [{ text: 'Keyword table cached.', usage: { input_tokens: 32_000 } }])
+    const b = await turn(C, '[t8] Go on.')
+    assert.ok(!isFresh(b.chat[0].body), 'the compacted thread resumed')
+    assert.ok(inputOf(b.chat[0].body).some((m) => m.type === 'compaction'), "with Codex's compaction item")
+    const text = lastUserText(b.chat[0].body)
+    assert.equal(count(text, RESTORE_MARK), 1, `the restore once: ${text.slice(-1500)}`)
+    assert.match(text, /Next action: 1\. profile the lexer; 2\. cache the keyword table/)
+    assert.ok(text.indexOf(RESTORE_MARK) < text.indexOf(SCRATCHPAD_MARK) && text.indexOf(SCRATCHPAD_MARK) < text.indexOf('[t8] Go on.'), 'the restore, the scratchpad block, then the message')
+  })
+  await check("parking: a large result of an OpenClaw dynamic tool (ls, deferred in the openclaw namespace) reaches Codex as the head+tail observation; scratchpad_read by its id returns the slice", async () => {
+    // A folder whose listing (one JSON-quoted name a line) is well over the 4 KB threshold.
+    mkdirSync(join(workspace, 'logs'), { recursive: true })
+    const names = Array.from({ length: 300 }, (_, i) => `build-${String(i).padStart(4, '0')}-tokenizer-lexer-identifier-digits-run.log`)
+    for (const n of names) writeFileSync(join(workspace, 'logs', n), '')
+    const listing = names.map((n) => JSON.stringify(n)).join('\n')
+    const idOf = (text) => text.match(/"scratchpad_id":\s*"([^"]+)"/)?.[1] ?? 'missing'
+    turns.set('t6', [
+      { toolCalls: [{ name: 'ls', namespace: 'openclaw', arguments: { path: 'logs' } }], usage: { input_tokens: 15_000 } },
+      (body) => ({ toolCalls: [{ name: 'scratchpad_read', namespace: 'openclaw_direct', arguments: { scratchpad_id: idOf(lastOutput(body)), mode: 'range', start: 0, end: 200 } }], usage: { input_tokens: 16_000 } }),
+      { text: 'Three hundred build logs.', usage: { input_tokens: 17_000 } },
+    ])
+    const P = 'codex-park'
+    const t = await turn(P, '[t6] How many build logs are in logs/?')
+    assert.ok(t.chat.length >= 3, `three Codex calls (got ${t.chat.length})`)
+    const parked = lastOutput(t.chat[1].body)
+    const observation = JSON.parse(parked)
+    assert.match(observation.scratchpad_id, /\S/, `the ls result came back as an observation: ${parked.slice(0, 300)}`)
+    assert.ok(parked.length < 2500 && observation.size_bytes > 15_000, `small (${parked.length} characters) for ${observation.size_bytes} bytes`)
+    assert.ok(observation.summary.startsWith(listing.slice(0, 300)) && observation.summary.endsWith(listing.slice(-300)), `the head and the tail of the listing: ${observation.summary.slice(0, 200)}`)
+    assert.match(observation.summary, /\[\.\.\. \d+ characters omitted \.\.\.\]/)
+    const stored = native.readObservationSync({ stateDir, sessionKey: `agent:main:explicit:${P}`, id: observation.scratchpad_id, mode: 'full' }).content
+    assert.ok(stored.startsWith(listing), `the whole listing is stored: ${stored.slice(0, 200)}`)
+    const slice = lastOutput(t.chat[2].body)
+    assert.equal(slice.split('\n\n[characters ')[0], stored.slice(0, 200), `scratchpad_read returns the slice: ${slice.slice(0, 300)}`)
+    assert.match(slice, /\[characters 0-200 of \d+ in "[^"]+"; read on with offset=200\]$/)
   })
   await check('every model request reached the loopback server', async () => {
     assert.ok(server.requests.length >= 5, `requests recorded: ${server.requests.length}`)

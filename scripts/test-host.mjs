@@ -165,7 +165,7 @@ await check('loadOpenClawPlugins loads the plugin with no diagnostics or warning
   assert.deepEqual(hooks, ['after_compaction', 'agent_end', 'before_compaction', 'before_prompt_build', 'before_reset', 'before_tool_call', 'llm_input', 'llm_output'])
   assert.equal(registry.sessionExtensions.filter((e) => e.pluginId === 'context-native').length, 1, 'the session extension')
   const middleware = registry.agentToolResultMiddlewares.filter((m) => m.pluginId === 'context-native')
-  assert.deepEqual(middleware.map((m) => m.runtimes), [['openclaw']], 'the tool-result middleware, for the openclaw runtime')
+  assert.deepEqual(middleware.map((m) => m.runtimes), [['openclaw', 'codex']], 'the tool-result middleware, for the openclaw runtime and the Codex harness')
   hookRunner = oc.createHookRunner(registry, { logger })
 })
 
@@ -268,6 +268,19 @@ await check('a tool result over 4 KB comes back from the middleware as the synth
   assert.equal(small.content[0].text, 'a.txt\nb.txt', 'a small result passes unchanged')
 })
 
+await check("under the Codex harness: a dynamic tool's large result is parked; Codex's PostToolUse relay (no isError, its result ignored by Codex) never parks", async () => {
+  await hookRunner.runLlmInput({ runId: 'run-codex', sessionId, provider: 'openai', model: 'gpt-test', prompt: 'x', historyMessages: [], imagesCount: 0, tools }, hookCtx('run-codex'))
+  const runner = oc.createAgentToolResultMiddlewareRunner({ runtime: 'codex', agentId, sessionId, sessionKey, runId: 'run-codex' })
+  // OpenClaw's dynamic-tool bridge in @openclaw/codex: threadId, turnId and isError are set.
+  const bridged = await runner.applyToolResultMiddleware({ threadId: 'th-1', turnId: 'tu-1', toolCallId: 'call-c1', toolName: 'ls', args: { path: 'logs' }, isError: false, result: { content: [{ type: 'text', text: big }], details: {} } })
+  assert.match(JSON.parse(bridged.content[0].text).scratchpad_id, /\S/, 'parked')
+  // The native hook relay's PostToolUse (runNativeHookRelayPostToolUse): no isError; a native tool, then a dynamic one.
+  const native = await runner.applyToolResultMiddleware({ turnId: 'tu-1', toolCallId: 'call-c2', toolName: 'exec', args: { cmd: 'cat build.log' }, result: { content: [{ type: 'text', text: big }], details: {} } })
+  assert.equal(native.content[0].text, big, 'a relayed native result is not parked')
+  const dynamic = await runner.applyToolResultMiddleware({ turnId: 'tu-1', toolCallId: 'call-c1', toolName: 'openclaw_directls', args: { path: 'logs' }, result: { content: [{ type: 'text', text: big }], details: {} } })
+  assert.equal(dynamic.content[0].text, big, 'nor the relay of a dynamic tool')
+})
+
 await check('scratchpad_read reads the parked result back by slice', async () => {
   assert.ok(observation)
   const range = await tool('scratchpad_read').execute('call-5', { scratchpad_id: observation.scratchpad_id, mode: 'range', start: 1000, end: 1100 }, undefined, undefined)
@@ -279,7 +292,7 @@ await check('scratchpad_read reads the parked result back by slice', async () =>
   await assert.rejects(tool('scratchpad_read').execute('call-7', { scratchpad_id: 'obs_missing', mode: 'head' }, undefined, undefined), /no observation entry "obs_missing"/)
 })
 
-await check('a compaction leaves a checkpoint (before_compaction) and the restore reaches the next turn (after_compaction)', async () => {
+await check('a compaction leaves a checkpoint (before_compaction) and the restore reaches the next turn (after_compaction), in every prompt build of that run', async () => {
   const history = [userMessage('fix the auth bug in src/auth.ts'), assistantMessage('Reading src/auth.ts'), userMessage('continue'), assistantMessage('The refresh token is dropped on 401.')]
   await buildPrompt('run-3', 'continue', history) // the plugin's view of the context before the compaction
   const compactionHooks = oc.asCompactionHookRunner(hookRunner)
@@ -309,6 +322,11 @@ await check('a compaction leaves a checkpoint (before_compaction) and the restor
   assert.ok(next.prependContext?.includes(restore), 'the restore text is in the next prompt')
   assert.ok(next.prependContext.includes('2. Fix token refresh'), 'with the scratchpad')
   assert.match(next.prependContext, /\[Hint: Context was just compacted/, 'and the after-compaction nudge')
+  // The Codex harness builds a turn's prompt again (same run id, OpenClaw's projection as the prompt) when it moves
+  // the turn to a fresh native thread, and sends the last build: it still carries the restore and the nudge.
+  const rebuilt = await buildPrompt('run-4', 'OpenClaw assembled context for this turn:\n<conversation_context>\n</conversation_context>\n\nCurrent user request:\nwhere were we?', [userMessage('summary of earlier turns')])
+  assert.ok(rebuilt.prependContext?.includes(restore), "the restore in the same run's later build")
+  assert.equal(rebuilt.prependContext.split('[Hint: Context was just compacted').length, 2, 'the nudge once in it')
   const after = await buildPrompt('run-5', 'ok', [userMessage('summary of earlier turns')])
   assert.ok(!after.prependContext?.includes(restore), 'the restore is injected once')
 })

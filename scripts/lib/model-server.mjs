@@ -26,7 +26,10 @@
 // `cached_tokens`); `input_tokens` defaults to the request's characters / 4. `responsesText(body)` is all the
 // text such a request carries (instructions and input items), for assertions. `POST /v1/responses/compact`
 // (Codex's compaction on the OpenAI provider) is answered with `{ output }`: the script's `output` items, else
-// one user message of its `text`. A GET (Codex's websocket attempt) is a recorded 404.
+// one user message of its `text`. Codex 0.154's compaction is a `POST /v1/responses` whose last input item is
+// `{ type: 'compaction_trigger' }` (`isCompactionTrigger(body)`): the script answers it with `{ compaction }`, a
+// string sent back as the one output item `{ type: 'compaction', encrypted_content }` (opaque to Codex, which
+// keeps it as the compacted history's last item). A GET (Codex's websocket attempt) is a recorded 404.
 import { createServer } from 'node:http'
 
 /** The text of a chat-completions message's content (a string or an array of parts). */
@@ -70,6 +73,11 @@ export function responsesItemText(item) {
   return contentText(item?.content)
 }
 
+/** Whether a Responses API request is Codex's compaction request (its last input item is `compaction_trigger`). */
+export function isCompactionTrigger(body) {
+  return Array.isArray(body?.input) && body.input.at(-1)?.type === 'compaction_trigger'
+}
+
 /** All the text a Responses API request carries (instructions and input items), for assertions. */
 export function responsesText(body) {
   const input = typeof body?.input === 'string' ? [body.input] : (body?.input ?? [])
@@ -89,7 +97,8 @@ function writeResponses(res, body, raw, answer, n) {
     total_tokens: inputTokens + outputTokens,
   }
   const items = []
-  if (answer.text || !(answer.toolCalls?.length > 0)) {
+  if (typeof answer.compaction === 'string') items.push({ type: 'compaction', id: `cmp_${n}`, encrypted_content: answer.compaction })
+  else if (answer.text || !(answer.toolCalls?.length > 0)) {
     items.push({ type: 'message', id: `msg_${n}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: answer.text || 'ok', annotations: [] }] })
   }
   for (const [i, t] of (answer.toolCalls ?? []).entries()) {
@@ -109,6 +118,8 @@ function writeResponses(res, body, raw, answer, n) {
     if (item.type === 'message') {
       send('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', content: [] } })
       send('response.output_text.delta', { item_id: item.id, output_index, content_index: 0, delta: item.content[0].text })
+    } else if (item.type === 'compaction') {
+      send('response.output_item.added', { output_index, item })
     } else {
       send('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } })
       send('response.function_call_arguments.delta', { item_id: item.id, output_index, delta: item.arguments })
