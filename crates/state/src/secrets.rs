@@ -166,12 +166,12 @@ fn plausible_value(v: &str) -> bool {
     !v.chars().all(|c| c.is_ascii_digit())
 }
 
-/// The text with every credential value replaced by [`REDACTED`] (borrowed when there is none).
-pub fn redact(text: &str) -> Cow<'_, str> {
-    if text.len() < 8 {
-        return Cow::Borrowed(text);
-    }
+/// Where every rule finds a credential value in `text` (byte ranges, unsorted, may overlap).
+fn credential_spans(text: &str) -> Vec<(usize, usize)> {
     let mut spans: Vec<(usize, usize)> = Vec::new();
+    if text.len() < 8 {
+        return spans;
+    }
     private_keys(text, &mut spans);
     prefixed_tokens(text, &mut spans);
     telegram_tokens(text, &mut spans);
@@ -179,6 +179,12 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     url_credentials(text, &mut spans);
     named_values(text, &mut spans);
     labelled_values(text, &mut spans);
+    spans
+}
+
+/// The text with every credential value replaced by [`REDACTED`] (borrowed when there is none).
+pub fn redact(text: &str) -> Cow<'_, str> {
+    let mut spans = credential_spans(text);
     if spans.is_empty() {
         return Cow::Borrowed(text);
     }
@@ -201,19 +207,8 @@ pub fn redact(text: &str) -> Cow<'_, str> {
 /// The credential values [`redact`] replaces in `text`, each once, in order: a value a rule
 /// recognised in one place (`Gitee 令牌: <v>`) is a credential wherever else it appears.
 pub fn secret_values(text: &str) -> Vec<&str> {
-    if text.len() < 8 {
-        return Vec::new();
-    }
-    let mut spans: Vec<(usize, usize)> = Vec::new();
-    private_keys(text, &mut spans);
-    prefixed_tokens(text, &mut spans);
-    telegram_tokens(text, &mut spans);
-    auth_headers(text, &mut spans);
-    url_credentials(text, &mut spans);
-    named_values(text, &mut spans);
-    labelled_values(text, &mut spans);
     let mut out: Vec<&str> = Vec::new();
-    for (s, e) in spans {
+    for (s, e) in credential_spans(text) {
         let v = &text[s..e];
         if !out.contains(&v) {
             out.push(v);
