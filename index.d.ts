@@ -222,6 +222,11 @@ export interface CheckpointResources {
   identifiers?: Array<string>
   /** Shell commands the agent ran, most used first (optional field of schema v1). */
   commands?: Array<string>
+  /**
+   * The exact values of the latest messages (URLs, paths, ids) that OpenClaw's summary audit
+   * requires in a summary (optional field of schema v1).
+   */
+  recentValues?: Array<string>
 }
 
 /** `thread` of a checkpoint. */

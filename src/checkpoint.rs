@@ -368,6 +368,10 @@ pub struct CheckpointResources {
     /// Shell commands the agent ran, most used first (optional field of schema v1).
     #[serde(default)]
     pub commands: Option<Vec<String>>,
+    /// The exact values of the latest messages (URLs, paths, ids) that OpenClaw's summary audit
+    /// requires in a summary (optional field of schema v1).
+    #[serde(default)]
+    pub recent_values: Option<Vec<String>>,
 }
 
 /// `thread` of a checkpoint.
@@ -458,6 +462,7 @@ fn to_js(cp: core::Checkpoint) -> Checkpoint {
             active_files: some(cp.resources.active_files),
             identifiers: some(cp.resources.identifiers),
             commands: some(cp.resources.commands),
+            recent_values: some(cp.resources.recent_values),
         },
         thread: CheckpointThread {
             summary: cp.thread.summary,
@@ -531,6 +536,7 @@ fn from_js_checkpoint(cp: Checkpoint) -> Result<core::Checkpoint, Error> {
             active_files: cp.resources.active_files.unwrap_or_default(),
             identifiers: cp.resources.identifiers.unwrap_or_default(),
             commands: cp.resources.commands.unwrap_or_default(),
+            recent_values: cp.resources.recent_values.unwrap_or_default(),
         },
         thread: core::Thread {
             summary: cp.thread.summary,

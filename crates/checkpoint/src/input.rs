@@ -346,6 +346,7 @@ pub fn assemble(
         ),
         active_files: ex.active_files.into_iter().take(MAX_FILES).collect(),
         identifiers: with_carried(ex.identifiers, &previous.identifiers),
+        recent_values: ex.recent_values,
         commands: ex.commands,
     };
 

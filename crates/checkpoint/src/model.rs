@@ -163,6 +163,9 @@ pub struct Resources {
     pub identifiers: Vec<String>,
     /// Optional v1 field: shell commands the agent ran, most used first.
     pub commands: Vec<String>,
+    /// Optional v1 field: the exact values of the latest messages (URLs, paths, ids), as
+    /// OpenClaw's summary audit reads them; a summary (replace mode) must show them.
+    pub recent_values: Vec<String>,
 }
 
 /// One entry of `thread.key_exchanges`.

@@ -41,10 +41,12 @@ pub fn redact_checkpoint(cp: &mut Checkpoint) {
     list(&mut r.files_modified);
     list(&mut r.active_files);
     list(&mut r.commands);
-    r.identifiers.retain(|id| {
-        let kept = redact(id);
-        matches!(kept, std::borrow::Cow::Borrowed(_)) && !id.contains(REDACTED)
-    });
+    for names in [&mut r.identifiers, &mut r.recent_values] {
+        names.retain(|id| {
+            let kept = redact(id);
+            matches!(kept, std::borrow::Cow::Borrowed(_)) && !id.contains(REDACTED)
+        });
+    }
     opt(&mut cp.thread.summary);
     for e in &mut cp.thread.key_exchanges {
         e.gist = redact_owned(std::mem::take(&mut e.gist));

@@ -15,6 +15,26 @@ use context_state::substance::fold_key;
 use context_tokens::{count_tokens, ChunkCounter, Encoding};
 use std::collections::HashMap;
 
+/// The checkpoint with the latest messages' exact values (`resources.recent_values`) placed
+/// among its identifiers: in a summary (replace mode) right after the
+/// [`TOP_NAMES`](crate::thread::TOP_NAMES) most used names, since OpenClaw's quality audit
+/// requires them there; in a restore appended to OpenClaw's own summary, which holds them
+/// already, after every ranked name (the first the budget drops). Borrowed when it has none.
+fn with_recent_values(cp: &Checkpoint, as_summary: bool) -> std::borrow::Cow<'_, Checkpoint> {
+    if cp.resources.recent_values.is_empty() {
+        return std::borrow::Cow::Borrowed(cp);
+    }
+    let mut c = cp.clone();
+    let recent = std::mem::take(&mut c.resources.recent_values);
+    let ranked = std::mem::take(&mut c.resources.identifiers);
+    c.resources.identifiers = if as_summary {
+        crate::thread::latest_first(recent, ranked)
+    } else {
+        crate::thread::latest_first(Vec::new(), ranked.into_iter().chain(recent).collect())
+    };
+    std::borrow::Cow::Owned(c)
+}
+
 /// Default token budget of the restore text.
 pub const DEFAULT_MAX_TOKENS: usize = 800;
 /// More compactions than this in one session is a death spiral (seed 001, 5.5 and 12).
@@ -805,6 +825,8 @@ fn compose(
 /// their texts shortened, and as a last resort the newest open items replaced by a count.
 /// `InvalidArg` when `max_tokens` cannot hold even the frame.
 pub fn render(cp: &Checkpoint, opts: RenderOptions) -> Result<String> {
+    let shown = with_recent_values(cp, opts.as_summary);
+    let cp: &Checkpoint = &shown;
     let pre = Prepared::new(cp);
     let order = drop_order(cp, pre.files.len());
     let d = order.len();
@@ -957,6 +979,37 @@ mod tests {
             .find(|l| l.starts_with("Identifiers: "))
             .unwrap();
         assert_eq!(line, "Identifiers: render_message/1, render/2");
+    }
+
+    #[test]
+    fn the_latest_values_follow_the_most_used_names_in_a_summary_and_all_names_otherwise() {
+        let mut cp = seed();
+        cp.resources.identifiers = (0..12).map(|i| format!("helperNumber{i}")).collect();
+        cp.resources.recent_values = vec!["https://staging.example.com/app".into()];
+        let line = |opts: RenderOptions| {
+            let text = render(&cp, opts).unwrap();
+            let ids = text
+                .lines()
+                .find(|l| l.starts_with("Identifiers: "))
+                .unwrap()
+                .to_string();
+            ids.trim_start_matches("Identifiers: ")
+                .split(", ")
+                .map(String::from)
+                .collect::<Vec<_>>()
+        };
+        let summary = line(RenderOptions {
+            max_tokens: 2000,
+            as_summary: true,
+            ..RenderOptions::default()
+        });
+        assert_eq!(
+            summary[crate::thread::TOP_NAMES],
+            "https://staging.example.com/app"
+        );
+        // appended to OpenClaw's summary, which holds them already: after every ranked name
+        let restore = line(RenderOptions::default());
+        assert_eq!(restore.last().unwrap(), "https://staging.example.com/app");
     }
 
     #[test]

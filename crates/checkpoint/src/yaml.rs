@@ -236,6 +236,7 @@ pub fn to_yaml(cp: &Checkpoint) -> String {
         ("active_files", &cp.resources.active_files),
         ("identifiers", &cp.resources.identifiers),
         ("commands", &cp.resources.commands),
+        ("recent_values", &cp.resources.recent_values),
     ] {
         if !list.is_empty() {
             push_string_list(&mut o, "  ", key, list);
@@ -468,6 +469,7 @@ pub fn from_yaml(text: &str) -> Result<Checkpoint> {
         active_files: str_list(field(r, "active_files"), "resources.active_files")?,
         identifiers: str_list(field(r, "identifiers"), "resources.identifiers")?,
         commands: str_list(field(r, "commands"), "resources.commands")?,
+        recent_values: str_list(field(r, "recent_values"), "resources.recent_values")?,
     };
 
     let t = section(doc, "thread")?;
@@ -552,6 +554,7 @@ mod tests {
                 active_files: vec![s()],
                 identifiers: vec![s(), s()],
                 commands: vec![s()],
+                recent_values: vec![s()],
             },
             thread: Thread {
                 summary: Some(s()),

@@ -75,6 +75,8 @@ pub struct Extracted {
     /// Names the agent's edits and writes define, its code spans and the file names it wrote
     /// about, most used (recent uses weigh more, definitions most) first.
     pub identifiers: Vec<String>,
+    /// The exact values of the latest messages ([`recent_values`](recent_values::recent_values)).
+    pub recent_values: Vec<String>,
     /// Shell commands the agent ran (the working part: no `cd`, no output plumbing, no message),
     /// most used first; look-arounds only when run more than once.
     pub commands: Vec<String>,
@@ -190,7 +192,8 @@ pub fn extract(messages: &[Value]) -> Extracted {
     let mut out = Extracted {
         status: status(messages),
         next_action: next_action(messages, &lines),
-        identifiers: latest_first(recent_values(messages), identifiers(messages, &lines)),
+        identifiers: identifiers(messages, &lines),
+        recent_values: recent_values(messages),
         commands: commands(messages),
         constraints: constraints(&lines),
         ..Extracted::default()
@@ -217,7 +220,7 @@ pub(super) fn calls(messages: &[Value]) -> impl Iterator<Item = (usize, &str, &V
 /// The agent's [`TOP_NAMES`] most used names, then the exact values of the latest messages
 /// (OpenClaw's summary audit requires them; in replace mode's budget they always fit), then the
 /// rest of the ranked identifiers, each once, at most [`MAX_IDENTIFIERS`].
-fn latest_first(recent: Vec<String>, ranked: Vec<String>) -> Vec<String> {
+pub fn latest_first(recent: Vec<String>, ranked: Vec<String>) -> Vec<String> {
     let mut seen: HashSet<String> = HashSet::new();
     let top = ranked.len().min(TOP_NAMES);
     ranked[..top]

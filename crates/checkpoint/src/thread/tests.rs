@@ -1037,7 +1037,12 @@ fn the_latest_exact_values_follow_the_most_used_names() {
     msgs.push(agent(
         "deployed to https://staging.example.com/app on api.internal:8443",
     ));
-    let ids = extract(&msgs).identifiers;
+    let e = extract(&msgs);
+    // the values are kept apart from the ranked names: the render places them (see render.rs)
+    assert!(e
+        .recent_values
+        .contains(&"https://staging.example.com/app".to_string()));
+    let ids = latest_first(e.recent_values, e.identifiers);
     let at = |v: &str| ids.iter().position(|x| x == v);
     assert_eq!(
         at("https://staging.example.com/app"),
