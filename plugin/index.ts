@@ -61,10 +61,20 @@ import {
 } from './state.ts'
 import { BRIDGE_TOOL, registerTools, scratchpadStore, toolNames, unbridgeMessages } from './tools.ts'
 import { registerReferences } from './references.ts'
-import { bufferedCaptures, dropCaptures, flushCaptures } from './capture.ts'
+import { bufferToolResult, bufferedCaptures, dropCaptures, flushCaptures } from './capture.ts'
 import { noteActivity, scheduleRetention } from './retention.ts'
 import { nudgeSettings as nudgeSettingsOf, resolveSettings, scratchpadLimits } from './settings.ts'
-import { CLAUDE_CLI_RUNTIME, claudeCliWindow, isClaudeCli, nativeCompactionAfterTurn, nativeCompactionTurn, usageTokens } from './runtime.ts'
+import {
+  CLAUDE_CLI_RUNTIME,
+  CLAUDE_CLI_TOOL_PREFIX,
+  claudeCliWindow,
+  isClaudeCli,
+  isClaudeCliRun,
+  nativeCompactionAfterTurn,
+  nativeCompactionTurn,
+  noteClaudeCliRun,
+  usageTokens,
+} from './runtime.ts'
 
 export { InvalidSettingsError, resolveSettings, type ContextNativeSettings } from './settings.ts'
 
@@ -208,6 +218,7 @@ export function registerContextNative(api: OpenClawPluginApi): void {
       // before OpenClaw's own compaction. Under Claude Code (runtime.ts) the budget comes from OpenClaw's report
       // or the config, never the setting.
       const claude = isClaudeCli(ctx)
+      if (claude) noteClaudeCliRun(ctx.runId)
       const cliWindow = claude ? claudeCliWindow(api.config, record, ctx) : undefined
       const window = cliWindow ?? contextWindow(record, ctx)
       const thresholds = gaugeThresholds(window, settings.gauge)
@@ -279,6 +290,27 @@ export function registerContextNative(api: OpenClawPluginApi): void {
     }
     // Context for this turn only. No `systemPrompt`.
     return parts.length > 0 ? { prependContext: parts.join('\n\n') } : undefined
+  })
+
+  // --- after_tool_call: under Claude Code, the tools the run used (the tool-result middleware is not called there)
+  // Claude Code runs OpenClaw's tools through MCP and its own natively; OpenClaw calls no tool-result middleware
+  // for either, but after_tool_call fires (measured: scripts/test-claude-cli.mjs). A run seen on that runtime by
+  // before_prompt_build (runtime.ts) has its calls captured here, as the middleware captures them elsewhere, so
+  // its checkpoints list the tools and files; any other run's are captured by the middleware, never twice.
+  api.on('after_tool_call', (event, ctx) => {
+    const sessionKey = ctx.sessionKey
+    if (!sessionKey || isHousekeeping(ctx) || !isClaudeCliRun(ctx.runId ?? event.runId)) return
+    try {
+      const toolName = event.toolName.startsWith(CLAUDE_CLI_TOOL_PREFIX) ? event.toolName.slice(CLAUDE_CLI_TOOL_PREFIX.length) : event.toolName
+      bufferToolResult(stateDir, sessionKey, {
+        toolName,
+        params: event.params ?? {},
+        isError: typeof event.error === 'string',
+        ...(typeof event.error === 'string' ? { error: event.error } : {}),
+      })
+    } catch (e) {
+      warnOnce(api.logger, 'after_tool_call', e)
+    }
   })
 
   // --- agent_end: the run's captures written in one batch (capture.ts), after the run, off its path ---------

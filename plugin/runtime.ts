@@ -19,6 +19,32 @@ import { obj, updateRecord, type SessionRecord } from './state.ts'
 /** The runtime id OpenClaw puts in `ctx.modelProviderId` of a Claude Code run's hooks. */
 export const CLAUDE_CLI_RUNTIME = 'claude-cli'
 
+/** The ids of the runs seen on the Claude Code runtime in this process (process-wide: every registration shares it). */
+function claudeCliRuns(): Set<string> {
+  const g = globalThis as unknown as Record<symbol, Set<string> | undefined>
+  const key = Symbol.for('@openclaw/context-native/claude-cli-runs')
+  return (g[key] ??= new Set())
+}
+
+/** Most run ids remembered (a gateway runs for weeks); the oldest are forgotten first. */
+const MAX_CLAUDE_CLI_RUNS = 256
+
+/** Notes that `runId` runs on the Claude Code runtime (from a prompt-build hook, which names the runtime). */
+export function noteClaudeCliRun(runId: string | undefined): void {
+  if (!runId) return
+  const runs = claudeCliRuns()
+  runs.add(runId)
+  if (runs.size > MAX_CLAUDE_CLI_RUNS) runs.delete(runs.values().next().value as string)
+}
+
+/** Whether `runId` was noted as a Claude Code run. */
+export function isClaudeCliRun(runId: string | undefined): boolean {
+  return !!runId && claudeCliRuns().has(runId)
+}
+
+/** The MCP prefix Claude Code gives OpenClaw's tools (`mcp__openclaw__session_scratchpad`). */
+export const CLAUDE_CLI_TOOL_PREFIX = 'mcp__openclaw__'
+
 /** Whether a hook's context is a run on the Claude Code runtime. */
 export function isClaudeCli(ctx: { modelProviderId?: string } | undefined): boolean {
   return ctx?.modelProviderId === CLAUDE_CLI_RUNTIME
