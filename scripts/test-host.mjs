@@ -162,7 +162,7 @@ await check('loadOpenClawPlugins loads the plugin with no diagnostics or warning
   assert.deepEqual(registry.diagnostics, [], 'no loader diagnostics')
   assert.deepEqual(logs.filter((l) => l.level !== 'info'), [], 'no warnings or errors logged')
   const hooks = registry.typedHooks.filter((h) => h.pluginId === 'context-native').map((h) => h.hookName).sort()
-  assert.deepEqual(hooks, ['after_compaction', 'agent_end', 'before_compaction', 'before_prompt_build', 'before_reset', 'before_tool_call', 'llm_input', 'llm_output'])
+  assert.deepEqual(hooks, ['after_compaction', 'after_tool_call', 'agent_end', 'before_compaction', 'before_prompt_build', 'before_reset', 'before_tool_call', 'llm_input', 'llm_output'])
   assert.equal(registry.sessionExtensions.filter((e) => e.pluginId === 'context-native').length, 1, 'the session extension')
   const middleware = registry.agentToolResultMiddlewares.filter((m) => m.pluginId === 'context-native')
   assert.deepEqual(middleware.map((m) => m.runtimes), [['openclaw', 'codex']], 'the tool-result middleware, for the openclaw runtime and the Codex harness')
