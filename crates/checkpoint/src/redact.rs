@@ -58,20 +58,27 @@ pub fn redact_checkpoint(cp: &mut Checkpoint) {
 /// Shortest credential value replaced wherever it appears once a rule recognised it.
 const MIN_KNOWN_CHARS: usize = 8;
 
-/// The credential values the rules recognise in the strings inside `v`, added to `known`.
-fn collect_secrets(v: &serde_json::Value, known: &mut Vec<String>) {
+/// The credential values the rules recognise in the strings inside `v`, added to `known` (those
+/// of at least [`MIN_KNOWN_CHARS`]); whether the rules found any at all.
+fn collect_secrets(v: &serde_json::Value, known: &mut Vec<String>) -> bool {
     use serde_json::Value;
     match v {
         Value::String(s) => {
-            for found in secret_values(s) {
-                if found.chars().count() >= MIN_KNOWN_CHARS && !known.iter().any(|k| k == found) {
-                    known.push(found.to_string());
+            let found = secret_values(s);
+            for f in &found {
+                if f.chars().count() >= MIN_KNOWN_CHARS && !known.iter().any(|k| k == f) {
+                    known.push(f.to_string());
                 }
             }
+            !found.is_empty()
         }
-        Value::Array(items) => items.iter().for_each(|x| collect_secrets(x, known)),
-        Value::Object(map) => map.values().for_each(|x| collect_secrets(x, known)),
-        _ => {}
+        Value::Array(items) => items
+            .iter()
+            .fold(false, |any, x| collect_secrets(x, known) | any),
+        Value::Object(map) => map
+            .values()
+            .fold(false, |any, x| collect_secrets(x, known) | any),
+        _ => false,
     }
 }
 
@@ -135,10 +142,15 @@ pub fn redact_messages(
     messages: &[serde_json::Value],
 ) -> std::borrow::Cow<'_, [serde_json::Value]> {
     let mut known: Vec<String> = Vec::new();
+    let mut any = false;
     for m in messages {
         if let Some(content) = m.get("content") {
-            collect_secrets(content, &mut known);
+            any |= collect_secrets(content, &mut known);
         }
+    }
+    // no rule found a credential anywhere: nothing to redact (the rules ran once, not twice)
+    if !any {
+        return std::borrow::Cow::Borrowed(messages);
     }
     let mut out: Option<Vec<serde_json::Value>> = None;
     for (i, m) in messages.iter().enumerate() {

@@ -137,9 +137,11 @@ fn last_compaction(
     if let Some((_, cp)) = latest.filter(|(_, cp)| cp.meta.trigger == Trigger::Compaction) {
         return Some(cp.clone());
     }
+    let newest = latest.map(|(id, _)| id.as_str());
     files
         .iter()
         .rev()
+        .filter(|(_, id)| Some(id.as_str()) != newest)
         .filter_map(|(_, id)| load(dir, id).ok())
         .find(|cp| cp.meta.trigger == Trigger::Compaction)
 }
@@ -172,7 +174,7 @@ pub fn write_checkpoint(input: &CheckpointInput) -> Result<WriteResult> {
 
     let files = list(&dir)?;
     let latest = newest_valid(&dir)?;
-    let previous = Previous {
+    let mut previous = Previous {
         id: latest.as_ref().map(|(id, _)| id.clone()),
         compaction_count: latest
             .as_ref()
@@ -182,9 +184,7 @@ pub fn write_checkpoint(input: &CheckpointInput) -> Result<WriteResult> {
             .as_ref()
             .map(|(_, cp)| cp.constraints.clone())
             .unwrap_or_default(),
-        identifiers: last_compaction(&dir, &files, latest.as_ref())
-            .map(|cp| cp.resources.identifiers)
-            .unwrap_or_default(),
+        identifiers: Vec::new(),
     };
     if let Some((id, last)) = &latest {
         let count = input.compaction_count.unwrap_or(previous.compaction_count);
@@ -198,6 +198,11 @@ pub fn write_checkpoint(input: &CheckpointInput) -> Result<WriteResult> {
             });
         }
     }
+    // (read only for a checkpoint that is written: older files are loaded only when the newest is
+    // no compaction checkpoint)
+    previous.identifiers = last_compaction(&dir, &files, latest.as_ref())
+        .map(|cp| cp.resources.identifiers)
+        .unwrap_or_default();
     // Which state the previous checkpoint already bundled is decided by checkpoint numbers, not
     // by its time: one written while the clock ran ahead must not discard later records.
     let mark = files.last().map(|(n, _)| context_state::CheckpointMark {

@@ -537,25 +537,8 @@ fn labelled_values(text: &str, spans: &mut Vec<(usize, usize)>) {
         if !matches!(sep, ':' | '：' | '=') {
             continue;
         }
-        let before = text[..i].trim_end_matches(['*', '_', ' ']);
-        let label: String = {
-            let tail: Vec<char> = before.chars().rev().take(LABEL_CHARS).collect();
-            tail.into_iter().rev().collect()
-        };
-        let label = label
-            .rsplit(['\n', '.', ',', ';', '|', '(', '[', '{'])
-            .next()
-            .unwrap_or("");
-        let lower = label.to_lowercase();
-        let last_word = lower
-            .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
-            .next()
-            .unwrap_or("");
-        let named = names_secret(last_word);
-        if !(named || SECRET_LABELS.iter().any(|w| lower.contains(w))) {
-            continue;
-        }
-        // the value: after markup, spaces and an opening quote or backtick
+        // the value first (most separators in code and JSON have none of a credential's shape):
+        // after markup, spaces and an opening quote or backtick
         let rest = &text[i + sep.len_utf8()..];
         let skip = rest
             .char_indices()
@@ -566,8 +549,27 @@ fn labelled_values(text: &str, spans: &mut Vec<(usize, usize)>) {
         }
         let v_start = i + sep.len_utf8() + skip;
         let v_end = token_end(text, v_start);
-        let value = &text[v_start..v_end];
-        if credential_shaped(value) {
+        if !credential_shaped(&text[v_start..v_end]) {
+            continue;
+        }
+        // the label: the last LABEL_CHARS characters before the separator, markup left out, from
+        // the start of its line or clause
+        let before = text[..i].trim_end_matches(['*', '_', ' ']);
+        let from = before
+            .char_indices()
+            .rev()
+            .nth(LABEL_CHARS - 1)
+            .map_or(0, |(k, _)| k);
+        let label = before[from..]
+            .rsplit(['\n', '.', ',', ';', '|', '(', '[', '{'])
+            .next()
+            .unwrap_or("");
+        let lower = label.to_lowercase();
+        let last_word = lower
+            .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+            .next()
+            .unwrap_or("");
+        if names_secret(last_word) || SECRET_LABELS.iter().any(|w| lower.contains(w)) {
             spans.push((v_start, v_end));
         }
     }
