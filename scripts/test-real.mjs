@@ -790,6 +790,9 @@ try {
     writeConfig({ gatewayPort: port, toolSearch: false })
     const MAIN = 'agent:main:main'
     const TOKEN = `ghp_${'R7kLm2Qx9Vt4Bn8Wc1Zp5Hd3Fj6Ys0Ua'}Xe4G`
+    // A credential of no known shape (32 hex digits, as a hash would be), pasted under a label in the user's own
+    // language and quoted back bare by the agent: the label tells it is one, wherever it appears (issue 27).
+    const LABELLED = '5f0c2a9e7b1d4c3f8a6e2d0b9c7f1a34'
     const gw = startGateway({ node, openclawBin, port, env, cwd: workspace })
     const log = gw.log
     try {
@@ -797,10 +800,10 @@ try {
       turns.set('t60', [{ text: 'Hello! What are we working on today?', usage: { prompt_tokens: 15_000 } }])
       turns.set('t61', [
         { toolCalls: [{ name: 'exec', arguments: { command: `export GITHUB_TOKEN=${TOKEN}; gh api repos/acme/billing/keys --jq '.[].title' || echo 'gh failed'` } }] },
-        { text: 'Listed the deploy keys of acme/billing; the old one is deploy-2025.', usage: { prompt_tokens: 22_000 } },
+        { text: `Listed the deploy keys of acme/billing; the old one is deploy-2025. The new key's note will hold \`${LABELLED}\`.`, usage: { prompt_tokens: 22_000 } },
       ])
       await turn(MAIN, '[t60] Hi there!', { local: false })
-      const task = await turn(MAIN, `[t61] Rotate the deploy key of the acme/billing repository: list its keys with gh first, GITHUB_TOKEN=${TOKEN} works.`, { local: false })
+      const task = await turn(MAIN, `[t61] Rotate the deploy key of the acme/billing repository: list its keys with gh first, GITHUB_TOKEN=${TOKEN} works. Staging 令牌: ${LABELLED} goes in the new key's note.`, { local: false })
       assert.ok(toolNames(task.chat[0]).includes('exec'), `exec is sent: ${toolNames(task.chat[0]).join(', ')}`)
       assert.ok(task.chat.length >= 2, `the model ran the command (got ${task.chat.length} calls)`)
       // The heartbeat on a short cadence (30 s: the automations scheduler's minimum, cron-limits-*.mjs) into the agent's
@@ -856,14 +859,17 @@ try {
       assert.match(goal, /Task:.*Rotate the deploy key/, `the goal is the user's task: ${restore}`)
       assert.doesNotMatch(goal, /Hi there/, `not the greeting: ${restore}`)
       assert.ok(!restore.includes(TOKEN) && !/ghp_[A-Za-z0-9]{20,}/.test(restore), `no credential in the restore: ${restore}`)
+      assert.ok(!restore.includes(LABELLED), `no labelled credential in the restore, under its label or bare: ${restore}`)
       // The user's task keeps its words, the credential in it replaced (crates/state/src/secrets.rs).
       assert.match(goal, /\[redacted\]/, `the credential in the task is redacted: ${goal}`)
       assert.ok(JSON.stringify(task.chat[1].body).includes(TOKEN), 'the command with the credential was in the conversation before the compaction')
+      assert.ok(JSON.stringify(task.chat[1].body).includes(LABELLED), 'the labelled credential was in the conversation before the compaction')
       assert.match(contentText(polls()[0].answer ? polls()[0].answer.text : ''), /HEARTBEAT_OK/, 'the heartbeat run was answered HEARTBEAT_OK')
       const yaml = checkpoints(MAIN)
       assert.ok(yaml.length > 0, 'a checkpoint of the main session')
       for (const y of yaml) {
         assert.ok(!y.includes(TOKEN) && !/ghp_[A-Za-z0-9]{20,}/.test(y), `no credential in the checkpoint YAML: ${y.slice(0, 800)}`)
+        assert.ok(!y.includes(LABELLED), `no labelled credential in the checkpoint YAML: ${y.slice(0, 800)}`)
         assert.doesNotMatch(y, /HEARTBEAT_OK|heartbeat monitor scratch/, `no heartbeat text in the checkpoint YAML: ${y.slice(0, 800)}`)
       }
       assert.match(yaml.at(-1), /Rotate the deploy key/, 'the checkpoint has the task')
