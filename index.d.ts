@@ -1341,6 +1341,13 @@ export interface RenderCheckpointOptions {
    * sections are left out. @default false
    */
   asSummary?: boolean
+  /**
+   * Text the model's context already holds next to the restore: after a compaction in
+   * default mode, OpenClaw's summary and the messages it kept. Identifiers and commands it
+   * mentions (whole, in any case) are not said again, so the budget goes to those it lacks.
+   * @default undefined (all are said)
+   */
+  inContext?: string
 }
 
 /** Removes an open item (exact text). Resolves to whether it was open. */

@@ -122,6 +122,21 @@ describe('writeCheckpoint', () => {
   })
 })
 
+describe('renderCheckpoint inContext', () => {
+  it('leaves out the names and commands the given context states, and checks the option', () => {
+    const cp = native.readCheckpoint({ yaml: seedYaml })
+    cp.resources.identifiers = ['parseConfig()', 'retryBudget']
+    cp.resources.commands = ['cargo test -p lexer', 'git push']
+    const yaml = native.checkpointToYaml(cp)
+    const all = native.renderCheckpoint({ yaml })
+    expect(all).toContain('Identifiers: parseConfig(), retryBudget')
+    const text = native.renderCheckpoint({ yaml }, { inContext: 'Fixed `parseConfig()`, ran `cargo test -p lexer`.' })
+    expect(text).toContain('Identifiers: retryBudget\n')
+    expect(text).toContain('Commands run: git push\n')
+    expect(() => native.renderCheckpoint({ yaml }, { inContext: 7 })).toThrow(expect.objectContaining({ code: 'InvalidArg' }))
+  })
+})
+
 describe('readCheckpoint / renderCheckpoint', () => {
   it('fall back to the newest valid checkpoint; corrupt data never throws', () => {
     const { dir, cleanup } = tempStateDir('fallback')

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { claimPending, currentContext } from '../plugin/compaction.ts'
+import { claimPending, compactionSummaryOf, currentContext } from '../plugin/compaction.ts'
 import { configuredWindow, gaugeThresholds, sessionWindow } from '../plugin/gauge.ts'
 import { isHousekeeping, processState, readRecord, updateRecord } from '../plugin/state.ts'
 import { innerToolCall, unbridgeMessages } from '../plugin/tools.ts'
@@ -64,6 +64,16 @@ describe("plugin: the session's current context from OpenClaw's transcript event
     expect(currentContext(events).map((x: any) => x.content)).toEqual(['kept', 'after'])
     expect(currentContext(events.slice(0, 5)).map((x: any) => x.content)).toEqual(['new task'])
     expect(currentContext([])).toEqual([])
+  })
+})
+
+describe('plugin: OpenClaw\'s compaction summary among a prompt build\'s messages', () => {
+  it('is read from a compactionSummary message or from the user message OpenClaw makes of it', () => {
+    expect(compactionSummaryOf([{ role: 'compactionSummary', summary: '## Goal\nfix src/parse.rs', tokensBefore: 1 }])).toBe('## Goal\nfix src/parse.rs')
+    const framed = 'The conversation history before this point was compacted into the following summary:\n\n<summary>\n## Goal\nfix src/parse.rs\n</summary>'
+    expect(compactionSummaryOf([{ role: 'user', content: [{ type: 'text', text: framed }] }, { role: 'user', content: 'next' }])).toBe('\n## Goal\nfix src/parse.rs\n')
+    expect(compactionSummaryOf([{ role: 'user', content: framed }])).toContain('fix src/parse.rs')
+    expect(compactionSummaryOf([{ role: 'user', content: 'no summary here' }, null, 7, { role: 'assistant', content: framed }])).toBeUndefined()
   })
 })
 

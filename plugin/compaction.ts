@@ -12,7 +12,7 @@
 //                       the scratchpad nudge) pending in the durable record; the next before_prompt_build
 //                       prepends it once. In 'replace' mode the summary already is the restore.
 import type { OpenClawPluginApi } from 'openclaw/plugin-sdk/plugin-entry'
-import { estimateContextTokens, evaluateScratchpadNudge, renderCheckpoint, writeCheckpoint } from '@openclaw/context-native'
+import { estimateContextTokens, evaluateScratchpadNudge, readCheckpoint, renderCheckpoint, writeCheckpoint } from '@openclaw/context-native'
 import { unbridgeMessages } from './tools.ts'
 import { flushCaptures } from './capture.ts'
 import { isHousekeeping, memoryOf, obj, processState, readRecord, updateRecord, warnOnce, type PendingCompaction, type SessionRecord } from './state.ts'
@@ -204,11 +204,12 @@ export function registerCompaction(api: OpenClawPluginApi, s: CompactionSettings
         !nothingLeft && s.checkpoints && p?.checkpointed && !p.replaced
           ? renderCheckpoint({ stateDir: s.stateDir, sessionKey }, { mode: 'post-compaction', maxTokens: s.restoreMaxTokens })
           : undefined
+      const checkpointId = restore ? readCheckpoint({ stateDir: s.stateDir, sessionKey })?.meta.checkpointId : undefined
       await updateRecord(s.stateDir, sessionKey, (r) => {
         // A compaction that rotated the session's physical generation keeps the conversation.
         if (event.previousSessionId && r.sessionId === event.previousSessionId && ctx.sessionId) r.sessionId = ctx.sessionId
         r.checkpointedEpoch = undefined
-        if (restore) r.restorePending = { text: restore, compaction: r.compactions, at: new Date().toISOString() }
+        if (restore) r.restorePending = { text: restore, compaction: r.compactions, at: new Date().toISOString(), ...(checkpointId ? { checkpointId } : {}) }
         else delete r.restorePending
         if (nudge) r.nudgePending = nudge
       })
@@ -216,4 +217,46 @@ export function registerCompaction(api: OpenClawPluginApi, s: CompactionSettings
       warnOnce(api.logger, 'after_compaction', e)
     }
   })
+}
+
+/** How OpenClaw hands its compaction summary to the model: a user message of this frame (2026.9.6, agent-core). */
+const SUMMARY_OPEN = 'The conversation history before this point was compacted into the following summary:'
+
+/**
+ * OpenClaw's compaction summary among the messages of a prompt build: a `compactionSummary` message, or the user
+ * message OpenClaw makes of it for the model (`<summary>` ... `</summary>` after its frame). `undefined` without one.
+ */
+export function compactionSummaryOf(messages: readonly unknown[]): string | undefined {
+  for (const m of messages) {
+    const msg = obj(m)
+    if (msg.role === 'compactionSummary' && typeof msg.summary === 'string') return msg.summary
+    if (msg.role !== 'user') continue
+    const content = msg.content
+    const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((b) => (typeof obj(b).text === 'string' ? (obj(b).text as string) : '')).join('\n') : ''
+    const at = text.indexOf(SUMMARY_OPEN)
+    if (at < 0) continue
+    const body = text.slice(at + SUMMARY_OPEN.length)
+    const open = body.indexOf('<summary>')
+    const close = body.lastIndexOf('</summary>')
+    return open >= 0 && close > open ? body.slice(open + '<summary>'.length, close) : body
+  }
+  return undefined
+}
+
+/**
+ * The restore text the model receives after a compaction in default mode. The pending text was rendered when the
+ * compaction ended, before OpenClaw's summary existed; at the prompt build the summary is among the messages, and the
+ * same checkpoint is rendered again without the names and commands the summary states already, so the budget goes to
+ * what the summary lacks. The pending text as it is when there is no summary (Claude Code, Codex), when a newer
+ * checkpoint has been written since, or when rendering fails.
+ */
+export function restoreAfterSummary(stateDir: string, sessionKey: string, pending: NonNullable<SessionRecord['restorePending']>, messages: readonly unknown[], maxTokens: number): string {
+  const summary = compactionSummaryOf(messages)
+  if (!summary?.trim() || !pending.checkpointId) return pending.text
+  try {
+    if (readCheckpoint({ stateDir, sessionKey })?.meta.checkpointId !== pending.checkpointId) return pending.text
+    return renderCheckpoint({ stateDir, sessionKey }, { mode: 'post-compaction', maxTokens, inContext: summary }) ?? pending.text
+  } catch {
+    return pending.text
+  }
 }

@@ -42,7 +42,7 @@ import {
   getScratchpadContent,
   writeCheckpoint,
 } from '@openclaw/context-native'
-import { PROVIDER_ID, registerCompaction } from './compaction.ts'
+import { PROVIDER_ID, registerCompaction, restoreAfterSummary } from './compaction.ts'
 import { estimateTokens, gaugeThresholds, sessionWindow } from './gauge.ts'
 import {
   emptyRecord,
@@ -275,7 +275,7 @@ export function registerContextNative(api: OpenClawPluginApi): void {
       }
       // Kept for the run's later builds: only the last build is sent (SessionMemory.consumed).
       const consumed = rebuild && memory.consumed ? memory.consumed : { runId: ctx.runId ?? '', hints: [] as string[] }
-      if (taken.restore) consumed.restore = taken.restore.text
+      if (taken.restore) consumed.restore = restoreAfterSummary(stateDir, sessionKey, taken.restore, event.messages, settings.checkpoints.restoreMaxTokens)
       if (taken.nudge) consumed.nudge = taken.nudge
       consumed.hints.push(...memory.hints.splice(0))
       if (ctx.runId !== undefined) memory.consumed = consumed

@@ -31,8 +31,11 @@ export interface SessionRecord {
   checkpointedEpoch?: number
   /** The context window of the session's model as OpenClaw last reported it. */
   contextWindow?: number
-  /** The restore text written at the last compaction, waiting for the next prompt build; consumed once. */
-  restorePending?: { text: string; compaction: number; at: string }
+  /**
+   * The restore text written at the last compaction, waiting for the next prompt build; consumed once. `checkpointId`:
+   * the checkpoint it renders, rendered again there without the names OpenClaw's summary states (compaction.ts).
+   */
+  restorePending?: { text: string; compaction: number; at: string; checkpointId?: string }
   /** The scratchpad's post-compaction nudge, waiting like the restore. */
   nudgePending?: string
   /** Claude Code runtime: the time of the reported usage whose native compaction was already handled (runtime.ts). */

@@ -80,7 +80,7 @@ function installSourceCopy() {
 // answers of the successive model calls of that turn (the step = tool results since the tagged message).
 // A request without tools (OpenClaw's compaction summary) gets a summary.
 
-const SUMMARY_TEXT = 'Summary of the earlier conversation: the user asked to fix the tokenizer in src/lexer.rs.'
+const SUMMARY_TEXT = 'Summary of the earlier conversation: the user asked to fix the tokenizer in src/lexer.rs; the parser bug is in src/parse.rs.'
 const turns = new Map()
 const lastTag = (body) => {
   const msgs = body.messages ?? []
@@ -446,7 +446,7 @@ try {
   const S2 = 'real-local-200k'
   const KEY2 = `agent:main:explicit:${S2}`
   await check('--local, tools.toolSearch false, 200k model: the tools are sent directly, the gauge shows 70 % then 80 % with its checkpoint; the provider in default mode keeps OpenClaw\'s summary', async () => {
-    turns.set('t7', [{ toolCalls: [{ name: 'session_scratchpad', arguments: { action: 'append_notes', content: 'The parser bug is in src/parse.rs line 40.' } }] }, { text: 'Noted.', usage: { prompt_tokens: 145_000 } }])
+    turns.set('t7', [{ toolCalls: [{ name: 'session_scratchpad', arguments: { action: 'append_notes', content: 'The parser bug is in src/parse.rs line 40.' } }] }, { text: 'Noted: `tokenizeBlock` next.', usage: { prompt_tokens: 145_000 } }])
     turns.set('t8', [{ text: 'Still going.', usage: { prompt_tokens: 165_000 } }])
     turns.set('t9', [{ text: 'ok', usage: { prompt_tokens: 186_000 } }])
     const a = await turn(S2, '[t7] Find the parser bug.', { modelRef: 'scripted/m200' })
@@ -476,9 +476,17 @@ try {
     assert.ok(!summary.includes(RESTORE_MARK), 'the summary is OpenClaw\'s, not the restore')
     if (d.summaries.length + c.summaries.length === 0) console.log('       (OpenClaw made its summary without a model call)')
     assert.ok(lastUserText(d.chat[0]).includes(RESTORE_MARK), 'the restore follows OpenClaw\'s summary')
+    // Rendered again at this prompt build knowing OpenClaw's summary: a name the summary states is not said twice,
+    // the others are (the checkpoint holds both).
+    const restore = lastUserText(d.chat[0]).split(RESTORE_MARK)[1].split('</checkpoint-data>')[0]
+    const saidBySummary = /src\/parse\.rs/.test(summary)
+    if (saidBySummary) assert.doesNotMatch(restore, /src\/parse\.rs/, `a name OpenClaw's summary states is not repeated: ${restore}`)
+    else assert.match(restore, /src\/parse\.rs/, `a name the summary lacks is in the restore: ${restore}`)
+    assert.match(restore, /tokenizeBlock/, `the name the summary lacks: ${restore}`)
     const compaction = checkpoints(KEY2).find((y) => /trigger: "compaction"/.test(y))
     assert.ok(compaction, 'a compaction checkpoint from the compacted messages')
     assert.match(compaction, /Find the parser bug/, 'its task')
+    assert.match(compaction, /src\/parse\.rs[\s\S]*tokenizeBlock|tokenizeBlock[\s\S]*src\/parse\.rs/, 'both names in the checkpoint')
     // The session runs m200 (--model) while the default is m128: the compaction's hooks carry no model, the
     // window is the session's (200k), in the checkpoint and in the restore's `context then`.
     assert.match(compaction, /context_window: 200000/, `the session model's window, not the default's: ${compaction.match(/context_window: \d+/)?.[0]}`)

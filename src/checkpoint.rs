@@ -609,6 +609,11 @@ pub struct RenderCheckpointOptions {
     /// saying so. Otherwise (the restore follows OpenClaw's own summary, which has them) empty
     /// sections are left out. @default false
     pub as_summary: Option<bool>,
+    /// Text the model's context already holds next to the restore: after a compaction in
+    /// default mode, OpenClaw's summary and the messages it kept. Identifiers and commands it
+    /// mentions (whole, in any case) are not said again, so the budget goes to those it lacks.
+    /// @default undefined (all are said)
+    pub in_context: Option<String>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -705,6 +710,7 @@ pub fn render_checkpoint(
                 .map_or(core::DEFAULT_MAX_TOKENS, |n| n as usize),
             encoding: parse_encoding(o.encoding.as_deref())?,
             as_summary: o.as_summary.unwrap_or(false),
+            in_context: o.in_context.as_deref(),
         };
         match load(source)? {
             None => Ok(Maybe(None)),

@@ -251,7 +251,10 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
     }
     const { restore, wide, defects } = renderBoth(yaml)
     restores.push({ file: name, format: kind, line, compaction: k + 1, trigger: 'compaction', defects, restore, replaceRestore: wide })
-    if (cont?.scored) continuation.push(continuationRow(cont, { file: name, format: kind, line, compaction: k + 1, restore, wide, maxTokens, replaceTokens }))
+    // In default mode the plugin renders the restore it appends to OpenClaw's summary knowing the summary: names
+    // and commands it states are not said twice (plugin/index.ts), the budget goes to those it lacks.
+    const appended = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens, inContext: summary }) ?? ''
+    if (cont?.scored) continuation.push(continuationRow(cont, { file: name, format: kind, line, compaction: k + 1, restore, appended, wide, maxTokens, replaceTokens }))
     const items = summaryItems(summary)
     if (items.length === 0) {
       notes.push(
@@ -311,7 +314,7 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
  * at both budgets, the real summary (null without one), the summary with the restore appended (default mode),
  * the summary cut to each budget and the conversation's last tokens of each budget.
  */
-function continuationRow(c, { file, format, line, compaction, restore, wide, maxTokens, replaceTokens }) {
+function continuationRow(c, { file, format, line, compaction, restore, appended = restore, wide, maxTokens, replaceTokens }) {
   const summary = c.summary.trim() ? c.summary : null
   const share = (t) => carried(c.needed, t)
   return {
@@ -326,7 +329,9 @@ function continuationRow(c, { file, format, line, compaction, restore, wide, max
     restore: share(restore),
     restoreMissed: c.needed.filter((n) => !restore.toLowerCase().includes(n)),
     summary: summary ? share(summary) : null,
-    both: summary ? share(`${summary}\n${restore}`) : null,
+    both: summary ? share(`${summary}\n${appended}`) : null,
+    bothMissed: summary ? c.needed.filter((n) => !`${summary}\n${appended}`.toLowerCase().includes(n)) : null,
+    appended,
     summaryCut: summary ? share(firstTokens(summary, maxTokens)) : null,
     tail: share(lastTokens(c.conversation, maxTokens)),
     replace: {

@@ -3,6 +3,7 @@
 //! bundling of the incremental state (section 7) and the restore text (8.2). Knows nothing of napi.
 
 pub mod fence;
+pub mod in_context;
 pub mod input;
 pub mod model;
 pub mod names;

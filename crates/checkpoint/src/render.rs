@@ -7,6 +7,7 @@
 //! `## Goal` and a `## Progress` of our own: in replace mode the restore is the summary, and a
 //! model reads it the way it reads OpenClaw's own.
 
+use crate::in_context::InContext;
 use crate::input::FAILURE_ITEM_PREFIX;
 use crate::model::{Checkpoint, Role, Status};
 use crate::thread::MAX_IDENTIFIERS;
@@ -15,23 +16,36 @@ use context_state::substance::fold_key;
 use context_tokens::{count_tokens, ChunkCounter, Encoding};
 use std::collections::HashMap;
 
-/// The checkpoint with the latest messages' exact values (`resources.recent_values`) placed
-/// among its identifiers: in a summary (replace mode) right after the
+/// The checkpoint as shown: the latest messages' exact values (`resources.recent_values`) placed
+/// among its identifiers (in a summary (replace mode) right after the
 /// [`TOP_NAMES`](crate::thread::TOP_NAMES) most used names, since OpenClaw's quality audit
 /// requires them there; in a restore appended to OpenClaw's own summary, which holds them
-/// already, after every ranked name (the first the budget drops). Borrowed when it has none.
-fn with_recent_values(cp: &Checkpoint, as_summary: bool) -> std::borrow::Cow<'_, Checkpoint> {
-    if cp.resources.recent_values.is_empty() {
+/// already, after every ranked name, the first the budget drops), and without the identifiers
+/// and commands the model's context mentions already (`in_context`). Borrowed when nothing
+/// changes.
+fn shown<'c>(
+    cp: &'c Checkpoint,
+    as_summary: bool,
+    in_context: Option<&str>,
+) -> std::borrow::Cow<'c, Checkpoint> {
+    if cp.resources.recent_values.is_empty() && in_context.is_none() {
         return std::borrow::Cow::Borrowed(cp);
     }
     let mut c = cp.clone();
     let recent = std::mem::take(&mut c.resources.recent_values);
     let ranked = std::mem::take(&mut c.resources.identifiers);
-    c.resources.identifiers = if as_summary {
+    c.resources.identifiers = if recent.is_empty() {
+        ranked
+    } else if as_summary {
         crate::thread::latest_first(recent, ranked)
     } else {
         crate::thread::latest_first(Vec::new(), ranked.into_iter().chain(recent).collect())
     };
+    if let Some(text) = in_context {
+        let known = InContext::new(text);
+        c.resources.identifiers = known.unsaid(&c.resources.identifiers);
+        c.resources.commands = known.unsaid(&c.resources.commands);
+    }
     std::borrow::Cow::Owned(c)
 }
 
@@ -72,7 +86,7 @@ impl Mode {
 
 /// Options of [`render`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RenderOptions {
+pub struct RenderOptions<'a> {
     pub mode: Mode,
     /// The text never has more tokens than this.
     pub max_tokens: usize,
@@ -82,15 +96,20 @@ pub struct RenderOptions {
     /// contract is written, an empty one saying so. Otherwise empty sections are left out (the
     /// restore follows OpenClaw's own summary, which has them).
     pub as_summary: bool,
+    /// Text the model's context already holds next to the restore (after a compaction in
+    /// default mode: OpenClaw's summary and the messages it kept). Identifiers and commands it
+    /// mentions are not said again; the budget goes to those it lacks. `None`: all are said.
+    pub in_context: Option<&'a str>,
 }
 
-impl Default for RenderOptions {
+impl Default for RenderOptions<'_> {
     fn default() -> Self {
         RenderOptions {
             mode: Mode::PostCompaction,
             max_tokens: DEFAULT_MAX_TOKENS,
             encoding: Encoding::default(),
             as_summary: false,
+            in_context: None,
         }
     }
 }
@@ -541,7 +560,7 @@ impl Prepared {
 /// open items cut to `field_chars`, and the last `hidden_items` open items replaced by a count.
 fn compose(
     cp: &Checkpoint,
-    opts: &RenderOptions,
+    opts: &RenderOptions<'_>,
     order: &[Piece],
     pre: &Prepared,
     dropped: usize,
@@ -824,8 +843,8 @@ fn compose(
 /// decisions. The working state and open items stay; only if they alone exceed the budget are
 /// their texts shortened, and as a last resort the newest open items replaced by a count.
 /// `InvalidArg` when `max_tokens` cannot hold even the frame.
-pub fn render(cp: &Checkpoint, opts: RenderOptions) -> Result<String> {
-    let shown = with_recent_values(cp, opts.as_summary);
+pub fn render(cp: &Checkpoint, opts: RenderOptions<'_>) -> Result<String> {
+    let shown = shown(cp, opts.as_summary, opts.in_context);
     let cp: &Checkpoint = &shown;
     let pre = Prepared::new(cp);
     let order = drop_order(cp, pre.files.len());
@@ -1010,6 +1029,47 @@ mod tests {
         // appended to OpenClaw's summary, which holds them already: after every ranked name
         let restore = line(RenderOptions::default());
         assert_eq!(restore.last().unwrap(), "https://staging.example.com/app");
+    }
+
+    #[test]
+    fn names_and_commands_the_context_states_are_not_said_again() {
+        let mut cp = seed();
+        cp.resources.identifiers = vec![
+            "parseConfig()".into(),
+            "retryBudget".into(),
+            "https://staging.example.com/app".into(),
+        ];
+        cp.resources.commands = vec!["cargo test -p lexer".into(), "git push".into()];
+        let summary = "## Progress\n- Fixed `parseConfig()`; ran `cargo test -p lexer`; \
+                       deployed to https://staging.example.com/app.";
+        let text = render(
+            &cp,
+            RenderOptions {
+                in_context: Some(summary),
+                ..RenderOptions::default()
+            },
+        )
+        .unwrap();
+        let line = |label: &str| {
+            text.lines()
+                .find(|l| l.starts_with(label))
+                .unwrap_or_default()
+                .to_string()
+        };
+        assert_eq!(line("Identifiers: "), "Identifiers: retryBudget");
+        assert_eq!(line("Commands run: "), "Commands run: git push");
+        // without the context every name is said
+        let all = render(&cp, RenderOptions::default()).unwrap();
+        assert!(all.contains("parseConfig()") && all.contains("cargo test -p lexer"));
+        // the rest stays: the goal and the files
+        let goal = |t: &str| {
+            t.lines()
+                .skip_while(|l| *l != "## Goal")
+                .nth(1)
+                .map(String::from)
+        };
+        assert_eq!(goal(&text), goal(&all));
+        assert!(goal(&text).is_some());
     }
 
     #[test]

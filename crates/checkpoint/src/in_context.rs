@@ -1,0 +1,116 @@
+//! What the model's context already holds after a compaction: OpenClaw's own summary and the
+//! messages it kept. A restore appended to them (default mode) need not say a name again that
+//! they state; its budget goes to the names they lack.
+
+/// Text the model's context holds, folded to lowercase once for every lookup.
+pub struct InContext {
+    lower: String,
+}
+
+/// A character that continues a name: a match flanked by one is part of a longer name
+/// (`id` in `pid`, `auth.ts` in `oauth.ts`), not a mention.
+fn continues_name(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Whether the characters next to a match, nearest first, continue the name: a name character,
+/// or one of `joiners` followed by one (`7f3a` in `7f3a-9c`, `touch` in `Registry.touch`, `src`
+/// in `src/auth.ts`; a sentence's final `.` ends it).
+fn continued(mut next: impl Iterator<Item = char>, joiners: &[char]) -> bool {
+    match next.next() {
+        Some(c) if continues_name(c) => true,
+        Some(c) if joiners.contains(&c) => next.next().is_some_and(continues_name),
+        _ => false,
+    }
+}
+
+/// Joiners after a match: `src` is not said by `src/auth.ts`.
+const AFTER: &[char] = &['.', '-', '/', ':'];
+/// Joiners before a match: a directory before a file still says the file (`auth.ts` in
+/// `src/auth.ts`).
+const BEFORE: &[char] = &['.', '-', ':'];
+
+impl InContext {
+    /// The context `text` (any size; it is searched, not parsed).
+    pub fn new(text: &str) -> InContext {
+        InContext {
+            lower: text.to_lowercase(),
+        }
+    }
+
+    /// Whether the context mentions `name` as a whole: case-insensitive, and not as a piece of a
+    /// longer name (the characters around the match do not continue it when the name's own
+    /// first or last character is a name character).
+    pub fn mentions(&self, name: &str) -> bool {
+        let name = name.trim().to_lowercase();
+        let Some(first) = name.chars().next() else {
+            return false;
+        };
+        let last = name.chars().next_back().unwrap_or(first);
+        let hay = self.lower.as_str();
+        let mut from = 0;
+        while let Some(i) = hay[from..].find(name.as_str()) {
+            let start = from + i;
+            let end = start + name.len();
+            let open = !continues_name(first) || !continued(hay[..start].chars().rev(), BEFORE);
+            let close = !continues_name(last) || !continued(hay[end..].chars(), AFTER);
+            if open && close {
+                return true;
+            }
+            from = start + first.len_utf8();
+        }
+        false
+    }
+
+    /// The items the context does not mention, in their order.
+    pub fn unsaid(&self, items: &[String]) -> Vec<String> {
+        items
+            .iter()
+            .filter(|x| !self.mentions(x))
+            .cloned()
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_is_mentioned_whole_and_in_any_case() {
+        let c = InContext::new("Fixed `parseConfig` in src/Auth.ts; see PR #12 and job 7f3a-9c.");
+        assert!(c.mentions("parseconfig"));
+        assert!(c.mentions("src/auth.ts"));
+        assert!(c.mentions("auth.ts"));
+        assert!(c.mentions("#12"));
+        assert!(c.mentions("7f3a-9c"));
+        // a piece of a longer name is not a mention
+        assert!(!c.mentions("parse"));
+        assert!(!c.mentions("config"));
+        assert!(!c.mentions("uth.ts"));
+        assert!(!c.mentions("7f3a"));
+        assert!(!c.mentions("src"));
+        assert!(c.mentions("job"));
+        assert!(!c.mentions(""));
+        assert!(!c.mentions("lexer.rs"));
+    }
+
+    #[test]
+    fn a_later_whole_mention_counts_after_a_partial_one() {
+        let c = InContext::new("pid 4 then id 5");
+        assert!(c.mentions("id"));
+        let c = InContext::new("令牌文件 .env.mingox 已写入");
+        assert!(c.mentions(".env.mingox"));
+        assert!(c.mentions("令牌文件"));
+    }
+
+    #[test]
+    fn unsaid_keeps_the_order_of_what_is_left() {
+        let c = InContext::new("the summary names a.rs and `run()`");
+        let items: Vec<String> = ["b.rs", "a.rs", "run()", "c.rs"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(c.unsaid(&items), vec!["b.rs", "c.rs"]);
+    }
+}
