@@ -233,13 +233,24 @@ pub fn shell_commands(cmd: &str) -> Vec<(String, bool)> {
     // Split at the operators outside quotes; a pipe ends the part's useful text.
     let mut parts: Vec<(String, bool)> = vec![(String::new(), false)];
     let mut quoting = Quoting::default();
+    // inside `$( )` the operators belong to the substitution (`X=$(echo "$R" | jq .a)`)
+    let mut depth = 0usize;
     let chars: Vec<char> = cmd.chars().collect();
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
         let (cur, piped) = parts.last_mut().expect("never empty");
         if quoting.syntax(c) {
-            if c == ';' || c == '\n' || (c == '&' || c == '|') && chars.get(i + 1) == Some(&c) {
+            if c == '(' && i > 0 && chars[i - 1] == '$' {
+                depth += 1;
+            } else if c == ')' && depth > 0 {
+                depth -= 1;
+            } else if depth > 0 {
+                // (part of the substitution: kept as it is)
+            } else if c == ';'
+                || c == '\n'
+                || (c == '&' || c == '|') && chars.get(i + 1) == Some(&c)
+            {
                 parts.push((String::new(), false));
                 i += if c == ';' || c == '\n' { 1 } else { 2 };
                 continue;
@@ -254,7 +265,16 @@ pub fn shell_commands(cmd: &str) -> Vec<(String, bool)> {
     }
     let mut out = Vec::new();
     for (part, _) in parts {
-        let all = shell_words(&part);
+        // a subshell's parentheses (`(cd web && git push)`) are grammar, not part of a command
+        let opens = part.matches('(').count();
+        let closes = part.matches(')').count();
+        let mut part = part.trim();
+        if opens > closes {
+            part = part.strip_prefix('(').unwrap_or(part);
+        } else if closes > opens {
+            part = part.strip_suffix(')').unwrap_or(part).trim_end();
+        }
+        let all = shell_words(part);
         let words: Vec<&str> = all
             .iter()
             .map(String::as_str)
@@ -299,7 +319,19 @@ pub fn shell_commands(cmd: &str) -> Vec<(String, bool)> {
                     | "[["
                     | "test"
                     | "function"
+                    | "break"
+                    | "continue"
+                    | "return"
+                    | "shift"
+                    | "local"
+                    | "declare"
+                    | "readonly"
+                    | "let"
             )
+            // variables set and nothing run (`PAGE=$(echo "$R" | jq .n)`, `TOTAL=$((A + B))`)
+            || words.iter().all(|w| assignment(w))
+            // a variable run as a test (`if $all_pass; then`)
+            || (words.len() == 1 && words[0].starts_with('$'))
             || !command_like(words[0])
             || (cut && words.len() == 1)
         {
@@ -413,6 +445,16 @@ fn without_messages<'a>(words: &[&'a str]) -> Vec<&'a str> {
         out.push(w);
     }
     out
+}
+
+/// A shell variable assignment (`NAME=value`, `PAGE=$(...)`): a name of letters, digits and `_`
+/// before the first `=`.
+fn assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
 }
 
 /// The first word of a command: a program name or path (`npm`, `./run.sh`, `$EDITOR`,
@@ -681,6 +723,22 @@ mod tests {
         assert_eq!(
             command_parts("if [ -f Cargo.toml ]; then cargo build; else make; fi"),
             ["cargo build", "make"]
+        );
+        // a pipe or `;` inside `$( )` belongs to it; setting variables runs nothing; loop
+        // control is grammar
+        assert_eq!(
+            command_parts(
+                "while true; do\n  RESULT=$(gh api graphql -f query=\"$Q\")\n  PAGE=$(echo \"$RESULT\" | jq '.n'); TOTAL=$((TOTAL + PAGE))\n  [ \"$PAGE\" = 0 ] && break\ndone\nFOO=1 npm test"
+            ),
+            ["FOO=1 npm test"]
+        );
+        assert_eq!(
+            command_parts("echo $(date; uptime) && make"),
+            ["echo $(date; uptime)", "make"]
+        );
+        assert_eq!(
+            command_parts("(cd web && git add -A && git push); if $ok; then make; fi"),
+            ["git add -A", "git push", "make"]
         );
     }
 
