@@ -138,26 +138,59 @@ pub(super) fn todo_items(args: &Value) -> Option<Vec<String>> {
     (!open.is_empty()).then_some(open)
 }
 
+/// Whether an agent message ends by asking the user something (its last paragraph is a question).
+fn ends_asking(text: &str) -> bool {
+    context_state::substance::paragraphs(text)
+        .last()
+        .is_some_and(|p| context_state::substance::is_question(p.lines().last().unwrap_or(p)))
+}
+
 /// The agent's latest plan: its last numbered or unchecked todo list, a todo tool's open items,
 /// or the plan it set in the scratchpad, whichever came last.
+///
+/// A numbered list in the agent's word at the end of a turn it worked in (it called tools before,
+/// and calls none now) reports the work (`Done. Summary of changes: 1. ...`, `Now you can: 1.
+/// ...`): it is no plan, and the plan its text laid out before the work is done with. Unless the
+/// message ends by asking the user (`Which should I do first?`): then the list is a proposal.
+/// Structure only, any language.
 pub(super) fn next_action(messages: &[Value], lines: &[Line]) -> Option<String> {
     let mut next = None;
+    // the plan came from the agent's text (not a todo tool or the scratchpad)
+    let mut from_text = false;
+    // the agent called tools since the user's last message
+    let mut worked = false;
     for (m, line) in messages.iter().zip(lines) {
-        let Line::Agent { text, .. } = line else {
-            continue;
+        let text = match line {
+            Line::Agent { text, .. } => text,
+            Line::User { said, .. } => {
+                if *said != Said::Noise {
+                    worked = false;
+                }
+                continue;
+            }
+            Line::Other => continue,
         };
+        let calls_now = tool_calls(m).next().is_some();
         // items marked done (a report of finished steps) are not what comes next
         let list: Vec<String> = last_list(text)
             .into_iter()
             .filter(|it| !is_done(it))
             .collect();
-        if !list.is_empty() {
+        let numbered = !list.is_empty() && !text.contains("- [ ]") && !text.contains("* [ ]");
+        if numbered && worked && !calls_now && !ends_asking(text) {
+            if from_text {
+                next = None;
+            }
+        } else if !list.is_empty() {
             next = Some(plan_text(&list));
+            from_text = true;
         }
+        worked |= calls_now;
         for call in tool_calls(m) {
             let args = call.get("arguments").unwrap_or(&Value::Null);
             if let Some(items) = todo_items(args) {
                 next = Some(plan_text(&items));
+                from_text = false;
             }
             // the scratchpad's plan (session_scratchpad / session.scratchpad `set_plan`), or a
             // plan the agent presents with a tool (a `plan` argument: Claude Code's ExitPlanMode)
@@ -181,6 +214,7 @@ pub(super) fn next_action(messages: &[Value], lines: &[Line]) -> Option<String> 
                     plan_text(&items)
                 })
                 .filter(|s| !s.is_empty());
+                from_text = false;
             }
         }
     }

@@ -932,7 +932,7 @@ fn next_action_from_the_latest_plan() {
         {"content": "test the parser", "status": "in_progress"},
         {"content": "document it", "status": "pending"}]}),
     );
-    let e = extract(&[user("go on with the refactor"), agent(list), todo]);
+    let e = extract(&[user("go on with the refactor"), agent(list), todo.clone()]);
     assert_eq!(
         e.next_action.as_deref(),
         Some("1. test the parser; 2. document it")
@@ -979,6 +979,46 @@ fn next_action_from_the_latest_plan() {
         .next_action
         .as_deref(),
         Some("1. Create `src/utils/`; 2. Move files; 3. Run `npm run check`")
+    );
+    // a list at the end of a turn the agent worked in reports the work: no plan, and the plan
+    // before the work is done with; asking the user, the list is a proposal
+    let worked = |plan: &str, last: &str| {
+        extract(&[
+            user("go on with the refactor"),
+            agent(plan),
+            call_with("bash", json!({"command": "npm test"})),
+            agent(last),
+        ])
+        .next_action
+    };
+    assert_eq!(
+        worked(
+            list,
+            "Done. Summary of changes:\n1. Created `src/utils/`\n2. Moved the files"
+        ),
+        None
+    );
+    assert_eq!(
+        worked(list, "完成。修改内容：\n1. 新建目录\n2. 移动文件"),
+        None
+    );
+    assert_eq!(
+        worked(
+            list,
+            "Two ways on:\n1. Split the module\n2. Keep it\n\nWhich one?"
+        )
+        .as_deref(),
+        Some("1. Split the module; 2. Keep it")
+    );
+    // a todo tool's open items stay the plan whatever the report says
+    let e = extract(&[
+        user("go on with the refactor"),
+        todo,
+        agent("Changes:\n1. parser\n2. lexer"),
+    ]);
+    assert_eq!(
+        e.next_action.as_deref(),
+        Some("1. test the parser; 2. document it")
     );
     // a single numbered line is not a plan; a list restarting at 1 is a new list
     assert_eq!(extract(&[agent("1. only one")]).next_action, None);
