@@ -660,6 +660,7 @@ pub fn record_messages(
                 if let Some(agent) = last_agent.take() {
                     if squashed.chars().count() < DECISION_USER_MAX_CHARS
                         && agent.chars().count() > LONG_AGENT_CHARS
+                        && !is_cron_run(&capture::message_text(m))
                     {
                         if let Some(what) = decision_what(&agent, &squashed) {
                             // JS numbers arrive as f64: `as_u64` alone would miss them.
@@ -737,25 +738,57 @@ pub fn record_messages(
     })
 }
 
-/// What a short reply to an agent message that ends by asking something decided, or `None` when
-/// the message asks nothing. A reply that picks an option by its number (`3.`, `lets do 2`) names
-/// the option it picked; an acknowledgement quotes the proposal it accepts; a reply with content of
-/// its own says what it is about. A reply with nothing to quote, or a question, decides nothing.
+/// True for a turn of an OpenClaw cron run (`[cron:<job id> <job name>] <message>`): its message
+/// is the job's, configured once, not the user's answer to what the agent said before it.
+fn is_cron_run(raw: &str) -> bool {
+    let t = raw.trim_start();
+    t.starts_with("[cron:") && t.find(']').is_some_and(|i| !t[..i].contains('\n'))
+}
+
+/// What a short reply right after a long agent message decided, or `None`. A question back, a
+/// reply without two letters of its own and mostly pasted text decide nothing.
+/// - After a message that ends by asking something: a reply that picks one of the options the
+///   agent offered (by number, letter or label: [`substance::chosen_option`]) names it; an
+///   acknowledgement (`ok`, `好的`) quotes the proposal it accepts; a reply with content of its
+///   own says what it is about (`<reply> (re: <proposal>; asked: <question>)`).
+/// - After a message that asks nothing (a report, an answer): a reply that picks an option by its
+///   number or letter names it; a reply with content of its own ([`substance::Substance::Content`],
+///   or one that names something: `用PostgreSQL，不要SQLite`) is a decision about what the agent
+///   reported last (`<reply> (re: <gist>)`); an acknowledgement (`thanks`) is none.
 fn decision_what(agent: &str, reply: &str) -> Option<String> {
     // a question back (`what about Redis?`) asks; it decides nothing
-    if substance::is_question(reply) {
+    if substance::asks(reply) || substance::mostly_pasted(reply) {
         return None;
     }
-    let (question, proposal) = substance::proposal(agent)?;
+    let kind = substance::substance(reply);
+    let own = substance::letters(reply) >= 2;
+    let Some((question, proposal)) = substance::proposal(agent) else {
+        // a bare pick (`lets do 2`, `option B`) of a list the agent wrote
+        if substance::letters(reply) <= 12 {
+            if let Some(item) = substance::chosen_option(agent, reply, false) {
+                return Some(format!(
+                    "{} (user: {reply})",
+                    gist(&item, DECISION_PROPOSAL_CHARS)
+                ));
+            }
+        }
+        let content = kind == substance::Substance::Content || substance::names_something(reply);
+        if !own || !content {
+            return None;
+        }
+        let re = substance::report_gist(agent)?;
+        return Some(format!(
+            "{reply} (re: {})",
+            gist(&re, DECISION_PROPOSAL_CHARS)
+        ));
+    };
     let q = gist(&question, DECISION_QUESTION_CHARS);
-    if let Some(item) = substance::chosen_option(agent, reply) {
+    if let Some(item) = substance::chosen_option(agent, reply, true) {
         return Some(format!(
             "{} (asked: {q}; user: {reply})",
             gist(&item, DECISION_PROPOSAL_CHARS)
         ));
     }
-    let kind = substance::substance(reply);
-    let own = reply.chars().filter(|c| c.is_alphabetic()).count() >= 2;
     Some(match (kind, proposal) {
         (substance::Substance::Ack, Some(p)) => format!(
             "{} (asked: {q}; user: {reply})",
