@@ -614,6 +614,9 @@ struct Pattern {
     mark: String,
     what: String,
     when: Option<String>,
+    /// For a reply to a report (`<reply> (re: ...)`), its lead: the same words after another
+    /// report (a note the user sends after every restart) decide once.
+    lead: Option<String>,
 }
 
 /// Layer B (section 7.2) over the message array of a `context` event, by structure only
@@ -663,6 +666,10 @@ pub fn record_messages(
                         && !is_cron_run(&capture::message_text(m))
                     {
                         if let Some(what) = decision_what(&agent, &squashed) {
+                            let lead = format!("{squashed} (re: ");
+                            let lead = (what.starts_with(&lead)
+                                && substance::proposal(&agent).is_none())
+                            .then_some(lead);
                             // JS numbers arrive as f64: `as_u64` alone would miss them.
                             let ts = m
                                 .get("timestamp")
@@ -677,6 +684,7 @@ pub fn record_messages(
                                 ]),
                                 what,
                                 when: ts.map(rfc3339),
+                                lead,
                             });
                         }
                     }
@@ -709,6 +717,14 @@ pub fn record_messages(
                 for p in patterns {
                     if d.marks.contains(&p.mark) {
                         continue;
+                    }
+                    if let Some(lead) = &p.lead {
+                        if d.decisions
+                            .iter()
+                            .any(|x| x.what.starts_with(lead.as_str()))
+                        {
+                            continue;
+                        }
                     }
                     d.marks.push(p.mark);
                     let when = p.when.or_else(|| Some(rfc3339(now_ms())));
@@ -789,6 +805,13 @@ fn decision_what(agent: &str, reply: &str) -> Option<String> {
             gist(&item, DECISION_PROPOSAL_CHARS)
         ));
     }
+    // a short reply that names something (`modify defaultGetApiKey`) says what it decided
+    let kind = match kind {
+        substance::Substance::Ack if substance::names_something(reply) => {
+            substance::Substance::Content
+        }
+        k => k,
+    };
     Some(match (kind, proposal) {
         (substance::Substance::Ack, Some(p)) => format!(
             "{} (asked: {q}; user: {reply})",

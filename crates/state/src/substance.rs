@@ -459,11 +459,12 @@ fn reply_letters(reply: &str) -> Vec<char> {
 /// The option of the agent's message a short reply picks, by structure: options are the
 /// message's numbered, lettered or bulleted items and its headings or bold leads with a label
 /// (`1.`, `(2)`, `B)`, `- Postgres: ...`, `### Option A`, `**方案二：**`). The reply picks one by
-/// its number (`3`, `3.`, `lets do 2`, `2番`: exactly one number; for a bulleted list, the item
-/// at that place), by its letter (`B`, `option B`, `方案B`) or by its label (`方案二`,
-/// `Postgres`, only `by_label`); when several items carry that number or letter, the last
+/// its label (`方案1`, `Option B`), its number (`3`, `3.`, `lets do 2`, `2番`: exactly one
+/// number) or its letter (`B`, `option B`, `方案B`). Only when the message `asked` something: a
+/// bulleted item by its place (`2`), or by a label of its own that is most of the reply
+/// (`Postgres`, `sqlite is enough`). When several items carry that number or letter, the last
 /// (options are usually listed last). `None` when nothing is picked or the pick is ambiguous.
-pub fn chosen_option(agent_text: &str, reply: &str, by_label: bool) -> Option<String> {
+pub fn chosen_option(agent_text: &str, reply: &str, asked: bool) -> Option<String> {
     let mut items: Vec<Offered> = Vec::new();
     // runs of bullet lines: (run number, place in it)
     let (mut run, mut place, mut in_run) = (0usize, 0usize, false);
@@ -503,9 +504,23 @@ pub fn chosen_option(agent_text: &str, reply: &str, by_label: bool) -> Option<St
     // by label: exactly one label (of two characters or more) in the reply (`方案1`, `option b`;
     // a label without a number or letter, `postgres`, only `by_label`)
     let folded = reply.to_lowercase();
+    let carried = |l: &str| {
+        items
+            .iter()
+            .filter(|o| o.label.as_deref() == Some(l))
+            .count()
+    };
     let mut labels: Vec<&str> = items
         .iter()
-        .filter(|o| by_label || !o.keys.is_empty())
+        .filter(|o| {
+            !o.keys.is_empty()
+                || (asked
+                    // a free label: one item's own (not a field every item repeats, `Note:`),
+                    // of three characters or more
+                    && o.label
+                        .as_deref()
+                        .is_some_and(|l| l.chars().count() >= 3 && carried(l) == 1))
+        })
         .filter_map(|o| o.label.as_deref())
         .filter(|l| l.chars().count() >= 2 && label_in(&folded, l))
         .collect();
@@ -519,11 +534,16 @@ pub fn chosen_option(agent_text: &str, reply: &str, by_label: bool) -> Option<St
         .collect();
     match longest.as_slice() {
         [label] => {
-            return items
+            let o = items
                 .iter()
                 .rev()
-                .find(|o| o.label.as_deref() == Some(*label))
-                .map(|o| o.text.clone());
+                .find(|o| o.label.as_deref() == Some(*label))?;
+            // a free label picks when it is most of the reply (`sqlite is enough`), not when the
+            // reply only mentions it (`open skills.md first so I can review`)
+            if !o.keys.is_empty() || letters(reply) <= letters(label) + 10 {
+                return Some(o.text.clone());
+            }
+            return None;
         }
         [] => {}
         _ => return None,
@@ -538,7 +558,10 @@ pub fn chosen_option(agent_text: &str, reply: &str, by_label: bool) -> Option<St
             if let Some(o) = items.iter().rev().find(|o| o.keys.contains(&Key::Num(n))) {
                 return Some(o.text.clone());
             }
-            // a bulleted list picked by place: its last run with that many items
+            // a bulleted list picked by place (after a question): its last run with that many items
+            if !asked {
+                return None;
+            }
             let last_run = items
                 .iter()
                 .filter_map(|o| o.bullet)
@@ -1184,6 +1207,15 @@ mod tests {
         );
         assert_eq!(chosen_option(bullets, "sqlite is enough", false), None);
         assert_eq!(chosen_option(bullets, "postgres and sqlite", true), None);
+        // a label the reply only mentions, or a field every item repeats, picks nothing
+        let files =
+            "- **skills.md**: rewritten\n- **hooks.md**: untouched\n\nContinue with hooks.md?";
+        assert_eq!(
+            chosen_option(files, "open skills.md first so i can review it", true),
+            None
+        );
+        let fields = "**问题**：冷却时间太长\n**建议**：分级响应\n\n**问题**：版本不一致\n**建议**：统一版本号\n\n需要我展开吗？";
+        assert_eq!(chosen_option(fields, "没问题再发布", true), None);
         // Option A/B as headings, their text the line below
         let headed = "### Option A\nKeep the cron job hourly.\n\n### Option B\nRun it on every push.\n\nWhich do you prefer?";
         assert_eq!(

@@ -679,6 +679,32 @@ fn a_short_reply_with_content_after_a_report_is_a_decision() {
     ] {
         assert!(after(&report, reply).is_empty(), "{reply}");
     }
+    // the same words after another report (a note sent after every restart) decide once
+    let note = "已完成重启，继续完成之前的任务。";
+    let whats = decisions_of(
+        "dec-again",
+        &[
+            msg("user", "检查服务器", 1),
+            msg("assistant", &zh_report, 2),
+            msg("user", note, 3),
+            msg("assistant", &(zh_report.clone() + "\n\n明天继续。"), 4),
+            msg("user", note, 5),
+        ],
+    );
+    assert_eq!(whats, [format!("{note} (re: 所有测试都通过了。)")]);
+    // a short reply that names something says what it decided, also after a question
+    let asks_key = report.clone() + "\n\nShould I pass the settings to the key resolver?";
+    assert_eq!(
+        after(&asks_key, "modify defaultGetApiKey"),
+        ["modify defaultGetApiKey (re: All 42 tests pass.; asked: Should I pass the settings to the key resolver?)"]
+    );
+    // a count is no pick of a bulleted list the agent did not offer as a choice
+    let team = "Your team so far, all hired and briefed this morning. ".repeat(10)
+        + "\n\n- SEO lead\n- Attorney\n- Designer\n- Video editor";
+    assert_eq!(
+        after(&team, "hire the full 4"),
+        ["hire the full 4 (re: - SEO lead - Attorney - Designer - Video editor)"]
+    );
     // an acknowledgement after a report that ends by asking still accepts what it proposes
     let asks = report.clone() + "\n\nShall I delete the old table now?";
     assert_eq!(
