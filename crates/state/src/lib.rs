@@ -74,6 +74,9 @@ pub const DECISION_USER_MAX_CHARS: usize = 50;
 pub const DECISION_PROPOSAL_CHARS: usize = 160;
 /// Characters of the question a decision quotes.
 pub const DECISION_QUESTION_CHARS: usize = 100;
+/// Most letters of a reply besides the number or letter it picks an option by when the agent's
+/// message asked nothing (`lets do 2`, `option B`; `hire the full 10` is a count, no pick).
+pub const BARE_PICK_LETTERS: usize = 8;
 /// An agent response longer than this is "long" (7.2 and 11.2).
 pub const LONG_AGENT_CHARS: usize = 500;
 /// Fingerprints of recorded decision-like patterns kept for deduplication.
@@ -625,13 +628,19 @@ struct Pattern {
 ///   and short acknowledgements such as `ok` or `yes, do it` never become the topic);
 /// - exchanges: the last 8 user messages with content and agent messages with text, as 120-char
 ///   gists;
-/// - decisions: a short user reply (under 50 characters, not a slash command) to an agent response
-///   of more than 500 characters that ends by asking something. Its `what` says what was decided:
-///   the agent's proposal (the text before its question) with the question and the reply,
-///   `<proposal> (asked: <question>; user: <reply>)` for an acknowledgement,
-///   `<reply> (re: <proposal>; asked: <question>)` for a reply with content of its own (without
-///   a proposal, the question alone); its `when` the message's timestamp. Each pattern is recorded once per
-///   session (fingerprinted), however often the same messages are passed again.
+/// - decisions (seed 001, 7.2): a short user reply (under 50 characters) right after an agent
+///   response of more than 500 characters; never a host turn (heartbeat, `/new` prompt, cron run:
+///   noise in [`dialogue`]), a slash command, a question back, or mostly pasted text. Its `what`
+///   says what was decided (`decision_what`): after a response that ends by asking something,
+///   `<proposal> (asked: <question>; user: <reply>)` for an acknowledgement (`ok`, `好的`),
+///   `<reply> (re: <proposal>; asked: <question>)` for a reply with content of its own (without a
+///   proposal, the question alone), the proposal being the nearest paragraph with letters before
+///   the question (never `---`, a table rule, an emoji line or a code block); after a response
+///   that asks nothing (a report), `<reply> (re: <what it reported last>)` for a reply with content
+///   of its own, and nothing for an acknowledgement (`thanks`); an option picked by its number,
+///   letter or label (`2`, `option B`, `方案二`) is named: `<option> (asked: ...; user: <reply>)`.
+///   Its `when` is the message's timestamp. Each pattern is recorded once per session
+///   (fingerprinted), however often the same messages are passed again.
 pub fn record_messages(
     state_dir: &Path,
     session_key: &str,
@@ -780,7 +789,7 @@ fn decision_what(agent: &str, reply: &str) -> Option<String> {
     let own = substance::letters(reply) >= 2;
     let Some((question, proposal)) = substance::proposal(agent) else {
         // a bare pick (`lets do 2`, `option B`) of a list the agent wrote
-        if substance::letters(reply) <= 12 {
+        if substance::letters(reply) <= BARE_PICK_LETTERS {
             if let Some(item) = substance::chosen_option(agent, reply, false) {
                 return Some(format!(
                     "{} (user: {reply})",

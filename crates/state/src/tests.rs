@@ -751,6 +751,11 @@ fn options_are_picked_by_number_bullet_or_label() {
         ["方案二： 每次推送时运行 (asked: 你选哪个？; user: 方案二)"]
     );
     assert_eq!(pick(&listed, "3."), ["Skip the checksum (user: 3.)"]);
+    // a number in a longer reply to a list offered as no choice is a count, not a pick
+    assert_eq!(
+        pick(&listed, "keep all 3 of them"),
+        ["keep all 3 of them (re: 1. Cache the parsed YAML 2. Read the files in parallel 3. Skip the checksum)"]
+    );
 }
 
 #[test]
