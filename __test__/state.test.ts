@@ -128,8 +128,8 @@ describe('recordMessages (Layer B, 7.2)', () => {
     const r = await native.recordMessages({ ...t, messages })
     expect(r.topic).toBe('日本語でも説明してください')
     expect(r.decisions).toEqual([
-      // the decision carries the proposal the user answered, the question and the reply
-      { id: 'd1', what: expect.stringMatching(/^Here is the full plan with every detail\. .*\(asked: Shall I use Postgres or SQLite\?; user: SQLite\)$/), when: '2026-02-24T15:30:02.000Z' },
+      // the decision carries the reply (a name: what was decided), the proposal it answered and the question
+      { id: 'd1', what: expect.stringMatching(/^SQLite \(re: Here is the full plan with every detail\. .*; asked: Shall I use Postgres or SQLite\?\)$/), when: '2026-02-24T15:30:02.000Z' },
     ])
     // 'SQLite' answers the question: a decision, not an exchange of its own
     expect(r.exchanges.map((e: any) => e.role)).toEqual(['user', 'agent', 'agent', 'user'])

@@ -74,6 +74,9 @@ pub const DECISION_USER_MAX_CHARS: usize = 50;
 pub const DECISION_PROPOSAL_CHARS: usize = 160;
 /// Characters of the question a decision quotes.
 pub const DECISION_QUESTION_CHARS: usize = 100;
+/// Most letters of a reply besides the number or letter it picks an option by when the agent's
+/// message asked nothing (`lets do 2`, `option B`; `hire the full 10` is a count, no pick).
+pub const BARE_PICK_LETTERS: usize = 8;
 /// An agent response longer than this is "long" (7.2 and 11.2).
 pub const LONG_AGENT_CHARS: usize = 500;
 /// Fingerprints of recorded decision-like patterns kept for deduplication.
@@ -614,6 +617,9 @@ struct Pattern {
     mark: String,
     what: String,
     when: Option<String>,
+    /// For a reply to a report (`<reply> (re: ...)`), its lead: the same words after another
+    /// report (a note the user sends after every restart) decide once.
+    lead: Option<String>,
 }
 
 /// Layer B (section 7.2) over the message array of a `context` event, by structure only
@@ -622,13 +628,19 @@ struct Pattern {
 ///   and short acknowledgements such as `ok` or `yes, do it` never become the topic);
 /// - exchanges: the last 8 user messages with content and agent messages with text, as 120-char
 ///   gists;
-/// - decisions: a short user reply (under 50 characters, not a slash command) to an agent response
-///   of more than 500 characters that ends by asking something. Its `what` says what was decided:
-///   the agent's proposal (the text before its question) with the question and the reply,
-///   `<proposal> (asked: <question>; user: <reply>)` for an acknowledgement,
-///   `<reply> (re: <proposal>; asked: <question>)` for a reply with content of its own (without
-///   a proposal, the question alone); its `when` the message's timestamp. Each pattern is recorded once per
-///   session (fingerprinted), however often the same messages are passed again.
+/// - decisions (seed 001, 7.2): a short user reply (under 50 characters) right after an agent
+///   response of more than 500 characters; never a host turn (heartbeat, `/new` prompt, cron run:
+///   noise in [`dialogue`]), a slash command, a question back, or mostly pasted text. Its `what`
+///   says what was decided (`decision_what`): after a response that ends by asking something,
+///   `<proposal> (asked: <question>; user: <reply>)` for an acknowledgement (`ok`, `好的`),
+///   `<reply> (re: <proposal>; asked: <question>)` for a reply with content of its own (without a
+///   proposal, the question alone), the proposal being the nearest paragraph with letters before
+///   the question (never `---`, a table rule, an emoji line or a code block); after a response
+///   that asks nothing (a report), `<reply> (re: <what it reported last>)` for a reply with content
+///   of its own, and nothing for an acknowledgement (`thanks`); an option picked by its number,
+///   letter or label (`2`, `option B`, `方案二`) is named: `<option> (asked: ...; user: <reply>)`.
+///   Its `when` is the message's timestamp. Each pattern is recorded once per session
+///   (fingerprinted), however often the same messages are passed again.
 pub fn record_messages(
     state_dir: &Path,
     session_key: &str,
@@ -660,8 +672,13 @@ pub fn record_messages(
                 if let Some(agent) = last_agent.take() {
                     if squashed.chars().count() < DECISION_USER_MAX_CHARS
                         && agent.chars().count() > LONG_AGENT_CHARS
+                        && !is_cron_run(&capture::message_text(m))
                     {
                         if let Some(what) = decision_what(&agent, &squashed) {
+                            let lead = format!("{squashed} (re: ");
+                            let lead = (what.starts_with(&lead)
+                                && substance::proposal(&agent).is_none())
+                            .then_some(lead);
                             // JS numbers arrive as f64: `as_u64` alone would miss them.
                             let ts = m
                                 .get("timestamp")
@@ -676,6 +693,7 @@ pub fn record_messages(
                                 ]),
                                 what,
                                 when: ts.map(rfc3339),
+                                lead,
                             });
                         }
                     }
@@ -709,6 +727,14 @@ pub fn record_messages(
                     if d.marks.contains(&p.mark) {
                         continue;
                     }
+                    if let Some(lead) = &p.lead {
+                        if d.decisions
+                            .iter()
+                            .any(|x| x.what.starts_with(lead.as_str()))
+                        {
+                            continue;
+                        }
+                    }
                     d.marks.push(p.mark);
                     let when = p.when.or_else(|| Some(rfc3339(now_ms())));
                     added.push(push_decision(d, p.what, when));
@@ -737,25 +763,64 @@ pub fn record_messages(
     })
 }
 
-/// What a short reply to an agent message that ends by asking something decided, or `None` when
-/// the message asks nothing. A reply that picks an option by its number (`3.`, `lets do 2`) names
-/// the option it picked; an acknowledgement quotes the proposal it accepts; a reply with content of
-/// its own says what it is about. A reply with nothing to quote, or a question, decides nothing.
+/// True for a turn of an OpenClaw cron run (`[cron:<job id> <job name>] <message>`): its message
+/// is the job's, configured once, not the user's answer to what the agent said before it.
+fn is_cron_run(raw: &str) -> bool {
+    let t = raw.trim_start();
+    t.starts_with("[cron:") && t.find(']').is_some_and(|i| !t[..i].contains('\n'))
+}
+
+/// What a short reply right after a long agent message decided, or `None`. A question back, a
+/// reply without two letters of its own and mostly pasted text decide nothing.
+/// - After a message that ends by asking something: a reply that picks one of the options the
+///   agent offered (by number, letter or label: [`substance::chosen_option`]) names it; an
+///   acknowledgement (`ok`, `好的`) quotes the proposal it accepts; a reply with content of its
+///   own says what it is about (`<reply> (re: <proposal>; asked: <question>)`).
+/// - After a message that asks nothing (a report, an answer): a reply that picks an option by its
+///   number or letter names it; a reply with content of its own ([`substance::Substance::Content`],
+///   or one that names something: `用PostgreSQL，不要SQLite`) is a decision about what the agent
+///   reported last (`<reply> (re: <gist>)`); an acknowledgement (`thanks`) is none.
 fn decision_what(agent: &str, reply: &str) -> Option<String> {
     // a question back (`what about Redis?`) asks; it decides nothing
-    if substance::is_question(reply) {
+    if substance::asks(reply) || substance::mostly_pasted(reply) {
         return None;
     }
-    let (question, proposal) = substance::proposal(agent)?;
+    let kind = substance::substance(reply);
+    let own = substance::letters(reply) >= 2;
+    let Some((question, proposal)) = substance::proposal(agent) else {
+        // a bare pick (`lets do 2`, `option B`) of a list the agent wrote
+        if substance::letters(reply) <= BARE_PICK_LETTERS {
+            if let Some(item) = substance::chosen_option(agent, reply, false) {
+                return Some(format!(
+                    "{} (user: {reply})",
+                    gist(&item, DECISION_PROPOSAL_CHARS)
+                ));
+            }
+        }
+        let content = kind == substance::Substance::Content || substance::names_something(reply);
+        if !own || !content {
+            return None;
+        }
+        let re = substance::report_gist(agent)?;
+        return Some(format!(
+            "{reply} (re: {})",
+            gist(&re, DECISION_PROPOSAL_CHARS)
+        ));
+    };
     let q = gist(&question, DECISION_QUESTION_CHARS);
-    if let Some(item) = substance::chosen_option(agent, reply) {
+    if let Some(item) = substance::chosen_option(agent, reply, true) {
         return Some(format!(
             "{} (asked: {q}; user: {reply})",
             gist(&item, DECISION_PROPOSAL_CHARS)
         ));
     }
-    let kind = substance::substance(reply);
-    let own = reply.chars().filter(|c| c.is_alphabetic()).count() >= 2;
+    // a short reply that names something (`modify defaultGetApiKey`) says what it decided
+    let kind = match kind {
+        substance::Substance::Ack if substance::names_something(reply) => {
+            substance::Substance::Content
+        }
+        k => k,
+    };
     Some(match (kind, proposal) {
         (substance::Substance::Ack, Some(p)) => format!(
             "{} (asked: {q}; user: {reply})",

@@ -90,6 +90,50 @@ pub fn substance(text: &str) -> Substance {
     }
 }
 
+/// True when a short reply names something, whatever its length: a word with a capital inside it
+/// and small letters (`PostgreSQL`, `SQLite`, `GitHub`), or a word of three Latin letters or more
+/// inside text of a script written without spaces (`用redis`). `ok`, `Thanks`, `好的` name nothing.
+pub fn names_something(text: &str) -> bool {
+    let unspaced_text = text.chars().any(unspaced);
+    text.split(|c: char| !c.is_ascii_alphabetic())
+        .filter(|w| !w.is_empty())
+        .any(|w| {
+            let inner_cap = w.chars().skip(1).any(|c| c.is_ascii_uppercase())
+                && w.chars().any(|c| c.is_ascii_lowercase());
+            inner_cap || (unspaced_text && w.len() >= 3)
+        })
+}
+
+/// True when a user message is mostly pasted text rather than the user's own words: it holds a
+/// code fence, or more than half of its characters (not counting spaces) are inside code spans
+/// or URLs.
+pub fn mostly_pasted(text: &str) -> bool {
+    if text.contains("```") {
+        return true;
+    }
+    let total = text.chars().filter(|c| !c.is_whitespace()).count();
+    let spans: usize = code_spans(text)
+        .iter()
+        .map(|s| s.chars().filter(|c| !c.is_whitespace()).count() + 2)
+        .sum();
+    let urls: usize = text
+        .split_whitespace()
+        .filter(|w| w.contains("://"))
+        .map(|w| w.chars().count())
+        .sum();
+    total > 0 && (spans + urls) * 2 > total
+}
+
+/// True when a user's reply asks something: a question mark of any script at its end
+/// ([`is_question`]), or a sentence-final question particle where the script marks a question
+/// with one and no mark is needed (Chinese `吗` / `嗎`: `任务处理完了吗`).
+pub fn asks(reply: &str) -> bool {
+    let t = reply.trim_end_matches(|c: char| {
+        c.is_whitespace() || matches!(c, '。' | '.' | '!' | '！' | '~' | '～')
+    });
+    is_question(reply) || t.ends_with(['吗', '嗎'])
+}
+
 /// True when a paragraph asks something: it ends with a question mark of any script.
 pub fn is_question(paragraph: &str) -> bool {
     let t = paragraph.trim_end_matches(|c: char| {
@@ -125,10 +169,79 @@ pub fn paragraphs(text: &str) -> Vec<&str> {
     out
 }
 
+/// Fewest letters (alphabetic characters of any script) of a paragraph a decision may quote: a
+/// horizontal rule (`---`, `***`), a table rule, an emoji line or a bare number says nothing.
+pub const PROSE_MIN_LETTERS: usize = 2;
+
+/// The letters (alphabetic characters of any script, CJK included) in a text.
+pub fn letters(text: &str) -> usize {
+    text.chars().filter(|c| c.is_alphabetic()).count()
+}
+
+/// The paragraphs of a message's prose, in order: fenced code left out (its fence lines and its
+/// body, blank lines inside it too), each trimmed; paragraphs with fewer than
+/// [`PROSE_MIN_LETTERS`] letters (`---`, `***`, `|---|---|`, an emoji line) left out.
+pub fn prose_paragraphs(text: &str) -> Vec<&str> {
+    fn flush<'a>(text: &'a str, start: &mut Option<usize>, end: usize, out: &mut Vec<&'a str>) {
+        if let Some(s) = start.take() {
+            let p = text[s..end].trim();
+            if letters(p) >= PROSE_MIN_LETTERS {
+                out.push(p);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let (mut start, mut end, mut pos) = (None::<usize>, 0, 0);
+    let mut in_fence = false;
+    for line in text.split_inclusive('\n') {
+        let fence = is_fence(line);
+        if fence {
+            in_fence = !in_fence;
+        }
+        if fence || in_fence || line.trim().is_empty() {
+            flush(text, &mut start, end, &mut out);
+        } else {
+            if start.is_none() {
+                start = Some(pos);
+            }
+            end = pos + line.len();
+        }
+        pos += line.len();
+    }
+    flush(text, &mut start, end, &mut out);
+    out
+}
+
+/// A paragraph as a decision quotes it: heading marks (`#`, `>`) and bold (`**`, `__`) left out,
+/// a table as its rows' cells (`a, b; c, d`; its rule row gone), whitespace squashed.
+pub fn plain(paragraph: &str) -> String {
+    let lines: Vec<String> = paragraph
+        .lines()
+        .map(|l| l.trim().trim_start_matches(['#', '>']).trim())
+        .filter(|l| letters(l) > 0 || l.chars().any(|c| c.is_ascii_digit()))
+        .map(|l| {
+            // a table row: its cells, without the pipes (a rule row has no letters: gone above)
+            if l.starts_with('|') {
+                l.split('|')
+                    .map(str::trim)
+                    .filter(|c| !c.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+                    + ";"
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    let text = squash(&lines.join(" ").replace("**", "").replace("__", ""));
+    text.strip_suffix(';').map(str::to_string).unwrap_or(text)
+}
+
 /// When an agent message ends by asking the user something, the question and what it proposes:
-/// `(question, proposal)`, the proposal being the last paragraph before the question that is not
-/// itself a question (`None` when the question stands alone). `None` when the message does not
-/// end with a question: a short reply to it is not a decision.
+/// `(question, proposal)`, the proposal being the nearest paragraph before the question that is
+/// not itself a question and has letters of its own (a rule `---`, a table rule, an emoji line
+/// or a code block is never a proposal), as [`plain`] text; `None` when the question stands
+/// alone. `None` when the message does not end with a question.
 pub fn proposal(agent_text: &str) -> Option<(String, Option<String>)> {
     let paras = paragraphs(agent_text);
     let last = *paras.last()?;
@@ -156,44 +269,350 @@ pub fn proposal(agent_text: &str) -> Option<(String, Option<String>)> {
     let mut before: Vec<&str> = vec![head_of_line.trim()];
     let lines: Vec<&str> = last.lines().collect();
     if lines.len() > 1 {
+        // the lines above the question in its paragraph, nearest first
+        for l in lines[..lines.len() - 1].iter().rev() {
+            before.push(l.trim());
+        }
         before.push(last[..last.len() - last_line.len()].trim());
     }
-    for p in paras[..paras.len() - 1].iter().rev() {
-        before.push(p);
-    }
+    // `last` is a slice of `agent_text`: the prose before it, nearest paragraph first
+    let offset = last.as_ptr() as usize - agent_text.as_ptr() as usize;
+    before.extend(prose_paragraphs(&agent_text[..offset]).into_iter().rev());
     let proposal = before
         .into_iter()
-        .find(|p| !p.is_empty() && !is_question(p))
-        .map(squash);
+        .find(|p| letters(p) >= PROSE_MIN_LETTERS && !is_question(p) && !is_fence(p))
+        .map(plain);
     Some((question, proposal))
 }
 
-/// The item of the agent's numbered list a short reply picks by its number (`3`, `3.`, `(2)`,
-/// `lets do 2`, `2番`): the reply holds exactly one number, the agent's text an item with that
-/// number. `None` otherwise.
-pub fn chosen_option(agent_text: &str, reply: &str) -> Option<String> {
+fn is_fence(p: &str) -> bool {
+    let t = p.trim_start();
+    t.starts_with("```") || t.starts_with("~~~")
+}
+
+/// What an agent message that asks nothing reported last: its last prose paragraph that is not a
+/// question ([`prose_paragraphs`], as [`plain`] text), else its last prose paragraph.
+pub fn report_gist(agent_text: &str) -> Option<String> {
+    let paras = prose_paragraphs(agent_text);
+    paras
+        .iter()
+        .rev()
+        .find(|p| !is_question(p))
+        .or(paras.last())
+        .map(|p| plain(p))
+}
+
+/// How an option the agent offered is referred to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Key {
+    /// `2.`, `2)`, `(2)`, `Option 2`, `方案二`.
+    Num(usize),
+    /// `B.`, `B)`, `Option B`, `方案B`.
+    Letter(char),
+}
+
+/// One option line of an agent message.
+struct Offered {
+    keys: Vec<Key>,
+    /// The option's label (`option b`, `方案二`, `postgres`), lower-cased, when it has one.
+    label: Option<String>,
+    /// Its place in a run of bullet lines (1-based) and the run's number, for a bulleted list.
+    bullet: Option<(usize, usize)>,
+    text: String,
+}
+
+/// The value of a CJK numeral from one to ten (`一` .. `十`).
+fn cjk_numeral(c: char) -> Option<usize> {
+    "一二三四五六七八九十"
+        .chars()
+        .position(|n| n == c)
+        .map(|i| i + 1)
+}
+
+/// The option an agent message's line offers, if it is one: a numbered or lettered item
+/// (`2. x`, `(2) x`, `B) x`), a bullet (`- x`), a heading or a bold lead (`### Option A: x`,
+/// `**方案二：** x`); with its keys and label.
+fn offered(line: &str) -> Option<(Offered, bool)> {
+    let t = line.trim();
+    let heading = t.starts_with('#');
+    let t = t.trim_start_matches(['#', '>']).trim_start();
+    let (bulleted, t) = match t.strip_prefix(['-', '*', '+', '•']) {
+        Some(rest) if rest.starts_with(' ') => (true, rest.trim_start()),
+        _ => (false, t),
+    };
+    let bold = t.starts_with("**") || t.starts_with("__");
+    let t = t.trim_start_matches(['*', '_']).trim_start();
+    let text = squash(&t.replace("**", "").replace("__", ""));
+    let mut keys = Vec::new();
+    // a number or a single capital letter, then `.`, `)`, `:`, `、`: `2. x`, `(2) x`, `B) x`
+    let inner = t.strip_prefix('(').unwrap_or(t);
+    let lead: String = inner.chars().take_while(char::is_ascii_digit).collect();
+    let after = if lead.is_empty() {
+        let mut cs = inner.chars();
+        match cs.next() {
+            Some(c) if c.is_ascii_uppercase() => {
+                let rest = cs.as_str();
+                if rest.starts_with(['.', ')', ':', '：', '、']) {
+                    keys.push(Key::Letter(c));
+                    Some(rest)
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        }
+    } else {
+        let rest = &inner[lead.len()..];
+        if rest.starts_with(['.', ')', ':', '：', '、', '．']) {
+            keys.push(Key::Num(lead.parse().ok()?));
+            Some(rest)
+        } else {
+            None
+        }
+    };
+    if let Some(rest) = after {
+        let rest = rest
+            .trim_start_matches(['.', ')', ':', '：', '、', '．', '*', '_'])
+            .trim();
+        if letters(rest) < PROSE_MIN_LETTERS && !rest.chars().any(|c| c.is_alphanumeric()) {
+            return None;
+        }
+        return Some((
+            Offered {
+                keys,
+                label: None,
+                bullet: None,
+                text: squash(&rest.replace("**", "").replace("__", "")),
+            },
+            false,
+        ));
+    }
+    if !(bulleted || bold || heading) {
+        return None;
+    }
+    // a label before a separator: `Option A: x`, `方案二：x`, `Postgres - x`, `**Redis** x`
+    let plain_t = t.replace("__", "**");
+    let sep = [":", "：", " - ", " — ", " – ", "**", "（", " ("]
+        .iter()
+        .filter_map(|s| plain_t.find(s))
+        .min();
+    // without a separator, a short item is its own label (`### Option A`, `- Postgres`)
+    let label = sep
+        .map(|i| plain_t[..i].trim())
+        .or(Some(text.as_str()))
+        .filter(|l| !l.is_empty() && l.chars().count() <= 24 && l.split_whitespace().count() <= 4);
+    if let Some(l) = label {
+        let last = l.split_whitespace().last().unwrap_or(l);
+        let lc = last.chars().last();
+        let digits = last.len() - last.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        if digits > 0 && digits <= 2 {
+            // `Option 2`, `方案1`: a number at the label's end (not inside a word of Latin letters)
+            let head = &last[..last.len() - digits];
+            if head.is_empty() || head.chars().last().is_some_and(unspaced) {
+                keys.push(Key::Num(last[last.len() - digits..].parse().ok()?));
+            }
+        } else if let Some(n) = lc.and_then(cjk_numeral) {
+            // `方案二`: a numeral after the word it counts
+            if l.chars().count() >= 2 {
+                keys.push(Key::Num(n));
+            }
+        } else if let Some(c) = lc.filter(char::is_ascii_uppercase) {
+            // `Option A`, `方案A`: a capital letter standing alone at the label's end
+            let before = l[..l.len() - 1].chars().last();
+            if before.is_none_or(|b| !b.is_ascii_alphanumeric()) {
+                keys.push(Key::Letter(c));
+            }
+        }
+    }
+    if letters(&text) < PROSE_MIN_LETTERS {
+        return None;
+    }
+    Some((
+        Offered {
+            keys,
+            label: label.map(|l| l.to_lowercase()),
+            bullet: None,
+            text,
+        },
+        bulleted,
+    ))
+}
+
+/// The single capital letters standing alone in a reply (`B`, `option B`, `方案B`), or its only
+/// letter when the reply is just that (`b`).
+fn reply_letters(reply: &str) -> Vec<char> {
+    let t = reply.trim_matches(|c: char| !c.is_alphanumeric());
+    if t.len() == 1 && t.chars().all(|c| c.is_ascii_alphabetic()) {
+        return vec![t.chars().next().unwrap_or('A').to_ascii_uppercase()];
+    }
+    let cs: Vec<char> = reply.chars().collect();
+    (0..cs.len())
+        .filter(|&i| {
+            cs[i].is_ascii_uppercase()
+                && (i == 0 || !cs[i - 1].is_ascii_alphanumeric())
+                && cs.get(i + 1).is_none_or(|c| !c.is_ascii_alphanumeric())
+        })
+        .map(|i| cs[i])
+        .collect()
+}
+
+/// The option of the agent's message a short reply picks, by structure: options are the
+/// message's numbered, lettered or bulleted items and its headings or bold leads with a label
+/// (`1.`, `(2)`, `B)`, `- Postgres: ...`, `### Option A`, `**方案二：**`). The reply picks one by
+/// its label (`方案1`, `Option B`), its number (`3`, `3.`, `lets do 2`, `2番`: exactly one
+/// number) or its letter (`B`, `option B`, `方案B`). Only when the message `asked` something: a
+/// bulleted item by its place (`2`), or by a label of its own that is most of the reply
+/// (`Postgres`, `sqlite is enough`). When several items carry that number or letter, the last
+/// (options are usually listed last). `None` when nothing is picked or the pick is ambiguous.
+pub fn chosen_option(agent_text: &str, reply: &str, asked: bool) -> Option<String> {
+    let mut items: Vec<Offered> = Vec::new();
+    // runs of bullet lines: (run number, place in it)
+    let (mut run, mut place, mut in_run) = (0usize, 0usize, false);
+    let lines: Vec<&str> = lines_outside_fences(agent_text)
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    for (i, line) in lines.iter().enumerate() {
+        let nested = line.starts_with([' ', '\t']);
+        match offered(line) {
+            Some((mut o, bulleted)) => {
+                // a heading or lead that is only a label (`### Option A`) is told by the line below
+                if o.label.as_deref() == Some(o.text.to_lowercase().as_str()) && !bulleted {
+                    if let Some(next) = lines.get(i + 1).filter(|n| offered(n).is_none()) {
+                        o.text = format!("{}: {}", o.text, plain(next));
+                    }
+                }
+                if bulleted && !nested {
+                    if !in_run {
+                        run += 1;
+                        place = 0;
+                        in_run = true;
+                    }
+                    place += 1;
+                    o.bullet = Some((run, place));
+                } else if !nested {
+                    in_run = false;
+                }
+                items.push(o);
+            }
+            None if !nested => in_run = false,
+            None => {}
+        }
+    }
+    if items.is_empty() {
+        return None;
+    }
+    // by label: exactly one label (of two characters or more) in the reply (`方案1`, `option b`;
+    // a label without a number or letter, `postgres`, only `by_label`)
+    let folded = reply.to_lowercase();
+    let carried = |l: &str| {
+        items
+            .iter()
+            .filter(|o| o.label.as_deref() == Some(l))
+            .count()
+    };
+    let mut labels: Vec<&str> = items
+        .iter()
+        .filter(|o| {
+            !o.keys.is_empty()
+                || (asked
+                    // a free label: one item's own (not a field every item repeats, `Note:`),
+                    // of three characters or more
+                    && o.label
+                        .as_deref()
+                        .is_some_and(|l| l.chars().count() >= 3 && carried(l) == 1))
+        })
+        .filter_map(|o| o.label.as_deref())
+        .filter(|l| l.chars().count() >= 2 && label_in(&folded, l))
+        .collect();
+    labels.sort_unstable();
+    labels.dedup();
+    // a label inside a longer one that matched (`redis` in `redis cluster`) is that one
+    let longest: Vec<&str> = labels
+        .iter()
+        .copied()
+        .filter(|l| !labels.iter().any(|m| m != l && m.contains(l)))
+        .collect();
+    match longest.as_slice() {
+        [label] => {
+            let o = items
+                .iter()
+                .rev()
+                .find(|o| o.label.as_deref() == Some(*label))?;
+            // a free label picks when it is most of the reply (`sqlite is enough`), not when the
+            // reply only mentions it (`open skills.md first so I can review`)
+            if !o.keys.is_empty() || letters(reply) <= letters(label) + 10 {
+                return Some(o.text.clone());
+            }
+            return None;
+        }
+        [] => {}
+        _ => return None,
+    }
     let numbers: Vec<&str> = reply
         .split(|c: char| !c.is_ascii_digit())
         .filter(|d| !d.is_empty())
         .collect();
-    let [n] = numbers.as_slice() else {
-        return None;
-    };
-    let n: usize = n.parse().ok()?;
-    let mut found = None;
-    for line in agent_text.lines() {
-        let t = line.trim().trim_start_matches(['#', '*', ' ']);
-        let digits = t.chars().take_while(char::is_ascii_digit).count();
-        if digits == 0 || t[..digits].parse::<usize>().ok() != Some(n) {
-            continue;
+    match numbers.as_slice() {
+        [n] => {
+            let n: usize = n.parse().ok()?;
+            if let Some(o) = items.iter().rev().find(|o| o.keys.contains(&Key::Num(n))) {
+                return Some(o.text.clone());
+            }
+            // a bulleted list picked by place (after a question): its last run with that many items
+            if !asked {
+                return None;
+            }
+            let last_run = items
+                .iter()
+                .filter_map(|o| o.bullet)
+                .filter(|(_, p)| *p == n && n >= 1)
+                .map(|(r, _)| r)
+                .next_back()?;
+            let size = items
+                .iter()
+                .filter(|o| o.bullet.is_some_and(|(r, _)| r == last_run))
+                .count();
+            if size < 2 {
+                return None;
+            }
+            return items
+                .iter()
+                .find(|o| o.bullet == Some((last_run, n)))
+                .map(|o| o.text.clone());
         }
-        let rest = t[digits..].trim_start_matches(['.', ')', ':', '*']);
-        if rest.len() < t.len() - digits && !rest.trim().is_empty() {
-            // the last list with that number: the options are usually listed last
-            found = Some(squash(&rest.replace("**", "")));
-        }
+        [] => {}
+        // `2 or 3`: no single pick
+        _ => return None,
     }
-    found
+    let letters_offered: Vec<char> = reply_letters(reply)
+        .into_iter()
+        .filter(|c| items.iter().any(|o| o.keys.contains(&Key::Letter(*c))))
+        .collect();
+    match letters_offered.as_slice() {
+        [c] => items
+            .iter()
+            .rev()
+            .find(|o| o.keys.contains(&Key::Letter(*c)))
+            .map(|o| o.text.clone()),
+        _ => None,
+    }
+}
+
+/// True when `label` stands in `text` as a word (not inside a longer word of letters or digits;
+/// a CJK label anywhere).
+fn label_in(text: &str, label: &str) -> bool {
+    let mut from = 0;
+    while let Some(i) = text[from..].find(label) {
+        let (s, e) = (from + i, from + i + label.len());
+        let before = text[..s].chars().last();
+        let after = text[e..].chars().next();
+        let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() && !unspaced(c));
+        if !word(before) && !word(after) {
+            return true;
+        }
+        from = s + label.chars().next().map_or(1, char::len_utf8);
+    }
+    false
 }
 
 /// The subject of a tool call, for naming and deduplicating its failures: the `command` (without
@@ -817,21 +1236,161 @@ mod tests {
     #[test]
     fn a_numbered_reply_picks_the_option() {
         let agent = "Three ways:\n1. Keep the cache\n2. **Drop the cache** and rebuild\n3. Move it to SQLite\n\nWhich one?";
+        let pick = |r: &str| chosen_option(agent, r, true);
+        assert_eq!(pick("3.").as_deref(), Some("Move it to SQLite"));
         assert_eq!(
-            chosen_option(agent, "3.").as_deref(),
-            Some("Move it to SQLite")
-        );
-        assert_eq!(
-            chosen_option(agent, "lets do 2").as_deref(),
+            pick("lets do 2").as_deref(),
             Some("Drop the cache and rebuild")
         );
+        assert_eq!(pick("2番で").as_deref(), Some("Drop the cache and rebuild"));
+        assert_eq!(pick("(1)").as_deref(), Some("Keep the cache"));
+        assert_eq!(pick("2 or 3"), None);
+        assert_eq!(pick("7"), None);
+        assert_eq!(chosen_option("no list here?", "1", true), None);
+        // a rule or an emoji after the number is no option
+        assert_eq!(chosen_option("1. ---\n2. 🎉\n", "1", true), None);
+    }
+
+    #[test]
+    fn options_in_bullets_letters_and_labels() {
+        // a bulleted list: by place or by its label
+        let bullets = "Two ways to store it:\n\n- **Postgres**: durable, needs a server\n- **SQLite**: one file, no server\n\nWhich one?";
         assert_eq!(
-            chosen_option(agent, "2番で").as_deref(),
-            Some("Drop the cache and rebuild")
+            chosen_option(bullets, "lets do 2", true).as_deref(),
+            Some("SQLite: one file, no server")
         );
-        assert_eq!(chosen_option(agent, "2 or 3"), None);
-        assert_eq!(chosen_option(agent, "7"), None);
-        assert_eq!(chosen_option("no list here?", "1"), None);
+        assert_eq!(
+            chosen_option(bullets, "sqlite is enough", true).as_deref(),
+            Some("SQLite: one file, no server")
+        );
+        assert_eq!(chosen_option(bullets, "sqlite is enough", false), None);
+        assert_eq!(chosen_option(bullets, "postgres and sqlite", true), None);
+        // a label the reply only mentions, or a field every item repeats, picks nothing
+        let files =
+            "- **skills.md**: rewritten\n- **hooks.md**: untouched\n\nContinue with hooks.md?";
+        assert_eq!(
+            chosen_option(files, "open skills.md first so i can review it", true),
+            None
+        );
+        let fields = "**问题**：冷却时间太长\n**建议**：分级响应\n\n**问题**：版本不一致\n**建议**：统一版本号\n\n需要我展开吗？";
+        assert_eq!(chosen_option(fields, "没问题再发布", true), None);
+        // Option A/B as headings, their text the line below
+        let headed = "### Option A\nKeep the cron job hourly.\n\n### Option B\nRun it on every push.\n\nWhich do you prefer?";
+        assert_eq!(
+            chosen_option(headed, "B please", true).as_deref(),
+            Some("Option B: Run it on every push.")
+        );
+        assert_eq!(
+            chosen_option(headed, "b", false).as_deref(),
+            Some("Option B: Run it on every push.")
+        );
+        // "I" is a pronoun unless the agent offered an option I
+        assert_eq!(
+            chosen_option(headed, "I think A", true).as_deref(),
+            Some("Option A: Keep the cron job hourly.")
+        );
+        // 方案一/二 and 方案A/B, picked by label or letter
+        let zh = "**方案一：** 每小时运行一次定时任务\n**方案二：** 每次推送时运行\n\n你选哪个？";
+        assert_eq!(
+            chosen_option(zh, "选方案二", true).as_deref(),
+            Some("方案二： 每次推送时运行")
+        );
+        let zh_ab = "- 方案A：使用cron\n- 方案B：使用systemd timer\n\n选哪个？";
+        assert_eq!(
+            chosen_option(zh_ab, "方案B", true).as_deref(),
+            Some("方案B：使用systemd timer")
+        );
+        // `方案1` with its own numbered or bulleted steps: the label, not a step, is picked
+        let steps = "**方案1**：删除并重新创建任务\n- 删除当前任务\n1. 创建新任务\n\n**方案2**：等待修复\n1. 关注更新\n\n你希望我执行哪个方案？";
+        assert_eq!(
+            chosen_option(steps, "方案1", true).as_deref(),
+            Some("方案1：删除并重新创建任务")
+        );
+        assert_eq!(
+            chosen_option(steps, "方案1", false).as_deref(),
+            Some("方案1：删除并重新创建任务")
+        );
+        // lettered items
+        let lettered = "A) keep it\nB) drop it\n\nOK?";
+        assert_eq!(
+            chosen_option(lettered, "A", true).as_deref(),
+            Some("keep it")
+        );
+        assert_eq!(chosen_option(lettered, "OK", true), None);
+    }
+
+    #[test]
+    fn proposals_are_prose_with_letters() {
+        // a horizontal rule, a table rule, an emoji line or a code block before the question is
+        // never the proposal: the nearest paragraph with letters is
+        for sep in [
+            "---",
+            "***",
+            "|---|---|",
+            "🎉🎉🎉",
+            "```bash\ncrontab -e\n\n0 * * * * run\n```",
+        ] {
+            let text = format!(
+                "## 推广方案\n\n**每天发布一篇技能介绍**，周末汇总。\n\n{sep}\n\n是否需要我配置这些推广任务到定时任务中？"
+            );
+            let (q, p) = proposal(&text).unwrap();
+            assert_eq!(q, "是否需要我配置这些推广任务到定时任务中？", "{sep}");
+            assert_eq!(
+                p.as_deref(),
+                Some("每天发布一篇技能介绍，周末汇总。"),
+                "{sep}"
+            );
+        }
+        // a heading's marks are not part of the gist
+        let (_, p) = proposal("# Plan: move the store to SQLite\n\n---\n\nShall I?").unwrap();
+        assert_eq!(p.as_deref(), Some("Plan: move the store to SQLite"));
+        // nothing with letters before the question: the question alone
+        let (_, p) = proposal("---\n\n🎉\n\nOK?").unwrap();
+        assert_eq!(p, None);
+        assert_eq!(
+            prose_paragraphs("a b\n\n```\nx\n\ny\n```\n\n---\n\nDone."),
+            ["a b", "Done."]
+        );
+        // a table is its cells
+        assert_eq!(
+            plain("| 动作 | 频率 |\n|------|------|\n| 打卡 | 每天 |"),
+            "动作, 频率; 打卡, 每天"
+        );
+        assert!(asks("任务处理完了吗") && asks("開發結束了嗎？") && asks("done?"));
+        assert!(!asks("用PostgreSQL，不要SQLite") && !asks("好的"));
+        assert_eq!(
+            report_gist("Migrated the store.\n\nAll 42 tests pass.\n\n---\n").as_deref(),
+            Some("All 42 tests pass.")
+        );
+    }
+
+    #[test]
+    fn names_and_pasted_text() {
+        for named in [
+            "用PostgreSQL，不要SQLite",
+            "use SQLite",
+            "换成redis吧",
+            "GitHub Actions",
+        ] {
+            assert!(names_something(named), "{named}");
+        }
+        for not in [
+            "ok",
+            "Thanks",
+            "Ok, Thanks!",
+            "好的",
+            "谢谢",
+            "OK",
+            "好的OK",
+            "LGTM",
+        ] {
+            assert!(!names_something(not), "{not}");
+        }
+        assert!(mostly_pasted("https://example.com/a/very/long/path?x=1"));
+        assert!(mostly_pasted("`npm run build --workspace web`"));
+        assert!(mostly_pasted("see ```x```"));
+        assert!(!mostly_pasted("use `setModel` in the loader"));
+        assert!(!mostly_pasted("用PostgreSQL，不要SQLite"));
     }
 
     #[test]

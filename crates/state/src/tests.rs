@@ -572,3 +572,246 @@ fn a_batch_of_tool_results_records_what_one_call_each_records() {
     assert!(record_tool_results(&root, "batch", &[]).unwrap().is_empty());
     fs::remove_dir_all(&root).unwrap();
 }
+
+/// The decisions `record_messages` records for one conversation, as their `what`.
+fn decisions_of(tag: &str, msgs: &[Value]) -> Vec<String> {
+    let root = tmp(tag);
+    let o = record_messages(&root, "k", msgs).unwrap();
+    fs::remove_dir_all(&root).unwrap();
+    o.decisions.into_iter().map(|d| d.what).collect()
+}
+
+#[test]
+fn a_proposal_is_never_a_paragraph_without_letters() {
+    // the shape of a real OpenClaw session: the plan, a rule, the question
+    let plan = "## 推广方案\n\n".to_string()
+        + &"**每天在社区发布一篇技能介绍**，周末汇总本周的反馈并回复评论。".repeat(20)
+        + "\n\n---\n\n是否需要我配置这些推广任务到定时任务中？";
+    let reply = "好的 按照这个方案配置一下定时任务。";
+    let whats = decisions_of(
+        "dec-rule",
+        &[
+            msg("user", "帮我推广我们的技能", 1),
+            msg("assistant", &plan, 2),
+            msg("user", reply, 3),
+        ],
+    );
+    assert_eq!(whats.len(), 1, "{whats:?}");
+    assert!(
+        whats[0]
+            .starts_with("好的 按照这个方案配置一下定时任务。 (re: 每天在社区发布一篇技能介绍，"),
+        "{}",
+        whats[0]
+    );
+    assert!(!whats[0].contains("re: ---") && !whats[0].contains("**"));
+    // an acknowledgement quotes the plan, not the rule; a code block, a table rule or an emoji
+    // line before the question is no proposal either
+    for sep in ["***", "|---|---|", "✅✅✅", "```\ncrontab -e\n```"] {
+        let text = "Plan: run the backup every night at 02:00 and keep 7 copies. ".repeat(10)
+            + "\n\n"
+            + sep
+            + "\n\nShall I set it up?";
+        let whats = decisions_of(
+            "dec-rule2",
+            &[
+                msg("user", "back up the database", 1),
+                msg("assistant", &text, 2),
+                msg("user", "ok", 3),
+            ],
+        );
+        assert_eq!(whats.len(), 1, "{sep}: {whats:?}");
+        assert!(
+            whats[0].starts_with("Plan: run the backup"),
+            "{sep}: {}",
+            whats[0]
+        );
+        assert!(whats[0].ends_with("(asked: Shall I set it up?; user: ok)"));
+    }
+}
+
+#[test]
+fn a_short_reply_with_content_after_a_report_is_a_decision() {
+    let report = "I migrated the session store and updated the tests for it. ".repeat(10)
+        + "\n\nAll 42 tests pass.";
+    let zh_report =
+        "我已经完成了数据库迁移，并更新了所有的测试用例。".repeat(25) + "\n\n所有测试都通过了。";
+    let es_report = "He migrado el almacén de sesiones y actualizado las pruebas. ".repeat(10)
+        + "\n\nTodas las pruebas pasan.";
+    let after = |report: &str, reply: &str| {
+        decisions_of(
+            "dec-report",
+            &[
+                msg("user", "migrate the session store", 1),
+                msg("assistant", report, 2),
+                msg("user", reply, 3),
+            ],
+        )
+    };
+    // a finished report followed by thanks decides nothing, in any language
+    for (r, thanks) in [
+        (&report, "thanks"),
+        (&report, "great, thanks!"),
+        (&zh_report, "好的，谢谢"),
+        (&es_report, "¡gracias!"),
+    ] {
+        assert!(after(r, thanks).is_empty(), "{thanks}");
+    }
+    // a reply with content of its own is a decision about what the agent reported last
+    assert_eq!(
+        after(&zh_report, "用PostgreSQL，不要SQLite"),
+        ["用PostgreSQL，不要SQLite (re: 所有测试都通过了。)"]
+    );
+    assert_eq!(
+        after(&report, "keep the old table for a week"),
+        ["keep the old table for a week (re: All 42 tests pass.)"]
+    );
+    assert_eq!(
+        after(&es_report, "mejor guarda las sesiones en Redis"),
+        ["mejor guarda las sesiones en Redis (re: Todas las pruebas pasan.)"]
+    );
+    // a question back, a slash command, pasted text decide nothing
+    for reply in [
+        "what about Redis?",
+        "¿y Redis？",
+        "/compact",
+        "https://github.com/acme/store/pull/88/files",
+        "`cargo test -p store --release`",
+    ] {
+        assert!(after(&report, reply).is_empty(), "{reply}");
+    }
+    // the same words after another report (a note sent after every restart) decide once
+    let note = "已完成重启，继续完成之前的任务。";
+    let whats = decisions_of(
+        "dec-again",
+        &[
+            msg("user", "检查服务器", 1),
+            msg("assistant", &zh_report, 2),
+            msg("user", note, 3),
+            msg("assistant", &(zh_report.clone() + "\n\n明天继续。"), 4),
+            msg("user", note, 5),
+        ],
+    );
+    assert_eq!(whats, [format!("{note} (re: 所有测试都通过了。)")]);
+    // a short reply that names something says what it decided, also after a question
+    let asks_key = report.clone() + "\n\nShould I pass the settings to the key resolver?";
+    assert_eq!(
+        after(&asks_key, "modify defaultGetApiKey"),
+        ["modify defaultGetApiKey (re: All 42 tests pass.; asked: Should I pass the settings to the key resolver?)"]
+    );
+    // a count is no pick of a bulleted list the agent did not offer as a choice
+    let team = "Your team so far, all hired and briefed this morning. ".repeat(10)
+        + "\n\n- SEO lead\n- Attorney\n- Designer\n- Video editor";
+    assert_eq!(
+        after(&team, "hire the full 4"),
+        ["hire the full 4 (re: - SEO lead - Attorney - Designer - Video editor)"]
+    );
+    // an acknowledgement after a report that ends by asking still accepts what it proposes
+    let asks = report.clone() + "\n\nShall I delete the old table now?";
+    assert_eq!(
+        after(&asks, "ok"),
+        ["All 42 tests pass. (asked: Shall I delete the old table now?; user: ok)"]
+    );
+}
+
+#[test]
+fn options_are_picked_by_number_bullet_or_label() {
+    let numbered = "Here is what I found. ".repeat(30)
+        + "\n\n1. Keep the cache as it is\n2. Drop the cache and rebuild it\n3. Move the cache to SQLite\n\nWhich one?";
+    let bulleted = "Two ways to keep the sessions. ".repeat(20)
+        + "\n\n- **Postgres**: durable, needs a server\n- **SQLite**: one file, no server\n\nWhich do you prefer?";
+    let zh = "两种方式都可以。".repeat(70)
+        + "\n\n**方案一：** 每小时运行一次\n**方案二：** 每次推送时运行\n\n你选哪个？";
+    // a list without a question: a bare pick still names the option
+    let listed = "Three ways to speed it up, measured on the big session. ".repeat(10)
+        + "\n\n1. Cache the parsed YAML\n2. Read the files in parallel\n3. Skip the checksum";
+    let pick = |agent: &str, reply: &str| {
+        decisions_of(
+            "dec-pick",
+            &[
+                msg("user", "speed up the loader", 1),
+                msg("assistant", agent, 2),
+                msg("user", reply, 3),
+            ],
+        )
+    };
+    assert_eq!(
+        pick(&numbered, "lets do 2"),
+        ["Drop the cache and rebuild it (asked: Which one?; user: lets do 2)"]
+    );
+    assert_eq!(
+        pick(&bulleted, "2"),
+        ["SQLite: one file, no server (asked: Which do you prefer?; user: 2)"]
+    );
+    assert_eq!(
+        pick(&bulleted, "postgres, we have one"),
+        ["Postgres: durable, needs a server (asked: Which do you prefer?; user: postgres, we have one)"]
+    );
+    assert_eq!(
+        pick(&zh, "方案二"),
+        ["方案二： 每次推送时运行 (asked: 你选哪个？; user: 方案二)"]
+    );
+    assert_eq!(pick(&listed, "3."), ["Skip the checksum (user: 3.)"]);
+    // a number in a longer reply to a list offered as no choice is a count, not a pick
+    assert_eq!(
+        pick(&listed, "keep all 3 of them"),
+        ["keep all 3 of them (re: 1. Cache the parsed YAML 2. Read the files in parallel 3. Skip the checksum)"]
+    );
+}
+
+#[test]
+fn host_turns_are_never_decisions() {
+    let report = "The nightly job ran, the disk is at 61 %, the certificates are valid. ".repeat(8)
+        + "\n\nEverything is healthy.";
+    for host in [
+        "Read HEARTBEAT.md if it exists (workspace context). Follow it strictly. If nothing needs attention, reply HEARTBEAT_OK.",
+        "A new session was started via /new or /reset. Execute your Session Startup sequence now.",
+        "[cron:8b380d56 Backups] check the backups now",
+        "System: [2026-03-29 16:44:52 GMT+8] Feishu[default] DM | ann",
+    ] {
+        let whats = decisions_of(
+            "dec-host",
+            &[
+                msg("user", "check the server", 1),
+                msg("assistant", &report, 2),
+                msg("user", host, 3),
+            ],
+        );
+        assert!(whats.is_empty(), "{host}: {whats:?}");
+    }
+    // a heartbeat between the report and the user's reply is no reply: the user's one still is
+    let whats = decisions_of(
+        "dec-host2",
+        &[
+            msg("user", "check the server", 1),
+            msg("assistant", &report, 2),
+            msg("user", "Read HEARTBEAT.md if it exists (workspace context). Follow it strictly. If nothing needs attention, reply HEARTBEAT_OK.", 3),
+            msg("assistant", "HEARTBEAT_OK", 4),
+            msg("user", "rotate the certificates on Friday", 5),
+        ],
+    );
+    assert_eq!(
+        whats,
+        ["rotate the certificates on Friday (re: Everything is healthy.)"]
+    );
+}
+
+#[test]
+fn a_credential_in_a_decision_is_redacted() {
+    let report = "The deploy script is ready and tested against staging. ".repeat(10)
+        + "\n\nIt needs an API key.";
+    let key = "sk-ant-api03-Zq8vT2mB7xK4pL9wR3nY";
+    let whats = decisions_of(
+        "dec-secret",
+        &[
+            msg("user", "write the deploy script", 1),
+            msg("assistant", &report, 2),
+            msg("user", &format!("use the key {key} for staging"), 3),
+        ],
+    );
+    assert_eq!(whats.len(), 1, "{whats:?}");
+    assert!(
+        !whats[0].contains(key) && whats[0].contains("[redacted]"),
+        "{}",
+        whats[0]
+    );
+}
