@@ -497,7 +497,7 @@ try {
   })
 
   // ==== --local, compaction.mode 'replace' (the provider selected): the restore is the summary ========
-  writeConfig({ pluginConfig: { compaction: { mode: 'replace' } }, compaction: { provider: 'context-native' } })
+  writeConfig({ pluginConfig: { compaction: { mode: 'replace' } }, compaction: { provider: 'context-native', keepRecentTokens: 2000 } })
   const S3 = 'real-local-replace'
   await check("--local, compaction.mode 'replace': no summary model call, the summary is the restore from the compacted messages, not injected twice", async () => {
     turns.set('t10', [
@@ -505,10 +505,16 @@ try {
       // a function the agent's write defines: the restore names it as people do, `backfillUserRows()` (issue 21)
       { toolCalls: [{ name: 'write', arguments: { path: 'backfill.ts', content: 'export function backfillUserRows(batch: string[]) {\n  return batch.length\n}\n' } }] },
       { toolCalls: [{ name: 'read', arguments: { path: BIG_FILE } }] },
-      { text: 'Schema read.', usage: { prompt_tokens: 113_000 } },
+      // a long report that asks nothing: the user's short reply to it is a decision (seed 001, 7.2; issue 27)
+      { text: `${'The users table has 14 columns; the schema keeps them and adds the tenant id. '.repeat(8)}\n\nThe migration is written.`, usage: { prompt_tokens: 60_000 } },
     ])
+    turns.set('t19', [{ text: 'Noted.', usage: { prompt_tokens: 62_000 } }])
+    turns.set('t20', [{ text: 'Writing the backfill.', usage: { prompt_tokens: 113_000 } }])
     turns.set('t11', [{ text: 'Backfilling.', usage: { prompt_tokens: 30_000 } }])
-    const a = await turn(S3, '[t10] Migrate the users table schema.')
+    // the report and the reply are compacted (a short kept tail): the decision is in the messages the checkpoint reads
+    const earlier = [await turn(S3, '[t10] Migrate the users table schema.'), await turn(S3, '[t19] keep the old table for a week')]
+    const a = await turn(S3, '[t20] Go on with the backfill.')
+    for (const e of earlier) a.summaries.push(...e.summaries), a.flushes.push(...e.flushes)
     const b = await turn(S3, '[t11] Continue.')
     const summaries = [...a.summaries, ...b.summaries]
     assert.equal(summaries.length, 0, 'OpenClaw made no summary model call')
@@ -523,6 +529,8 @@ try {
     assert.match(text, /Identifiers: [^\n]*backfillUserRows\(\)/, 'and the function its write defined')
     // the summary has the sections of OpenClaw's own compaction contract, in its order (issue 27)
     assert.match(text, /## Decisions\n[\s\S]*## Open TODOs\n[\s\S]*## Constraints\/Rules\n[\s\S]*## Pending user asks\n[\s\S]*## Exact identifiers\n/, 'in the sections of OpenClaw\'s summary contract')
+    // the user's reply to the report is under `## Decisions`, with what the agent reported last
+    assert.match(text, /## Decisions\n- [^\n]*keep the old table for a week \(re: The migration is written\.\)/, `the decision: ${text.slice(text.indexOf('## Decisions'), text.indexOf('## Decisions') + 300)}`)
   })
 
   // ==== tool profiles and tool policy (issue 28) ========================================================

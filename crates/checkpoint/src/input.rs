@@ -193,6 +193,38 @@ fn assign_ids(decisions: Vec<DecisionInput>) -> Vec<Decision> {
         .collect()
 }
 
+/// The state's decisions (recorded as the turns came, if the host passed them) with those of the
+/// messages this checkpoint sees ([`context_state::decisions_in`]: a compaction removes them, so
+/// the restore is where the decisions made in them stay), each once, in the order they were made.
+fn with_message_decisions(
+    recorded: Vec<context_state::Decision>,
+    messages: &[Value],
+) -> Vec<Decision> {
+    let mut all: Vec<DecisionInput> = recorded
+        .into_iter()
+        .map(|d| DecisionInput {
+            id: Some(d.id),
+            what: d.what,
+            when: d.when,
+        })
+        .collect();
+    for d in context_state::decisions_in(messages) {
+        if !all.iter().any(|x| x.what == d.what) {
+            all.push(DecisionInput {
+                id: None,
+                what: d.what,
+                when: d.when,
+            });
+        }
+    }
+    // RFC 3339 times of one writer sort as text (stable: same times keep their order); with a
+    // decision without a time, the order they were found in
+    if all.iter().all(|d| d.when.is_some()) {
+        all.sort_by(|a, b| a.when.cmp(&b.when));
+    }
+    assign_ids(all)
+}
+
 /// Decisions whose `what` differ only in case, markup or whitespace count once (the first).
 fn fold_decisions(decisions: Vec<Decision>) -> Vec<Decision> {
     let mut seen = std::collections::HashSet::new();
@@ -314,15 +346,7 @@ pub fn assemble(
 
     let decisions = match input.decisions.clone() {
         Some(d) => assign_ids(d),
-        None => state
-            .decisions
-            .into_iter()
-            .map(|d| Decision {
-                id: d.id,
-                what: d.what,
-                when: d.when,
-            })
-            .collect(),
+        None => with_message_decisions(state.decisions, input.messages.as_deref().unwrap_or(&[])),
     };
 
     let r = input.resources.clone().unwrap_or_default();

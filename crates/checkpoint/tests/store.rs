@@ -531,3 +531,67 @@ fn with_carried_interleaves_at_a_third_and_says_each_name_once() {
     );
     assert!(with_carried(Vec::new(), &[]).is_empty());
 }
+
+#[test]
+fn the_decisions_of_the_messages_a_compaction_removes_are_carried() {
+    // The host hands the checkpoint the messages being compacted; a decision made in them is in
+    // the checkpoint whether or not the turns were passed to `record_messages` before (issue 27).
+    let state = tmp("decisions");
+    let key = "agent:main:feishu:direct:1";
+    let report = "I migrated the session store and updated the tests for it. ".repeat(10)
+        + "\n\nAll 42 tests pass.";
+    let msg = |role: &str, text: &str, ts: u64| json!({"role": role, "content": [{"type": "text", "text": text}], "timestamp": ts});
+    let messages = vec![
+        msg("user", "migrate the session store", 1_771_947_000_000),
+        msg("assistant", &report, 1_771_947_001_000),
+        msg("user", "用PostgreSQL，不要SQLite", 1_771_947_002_000),
+        msg("assistant", &report, 1_771_947_003_000),
+        msg("user", "thanks", 1_771_947_004_000),
+    ];
+    let mut inp = input(&state, key, 150_000);
+    inp.trigger = Trigger::Compaction;
+    inp.messages = Some(messages.clone());
+    write_checkpoint(&inp).unwrap();
+    let cp = read_latest(&state, key).unwrap().unwrap();
+    let whats: Vec<&str> = cp.decisions.iter().map(|d| d.what.as_str()).collect();
+    assert_eq!(whats, ["用PostgreSQL，不要SQLite (re: All 42 tests pass.)"]);
+    assert_eq!(cp.decisions[0].id, "d1");
+    assert_eq!(
+        cp.decisions[0].when.as_deref(),
+        Some("2026-02-24T15:30:02.000Z")
+    );
+
+    // recorded as the turns came and seen again in the messages: once, with the recorded one's id,
+    // in the order they were made
+    let state2 = tmp("decisions2");
+    context_state::record_messages(&state2, key, &messages[..3]).unwrap();
+    let mut more = messages.clone();
+    more.push(msg("assistant", &report, 1_771_947_005_000));
+    more.push(msg(
+        "user",
+        "keep the old table for a week",
+        1_771_947_006_000,
+    ));
+    let mut inp = input(&state2, key, 150_000);
+    inp.trigger = Trigger::Compaction;
+    inp.messages = Some(more);
+    write_checkpoint(&inp).unwrap();
+    let cp = read_latest(&state2, key).unwrap().unwrap();
+    let got: Vec<(&str, &str)> = cp
+        .decisions
+        .iter()
+        .map(|d| (d.id.as_str(), d.what.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("d1", "用PostgreSQL，不要SQLite (re: All 42 tests pass.)"),
+            (
+                "d2",
+                "keep the old table for a week (re: All 42 tests pass.)"
+            ),
+        ]
+    );
+    fs::remove_dir_all(&state).unwrap();
+    fs::remove_dir_all(&state2).unwrap();
+}

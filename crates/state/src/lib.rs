@@ -622,33 +622,9 @@ struct Pattern {
     lead: Option<String>,
 }
 
-/// Layer B (section 7.2) over the message array of a `context` event, by structure only
-/// ([`substance`]: no keywords, any language):
-/// - topic: gist (100 chars) of the last user message with content of its own (slash commands
-///   and short acknowledgements such as `ok` or `yes, do it` never become the topic);
-/// - exchanges: the last 8 user messages with content and agent messages with text, as 120-char
-///   gists;
-/// - decisions (seed 001, 7.2): a short user reply (under 50 characters) right after an agent
-///   response of more than 500 characters; never a host turn (heartbeat, `/new` prompt, cron run:
-///   noise in [`dialogue`]), a slash command, a question back, or mostly pasted text. Its `what`
-///   says what was decided (`decision_what`): after a response that ends by asking something,
-///   `<proposal> (asked: <question>; user: <reply>)` for an acknowledgement (`ok`, `好的`),
-///   `<reply> (re: <proposal>; asked: <question>)` for a reply with content of its own (without a
-///   proposal, the question alone), the proposal being the nearest paragraph with letters before
-///   the question (never `---`, a table rule, an emoji line or a code block); after a response
-///   that asks nothing (a report), `<reply> (re: <what it reported last>)` for a reply with content
-///   of its own, and nothing for an acknowledgement (`thanks`); an option picked by its number,
-///   letter or label (`2`, `option B`, `方案二`) is named: `<option> (asked: ...; user: <reply>)`.
-///   Its `when` is the message's timestamp. Each pattern is recorded once per session
-///   (fingerprinted), however often the same messages are passed again.
-pub fn record_messages(
-    state_dir: &Path,
-    session_key: &str,
-    messages: &[Value],
-) -> Result<MessagesOutcome> {
-    // The key and the session directory are checked even when the messages hold nothing to
-    // record (only slash commands or acknowledgements): a symlinked directory is refused.
-    existing_session_dir(state_dir, &STATE_DIR, session_key)?;
+/// The one walk of [`record_messages`] over the messages: the topic, the last exchanges and the
+/// decision-like patterns, in order.
+fn walk(messages: &[Value]) -> (Option<String>, Vec<Exchange>, Vec<Pattern>) {
     let mut topic = None;
     let mut exchanges: Vec<Exchange> = Vec::new();
     let mut patterns = Vec::new();
@@ -714,6 +690,58 @@ pub fn record_messages(
     if exchanges.len() > MAX_EXCHANGES {
         exchanges.drain(..exchanges.len() - MAX_EXCHANGES);
     }
+    (topic, exchanges, patterns)
+}
+
+/// The decisions in `messages` as [`record_messages`] finds them (same rules, in order, the same
+/// reply after another report once), without recording anything: for a checkpoint to carry the
+/// decisions made in the messages a compaction removes, whether or not the host passed them to
+/// [`record_messages`] before. Their ids are empty (the checkpoint assigns them).
+pub fn decisions_in(messages: &[Value]) -> Vec<Decision> {
+    let mut out: Vec<Decision> = Vec::new();
+    for p in walk(messages).2 {
+        if let Some(lead) = &p.lead {
+            if out.iter().any(|d| d.what.starts_with(lead.as_str())) {
+                continue;
+            }
+        }
+        out.push(Decision {
+            id: String::new(),
+            what: p.what,
+            when: p.when,
+        });
+    }
+    out
+}
+
+/// Layer B (section 7.2) over the message array of a `context` event, by structure only
+/// ([`substance`]: no keywords, any language):
+/// - topic: gist (100 chars) of the last user message with content of its own (slash commands
+///   and short acknowledgements such as `ok` or `yes, do it` never become the topic);
+/// - exchanges: the last 8 user messages with content and agent messages with text, as 120-char
+///   gists;
+/// - decisions (seed 001, 7.2): a short user reply (under 50 characters) right after an agent
+///   response of more than 500 characters; never a host turn (heartbeat, `/new` prompt, cron run:
+///   noise in [`dialogue`]), a slash command, a question back, or mostly pasted text. Its `what`
+///   says what was decided (`decision_what`): after a response that ends by asking something,
+///   `<proposal> (asked: <question>; user: <reply>)` for an acknowledgement (`ok`, `好的`),
+///   `<reply> (re: <proposal>; asked: <question>)` for a reply with content of its own (without a
+///   proposal, the question alone), the proposal being the nearest paragraph with letters before
+///   the question (never `---`, a table rule, an emoji line or a code block); after a response
+///   that asks nothing (a report), `<reply> (re: <what it reported last>)` for a reply with content
+///   of its own, and nothing for an acknowledgement (`thanks`); an option picked by its number,
+///   letter or label (`2`, `option B`, `方案二`) is named: `<option> (asked: ...; user: <reply>)`.
+///   Its `when` is the message's timestamp. Each pattern is recorded once per session
+///   (fingerprinted), however often the same messages are passed again.
+pub fn record_messages(
+    state_dir: &Path,
+    session_key: &str,
+    messages: &[Value],
+) -> Result<MessagesOutcome> {
+    // The key and the session directory are checked even when the messages hold nothing to
+    // record (only slash commands or acknowledgements): a symlinked directory is refused.
+    existing_session_dir(state_dir, &STATE_DIR, session_key)?;
+    let (topic, exchanges, patterns) = walk(messages);
     let decisions = if patterns.is_empty() {
         Vec::new()
     } else {

@@ -815,3 +815,31 @@ fn a_credential_in_a_decision_is_redacted() {
         whats[0]
     );
 }
+
+#[test]
+fn decisions_in_finds_what_record_messages_records_without_writing() {
+    let report = "I migrated the session store and updated the tests for it. ".repeat(10)
+        + "\n\nAll 42 tests pass.";
+    let asks = report.clone() + "\n\nShall I delete the old table now?";
+    let msgs = [
+        msg("user", "migrate the session store", 1),
+        msg("assistant", &report, 2),
+        msg("user", "keep the old table for a week", 3),
+        msg("assistant", &asks, 4),
+        msg("user", "ok", 5),
+        msg("assistant", &report, 6),
+        msg("user", "keep the old table for a week", 7),
+        msg("assistant", &report, 8),
+        msg("user", "thanks", 9),
+    ];
+    let found: Vec<String> = decisions_in(&msgs).into_iter().map(|d| d.what).collect();
+    assert_eq!(found, decisions_of("dec-in", &msgs));
+    assert_eq!(
+        found,
+        [
+            "keep the old table for a week (re: All 42 tests pass.)",
+            "All 42 tests pass. (asked: Shall I delete the old table now?; user: ok)",
+        ]
+    );
+    assert!(decisions_in(&[]).is_empty());
+}
