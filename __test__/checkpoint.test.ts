@@ -206,7 +206,7 @@ describe('readCheckpoint / renderCheckpoint', () => {
     expect(four).toMatch(/fresh session/)
   })
 
-  it('enforces maxTokens exactly, dropping learnings and resources before decisions, never open items', () => {
+  it('enforces maxTokens exactly, dropping older learnings and decisions, then resources, before the newest decisions, never open items', () => {
     const { dir, cleanup } = tempStateDir('budget')
     try {
       const words = (i: number, w: string) => `${w} ${i}: ${'lorem ipsum dolor '.repeat(8)}`
@@ -232,9 +232,11 @@ describe('readCheckpoint / renderCheckpoint', () => {
         expect(text).toContain('- Migrate the users table\n- Ask about backups')
         if (maxTokens === 800) {
           expect(n).toBeGreaterThan(700)
-          expect(text).not.toContain('learning 39')
-          expect(text).not.toContain('Files read:')
+          // the older learnings and decisions go before the names, the newest after them
+          expect(text).not.toContain('learning 0:')
+          expect(text).not.toContain('decision 0:')
           expect(text).toContain('decision 39')
+          expect(text).toContain('learning 39')
         }
       }
       expect(native.countTokens(native.renderCheckpoint(src))).toBeLessThanOrEqual(800)

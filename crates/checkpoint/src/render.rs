@@ -189,6 +189,11 @@ enum Piece {
 
 /// Constraints (the newest) kept until every decision is gone; the older go before the names.
 const NEWEST_CONSTRAINTS: usize = 1;
+/// Decisions and learnings (the newest of each) kept until the names are gone; the older go with
+/// the older constraints, before the names: a long chat records a decision at many replies.
+const NEWEST_DECISIONS: usize = 2;
+/// Longest decision shown (the reply first, then what it answered).
+const DECISION_SHOWN_CHARS: usize = 160;
 
 /// Longest task shown, however tight the budget: the task is never dropped, and shortened no
 /// further than this.
@@ -313,8 +318,8 @@ fn same_start(a: &str, b: &str) -> bool {
 /// Least valuable first: tools, the thread summary, the key exchanges (the agent's before the
 /// user's, oldest first), then files, identifiers and commands together from the least active
 /// up (each list dropped in proportion to its length, up to [`PROPORTION_ITEMS`]; the items after
-/// those go first), learnings, decisions (oldest first), the newest constraint; older
-/// constraints go right after the key exchanges.
+/// those go first), the [`NEWEST_DECISIONS`] newest learnings, then decisions, the newest
+/// constraint; older constraints, decisions and learnings go right after the key exchanges.
 /// The task, working state, next action and open items are never in it.
 fn drop_order(cp: &Checkpoint, files: usize) -> Vec<Piece> {
     let mut v = Vec::new();
@@ -337,6 +342,12 @@ fn drop_order(cp: &Checkpoint, files: usize) -> Vec<Piece> {
     let nc = cp.constraints.len();
     let newest = nc.saturating_sub(NEWEST_CONSTRAINTS);
     v.extend((0..newest).map(Piece::Constraint));
+    let nd = cp.decisions.len();
+    let newest_decision = nd.saturating_sub(NEWEST_DECISIONS);
+    v.extend((0..newest_decision).map(Piece::Decision));
+    let nl = cp.learnings.len();
+    let newest_learning = nl.saturating_sub(NEWEST_DECISIONS);
+    v.extend((0..newest_learning).map(Piece::Learning));
     // rank r of a list of n: key (r + 1) / n; the highest key (the least active) goes first
     let mut ranked: Vec<(f64, u8, Piece)> = Vec::new();
     let mut add = |n: usize, class: u8, f: fn(usize) -> Piece| {
@@ -356,8 +367,8 @@ fn drop_order(cp: &Checkpoint, files: usize) -> Vec<Piece> {
             .then(a.1.cmp(&b.1))
     });
     v.extend(ranked.into_iter().map(|(_, _, p)| p));
-    v.extend((0..cp.learnings.len()).map(Piece::Learning));
-    v.extend((0..cp.decisions.len()).map(Piece::Decision));
+    v.extend((newest_learning..nl).map(Piece::Learning));
+    v.extend((newest_decision..nd).map(Piece::Decision));
     v.extend((newest..nc).map(Piece::Constraint));
     v
 }
@@ -684,10 +695,10 @@ fn compose(
         .map(|(_, d)| match &d.when {
             Some(when) => format!(
                 "{} ({})",
-                clean(&d.what, FIELD_CHARS),
+                clean(&d.what, DECISION_SHOWN_CHARS),
                 short_time(when, &m.created_at)
             ),
-            None => clean(&d.what, FIELD_CHARS),
+            None => clean(&d.what, DECISION_SHOWN_CHARS),
         })
         .collect();
     push_section(
@@ -1561,11 +1572,10 @@ mod tests {
         let text = render(&cp, RenderOptions::default()).unwrap();
         let n = tokens(&text);
         assert!(n <= 800 && n > 700, "the budget is used, not wasted: {n}");
-        // learnings and resources went first; the newest decisions stayed
-        assert!(!text.contains("learning "));
+        // resources and the older decisions went first; the newest decisions stayed
         assert!(!text.contains("Files read:"));
-        assert!(text.contains("decision 49:"));
-        assert!(!text.contains("decision 0:"));
+        assert!(text.contains("decision 49:") && text.contains("decision 48:"));
+        assert!(!text.contains("decision 47:") && !text.contains("decision 0:"));
         // a budget that cannot hold the frame is an argument error, not a silent overflow
         let err = render(
             &cp,
@@ -1576,6 +1586,35 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.code, context_fsio::ErrorCode::InvalidArg);
+    }
+
+    #[test]
+    fn the_newest_decisions_outlast_the_names_and_the_older_go_before_them() {
+        let mut cp = seed();
+        cp.decisions = (0..6)
+            .map(|i| Decision {
+                id: format!("d{i}"),
+                what: format!("use the plan number {i} for the rollout, not the old one"),
+                when: None,
+            })
+            .collect();
+        cp.resources.identifiers = (0..300).map(|i| format!("helperName{i}")).collect();
+        let text = render(&cp, RenderOptions::default()).unwrap();
+        assert!(
+            text.contains("plan number 5") && text.contains("plan number 4"),
+            "{text}"
+        );
+        assert!(!text.contains("plan number 3"), "{text}");
+        assert!(text.contains("helperName0"), "{text}");
+        // one decision is shown at most DECISION_SHOWN_CHARS
+        cp.decisions = vec![Decision {
+            id: "d".into(),
+            what: "x".repeat(400),
+            when: None,
+        }];
+        let text = render(&cp, RenderOptions::default()).unwrap();
+        let line = text.lines().find(|l| l.starts_with("- xx")).unwrap();
+        assert_eq!(line.chars().count(), 2 + DECISION_SHOWN_CHARS);
     }
 
     #[test]
