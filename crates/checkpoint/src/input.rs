@@ -208,8 +208,9 @@ fn with_message_decisions(
             when: d.when,
         })
         .collect();
+    let mut seen: std::collections::HashSet<String> = all.iter().map(|d| d.what.clone()).collect();
     for d in context_state::decisions_in(messages) {
-        if !all.iter().any(|x| x.what == d.what) {
+        if seen.insert(d.what.clone()) {
             all.push(DecisionInput {
                 id: None,
                 what: d.what,

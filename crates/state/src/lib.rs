@@ -699,11 +699,17 @@ fn walk(messages: &[Value]) -> (Option<String>, Vec<Exchange>, Vec<Pattern>) {
 /// [`record_messages`] before. Their ids are empty (the checkpoint assigns them).
 pub fn decisions_in(messages: &[Value]) -> Vec<Decision> {
     let mut out: Vec<Decision> = Vec::new();
+    // the leads (`<reply> (re: `) of the decisions kept, looked up at once (a long chat has
+    // thousands of replies)
+    let mut leads: std::collections::HashSet<String> = std::collections::HashSet::new();
     for p in walk(messages).2 {
         if let Some(lead) = &p.lead {
-            if out.iter().any(|d| d.what.starts_with(lead.as_str())) {
+            if leads.contains(lead) {
                 continue;
             }
+        }
+        if let Some(i) = p.what.find(" (re: ") {
+            leads.insert(p.what[..i + " (re: ".len()].to_string());
         }
         out.push(Decision {
             id: String::new(),
