@@ -74,6 +74,7 @@ describe('plugin: OpenClaw\'s compaction summary among a prompt build\'s message
     expect(compactionSummaryOf([{ role: 'user', content: [{ type: 'text', text: framed }] }, { role: 'user', content: 'next' }])).toBe('\n## Goal\nfix src/parse.rs\n')
     expect(compactionSummaryOf([{ role: 'user', content: framed }])).toContain('fix src/parse.rs')
     expect(compactionSummaryOf([{ role: 'user', content: 'no summary here' }, null, 7, { role: 'assistant', content: framed }])).toBeUndefined()
+    expect(compactionSummaryOf(undefined)).toBeUndefined()
   })
 })
 

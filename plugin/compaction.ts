@@ -226,7 +226,8 @@ const SUMMARY_OPEN = 'The conversation history before this point was compacted i
  * OpenClaw's compaction summary among the messages of a prompt build: a `compactionSummary` message, or the user
  * message OpenClaw makes of it for the model (`<summary>` ... `</summary>` after its frame). `undefined` without one.
  */
-export function compactionSummaryOf(messages: readonly unknown[]): string | undefined {
+export function compactionSummaryOf(messages: readonly unknown[] | undefined): string | undefined {
+  if (!Array.isArray(messages)) return undefined
   for (const m of messages) {
     const msg = obj(m)
     if (msg.role === 'compactionSummary' && typeof msg.summary === 'string') return msg.summary
@@ -250,10 +251,10 @@ export function compactionSummaryOf(messages: readonly unknown[]): string | unde
  * what the summary lacks. The pending text as it is when there is no summary (Claude Code, Codex), when a newer
  * checkpoint has been written since, or when rendering fails.
  */
-export function restoreAfterSummary(stateDir: string, sessionKey: string, pending: NonNullable<SessionRecord['restorePending']>, messages: readonly unknown[], maxTokens: number): string {
-  const summary = compactionSummaryOf(messages)
-  if (!summary?.trim() || !pending.checkpointId) return pending.text
+export function restoreAfterSummary(stateDir: string, sessionKey: string, pending: NonNullable<SessionRecord['restorePending']>, messages: readonly unknown[] | undefined, maxTokens: number): string {
   try {
+    const summary = compactionSummaryOf(messages)
+    if (!summary?.trim() || !pending.checkpointId) return pending.text
     if (readCheckpoint({ stateDir, sessionKey })?.meta.checkpointId !== pending.checkpointId) return pending.text
     return renderCheckpoint({ stateDir, sessionKey }, { mode: 'post-compaction', maxTokens, inContext: summary }) ?? pending.text
   } catch {
