@@ -148,8 +148,8 @@ fn ends_asking(text: &str) -> bool {
 /// The agent's latest plan: its last numbered or unchecked todo list, a todo tool's open items,
 /// or the plan it set in the scratchpad, whichever came last.
 ///
-/// A numbered list in the agent's word at the end of a turn it worked in (it called tools before,
-/// and calls none now) reports the work (`Done. Summary of changes: 1. ...`, `Now you can: 1.
+/// A numbered list in the agent's last word of a turn it worked in (it called tools before, and
+/// calls none in that message or after it before the user speaks) reports the work (`Done. Summary of changes: 1. ...`, `Now you can: 1.
 /// ...`): it is no plan, and the plan its text laid out before the work is done with. Unless the
 /// message ends by asking the user (`Which should I do first?`): then the list is a proposal.
 /// Structure only, any language.
@@ -159,7 +159,18 @@ pub(super) fn next_action(messages: &[Value], lines: &[Line]) -> Option<String> 
     let mut from_text = false;
     // the agent called tools since the user's last message
     let mut worked = false;
-    for (m, line) in messages.iter().zip(lines) {
+    // for each message: the agent calls tools after it in the same turn (it went on working)
+    let mut works_after = vec![false; messages.len()];
+    let mut later = false;
+    for (i, (m, line)) in messages.iter().zip(lines).enumerate().rev() {
+        works_after[i] = later;
+        match line {
+            Line::User { said, .. } if *said != Said::Noise => later = false,
+            Line::Agent { .. } if tool_calls(m).next().is_some() => later = true,
+            _ => {}
+        }
+    }
+    for (i, (m, line)) in messages.iter().zip(lines).enumerate() {
         let text = match line {
             Line::Agent { text, .. } => text,
             Line::User { said, .. } => {
@@ -177,7 +188,7 @@ pub(super) fn next_action(messages: &[Value], lines: &[Line]) -> Option<String> 
             .filter(|it| !is_done(it))
             .collect();
         let numbered = !list.is_empty() && !text.contains("- [ ]") && !text.contains("* [ ]");
-        if numbered && worked && !calls_now && !ends_asking(text) {
+        if numbered && worked && !calls_now && !works_after[i] && !ends_asking(text) {
             if from_text {
                 next = None;
             }

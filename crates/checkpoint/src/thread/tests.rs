@@ -1010,6 +1010,17 @@ fn next_action_from_the_latest_plan() {
         .as_deref(),
         Some("1. Split the module; 2. Keep it")
     );
+    // a plan the agent states between its calls (it goes on working after it) is the plan
+    let e = extract(&[
+        user("go on with the refactor"),
+        call_with("read", json!({"path": "src/auth.ts"})),
+        agent("TOKEN_TTL is 300 seconds. Plan:\n1. Change TOKEN_TTL to 3600\n2. Add a test"),
+        call_with("edit", json!({"path": "src/auth.ts"})),
+    ]);
+    assert_eq!(
+        e.next_action.as_deref(),
+        Some("1. Change TOKEN_TTL to 3600; 2. Add a test")
+    );
     // a todo tool's open items stay the plan whatever the report says
     let e = extract(&[
         user("go on with the refactor"),
