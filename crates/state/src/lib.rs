@@ -74,6 +74,9 @@ pub const DECISION_USER_MAX_CHARS: usize = 50;
 pub const DECISION_PROPOSAL_CHARS: usize = 160;
 /// Characters of the question a decision quotes.
 pub const DECISION_QUESTION_CHARS: usize = 100;
+/// Characters of the report a reply to it quotes: the reply is what was decided, the report
+/// only says where it stands.
+pub const DECISION_REPORT_CHARS: usize = 60;
 /// Most letters of a reply besides the number or letter it picks an option by when the agent's
 /// message asked nothing (`lets do 2`, `option B`; `hire the full 10` is a count, no pick).
 pub const BARE_PICK_LETTERS: usize = 8;
@@ -838,7 +841,7 @@ fn decision_what(agent: &str, reply: &str) -> Option<String> {
         let re = substance::report_gist(agent)?;
         return Some(format!(
             "{reply} (re: {})",
-            gist(&re, DECISION_PROPOSAL_CHARS)
+            gist(&re, DECISION_REPORT_CHARS)
         ));
     };
     let q = gist(&question, DECISION_QUESTION_CHARS);

@@ -754,7 +754,7 @@ fn options_are_picked_by_number_bullet_or_label() {
     // a number in a longer reply to a list offered as no choice is a count, not a pick
     assert_eq!(
         pick(&listed, "keep all 3 of them"),
-        ["keep all 3 of them (re: 1. Cache the parsed YAML 2. Read the files in parallel 3. Skip the checksum)"]
+        ["keep all 3 of them (re: 1. Cache the parsed YAML 2. Read the files in parallel 3. S…)"]
     );
 }
 
