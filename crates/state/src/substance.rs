@@ -651,25 +651,15 @@ pub fn shell_commands(cmd: &str) -> Vec<(String, bool)> {
     let cmd = without.as_str();
     // Split at the operators outside quotes; a pipe ends the part's useful text.
     let mut parts: Vec<(String, bool)> = vec![(String::new(), false)];
+    // (inside `$( )` the operators belong to the substitution: `X=$(echo "$R" | jq .a)`)
     let mut quoting = Quoting::default();
-    // inside `$( )` the operators belong to the substitution (`X=$(echo "$R" | jq .a)`)
-    let mut depth = 0usize;
     let chars: Vec<char> = cmd.chars().collect();
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
         let (cur, piped) = parts.last_mut().expect("never empty");
         if quoting.syntax(c) {
-            if c == '(' && i > 0 && chars[i - 1] == '$' {
-                depth += 1;
-            } else if c == ')' && depth > 0 {
-                depth -= 1;
-            } else if depth > 0 {
-                // (part of the substitution: kept as it is)
-            } else if c == ';'
-                || c == '\n'
-                || (c == '&' || c == '|') && chars.get(i + 1) == Some(&c)
-            {
+            if c == ';' || c == '\n' || (c == '&' || c == '|') && chars.get(i + 1) == Some(&c) {
                 parts.push((String::new(), false));
                 i += if c == ';' || c == '\n' { 1 } else { 2 };
                 continue;
@@ -776,17 +766,23 @@ pub fn shell_commands(cmd: &str) -> Vec<(String, bool)> {
 /// retypes; a pattern or a name (`-t "retry policy"`) has fewer.
 pub const QUOTED_ARG_WORDS: usize = 2;
 
-/// Where a shell text stands as it is read: inside quotes, or right after a backslash.
+/// Where a shell text stands as it is read: inside quotes, right after a backslash, or inside a
+/// command substitution `$( )` (whose operators and spaces belong to it).
 #[derive(Default)]
 struct Quoting {
     quote: Option<char>,
     escaped: bool,
+    /// `$( )` open around the character read.
+    depth: usize,
+    /// The character read before.
+    prev: char,
 }
 
 impl Quoting {
-    /// Reads `c`: true when it is shell syntax (outside quotes, not escaped, not a quote or an
-    /// escape itself).
+    /// Reads `c`: true when it is shell syntax (outside quotes and substitutions, not escaped,
+    /// not a quote, an escape or a substitution's parenthesis itself).
     fn syntax(&mut self, c: char) -> bool {
+        let prev = std::mem::replace(&mut self.prev, c);
         if self.escaped {
             self.escaped = false;
         } else if c == '\\' && self.quote != Some('\'') {
@@ -797,8 +793,12 @@ impl Quoting {
             }
         } else if c == '\'' || c == '"' {
             self.quote = Some(c);
+        } else if c == '(' && prev == '$' {
+            self.depth += 1;
+        } else if c == ')' && self.depth > 0 {
+            self.depth -= 1;
         } else {
-            return true;
+            return self.depth == 0;
         }
         false
     }
@@ -809,24 +809,15 @@ impl Quoting {
 fn shell_words(part: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut cur = String::new();
-    let (mut quoting, mut depth) = (Quoting::default(), 0usize);
-    let mut prev = ' ';
+    let mut quoting = Quoting::default();
     for c in part.chars() {
-        if quoting.syntax(c) {
-            if c == '(' && prev == '$' {
-                depth += 1;
-            } else if c == ')' && depth > 0 {
-                depth -= 1;
-            } else if c.is_whitespace() && depth == 0 {
-                if !cur.is_empty() {
-                    words.push(std::mem::take(&mut cur));
-                }
-                prev = c;
-                continue;
+        if quoting.syntax(c) && c.is_whitespace() {
+            if !cur.is_empty() {
+                words.push(std::mem::take(&mut cur));
             }
+            continue;
         }
         cur.push(c);
-        prev = c;
     }
     if !cur.is_empty() {
         words.push(cur);
