@@ -330,8 +330,6 @@ function continuationRow(c, { file, format, line, compaction, restore, appended 
     restoreMissed: c.needed.filter((n) => !restore.toLowerCase().includes(n)),
     summary: summary ? share(summary) : null,
     both: summary ? share(`${summary}\n${appended}`) : null,
-    bothMissed: summary ? c.needed.filter((n) => !`${summary}\n${appended}`.toLowerCase().includes(n)) : null,
-    appended,
     summaryCut: summary ? share(firstTokens(summary, maxTokens)) : null,
     tail: share(lastTokens(c.conversation, maxTokens)),
     replace: {

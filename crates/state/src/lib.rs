@@ -651,7 +651,7 @@ fn walk(messages: &[Value]) -> (Option<String>, Vec<Exchange>, Vec<Pattern>) {
                 if let Some(agent) = last_agent.take() {
                     if squashed.chars().count() < DECISION_USER_MAX_CHARS
                         && agent.chars().count() > LONG_AGENT_CHARS
-                        && !is_cron_run(&capture::message_text(m))
+                        && !wrappers::is_cron_run(&capture::message_text(m))
                     {
                         if let Some(what) = decision_what(&agent, &squashed) {
                             let lead = format!("{squashed} (re: ");
@@ -798,13 +798,6 @@ pub fn record_messages(
         exchanges,
         decisions,
     })
-}
-
-/// True for a turn of an OpenClaw cron run (`[cron:<job id> <job name>] <message>`): its message
-/// is the job's, configured once, not the user's answer to what the agent said before it.
-fn is_cron_run(raw: &str) -> bool {
-    let t = raw.trim_start();
-    t.starts_with("[cron:") && t.find(']').is_some_and(|i| !t[..i].contains('\n'))
 }
 
 /// What a short reply right after a long agent message decided, or `None`. A question back, a

@@ -163,16 +163,27 @@ const PROMPTS: &[&str] = &[
 /// `A scheduled reminder has been triggered...`, are no user turn: [`PROMPTS`]).
 const CRON_PREFIX: &str = "[cron:";
 
-/// Without OpenClaw's `[cron:<id> <name>] ` prefix.
-fn strip_cron_prefix(text: &str) -> &str {
+/// The job's message after OpenClaw's `[cron:<id> <name>] ` prefix, `None` without the prefix.
+fn after_cron_prefix(text: &str) -> Option<&str> {
     let t = text.trim_start();
     if !t.starts_with(CRON_PREFIX) {
-        return text;
+        return None;
     }
     match t.find(']') {
-        Some(i) if !t[..i].contains('\n') => t[i + 1..].trim_start(),
-        _ => text,
+        Some(i) if !t[..i].contains('\n') => Some(t[i + 1..].trim_start()),
+        _ => None,
     }
+}
+
+/// Without OpenClaw's `[cron:<id> <name>] ` prefix.
+fn strip_cron_prefix(text: &str) -> &str {
+    after_cron_prefix(text).unwrap_or(text)
+}
+
+/// True for the text of an OpenClaw cron run's turn (`[cron:<job id> <job name>] <message>`):
+/// its message is the job's, configured once, not a reply to what the agent said before it.
+pub fn is_cron_run(text: &str) -> bool {
+    after_cron_prefix(text).is_some()
 }
 
 /// OpenClaw's runtime line (system-prompt-params-*.mjs buildRuntimeLine: `Runtime: agent=main |

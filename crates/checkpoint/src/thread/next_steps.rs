@@ -138,13 +138,6 @@ pub(super) fn todo_items(args: &Value) -> Option<Vec<String>> {
     (!open.is_empty()).then_some(open)
 }
 
-/// Whether an agent message ends by asking the user something (its last paragraph is a question).
-fn ends_asking(text: &str) -> bool {
-    context_state::substance::paragraphs(text)
-        .last()
-        .is_some_and(|p| context_state::substance::is_question(p.lines().last().unwrap_or(p)))
-}
-
 /// The agent's latest plan: its last numbered or unchecked todo list, a todo tool's open items,
 /// or the plan it set in the scratchpad, whichever came last.
 ///
@@ -188,7 +181,10 @@ pub(super) fn next_action(messages: &[Value], lines: &[Line]) -> Option<String> 
             .filter(|it| !is_done(it))
             .collect();
         let numbered = !list.is_empty() && !text.contains("- [ ]") && !text.contains("* [ ]");
-        if numbered && worked && !calls_now && !works_after[i] && !ends_asking(text) {
+        if numbered && worked && !calls_now && !works_after[i]
+            // (a message that ends by asking the user proposes its list)
+            && context_state::substance::proposal(text).is_none()
+        {
             if from_text {
                 next = None;
             }
