@@ -2,6 +2,8 @@
 //! messages it kept. A restore appended to them (default mode) need not say a name again that
 //! they state; its budget goes to the names they lack.
 
+use context_state::substance::occurs;
+
 /// Text the model's context holds, folded to lowercase once for every lookup.
 pub struct InContext {
     lower: String,
@@ -47,19 +49,10 @@ impl InContext {
             return false;
         };
         let last = name.chars().next_back().unwrap_or(first);
-        let hay = self.lower.as_str();
-        let mut from = 0;
-        while let Some(i) = hay[from..].find(name.as_str()) {
-            let start = from + i;
-            let end = start + name.len();
-            let open = !continues_name(first) || !continued(hay[..start].chars().rev(), BEFORE);
-            let close = !continues_name(last) || !continued(hay[end..].chars(), AFTER);
-            if open && close {
-                return true;
-            }
-            from = start + first.len_utf8();
-        }
-        false
+        occurs(&self.lower, &name, |before, after| {
+            (!continues_name(first) || !continued(before.chars().rev(), BEFORE))
+                && (!continues_name(last) || !continued(after.chars(), AFTER))
+        })
     }
 
     /// The items the context does not mention, in their order.

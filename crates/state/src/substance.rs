@@ -601,16 +601,26 @@ pub fn chosen_option(agent_text: &str, reply: &str, asked: bool) -> Option<Strin
 /// True when `label` stands in `text` as a word (not inside a longer word of letters or digits;
 /// a CJK label anywhere).
 fn label_in(text: &str, label: &str) -> bool {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() && !unspaced(c));
+    occurs(text, label, |before, after| {
+        !word(before.chars().next_back()) && !word(after.chars().next())
+    })
+}
+
+/// Whether `needle` occurs in `text` at a place `bounded` accepts, given the text before and
+/// after that occurrence (every occurrence is tried, overlapping ones too). The one search of
+/// the "is it there as a whole word" checks, each with its own idea of a word's edge.
+pub fn occurs(text: &str, needle: &str, bounded: impl Fn(&str, &str) -> bool) -> bool {
+    let Some(first) = needle.chars().next() else {
+        return false;
+    };
     let mut from = 0;
-    while let Some(i) = text[from..].find(label) {
-        let (s, e) = (from + i, from + i + label.len());
-        let before = text[..s].chars().last();
-        let after = text[e..].chars().next();
-        let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() && !unspaced(c));
-        if !word(before) && !word(after) {
+    while let Some(i) = text[from..].find(needle) {
+        let (s, e) = (from + i, from + i + needle.len());
+        if bounded(&text[..s], &text[e..]) {
             return true;
         }
-        from = s + label.chars().next().map_or(1, char::len_utf8);
+        from = s + first.len_utf8();
     }
     false
 }

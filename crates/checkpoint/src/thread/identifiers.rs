@@ -1236,8 +1236,7 @@ pub(super) fn bare_name(d: &str) -> Option<&str> {
 /// `App.id/1`, not in `valid`).
 pub(super) fn contains_name(text: &str, name: &str) -> bool {
     let word = |c: char| c.is_alphanumeric() || c == '_';
-    text.match_indices(name).any(|(i, _)| {
-        !text[..i].chars().next_back().is_some_and(word)
-            && !text[i + name.len()..].chars().next().is_some_and(word)
+    context_state::substance::occurs(text, name, |before, after| {
+        !before.chars().next_back().is_some_and(word) && !after.chars().next().is_some_and(word)
     })
 }
