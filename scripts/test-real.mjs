@@ -853,6 +853,9 @@ try {
       assert.equal(off.code, 0, `system heartbeat disable: ${off.out.slice(0, 300)} ${off.err.split('\n').slice(-4).join(' | ')}`)
       const pollText = lastUserText(polls()[0])
       assert.ok(requestText(polls()[0].body).includes('Rotate the deploy key'), 'the heartbeat ran in the main session (it carries the user\'s turns)')
+      // The user moves on after the heartbeat: the current request leads the goal, the first one follows.
+      turns.set('t61b', [{ text: 'Noted the new key in docs/keys.md.', usage: { prompt_tokens: 23_000 } }])
+      await turn(MAIN, '[t61b] Now record the new deploy key in docs/keys.md as well.', { local: false })
 
       // /compact (sessions.compact), then the user's next turn.
       const before = server.requests.length
@@ -872,7 +875,7 @@ try {
       assert.doesNotMatch(restore, /HEARTBEAT/, `no HEARTBEAT text in the restore: ${restore}`)
       // The goal is the task, not the greeting before it (the greeting may stay among the exchanges).
       const goal = restore.slice(restore.indexOf('## Goal'), restore.indexOf('\n## ', restore.indexOf('## Goal') + 1))
-      assert.match(goal, /Task:.*Rotate the deploy key/, `the goal is the user's task: ${restore}`)
+      assert.match(goal, /^## Goal\nWorking on: .*record the new deploy key in docs\/keys\.md.*\nTask: .*Rotate the deploy key/, `the goal: the current request first, then the user's task: ${restore}`)
       assert.doesNotMatch(goal, /Hi there/, `not the greeting: ${restore}`)
       assert.ok(!restore.includes(TOKEN) && !/ghp_[A-Za-z0-9]{20,}/.test(restore), `no credential in the restore: ${restore}`)
       assert.ok(!restore.includes(LABELLED), `no labelled credential in the restore, under its label or bare: ${restore}`)

@@ -629,10 +629,10 @@ fn compose(
     // and waits, it is what the agent was working on.
     let pending = w.status != Status::WaitingForUser;
 
-    // ## Goal: the session's task and where the work stands (the current request is under
-    // "Pending user asks" while it is open).
+    // ## Goal: the current request first (a chat lasts days and moves on from its first
+    // request), then the session's task and where the work stands.
     o.push_str("\n## Goal\n");
-    if let (Some(t), false) = (topic_new, pending) {
+    if let Some(t) = topic_new {
         o.push_str(&format!("Working on: {}\n", clean(t, field_chars)));
     }
     if let Some(t) = task {
@@ -745,13 +745,11 @@ fn compose(
         empty("No constraints stated."),
     );
 
-    // the current request; when it is the task's start, the task is not said twice
-    let asks: Vec<String> = match (pending, topic_new, topic) {
-        (true, Some(t), _) => vec![clean(t, field_chars)],
-        // (only a summary says so: elsewhere the goal above says it)
-        (true, None, Some(_)) if as_summary => {
-            vec!["the task (## Goal), in progress".to_string()]
-        }
+    // The current request while the agent is at it: the goal above says it, so only a summary
+    // (whose contract has the section) points there.
+    let asks: Vec<String> = match (pending && as_summary, topic_new, topic) {
+        (true, Some(_), _) => vec!["the current request (Working on, ## Goal), in progress".into()],
+        (true, None, Some(_)) => vec!["the task (## Goal), in progress".into()],
         _ => Vec::new(),
     };
     push_section(
@@ -941,12 +939,10 @@ mod tests {
         assert!(n <= 700, "{n} tokens\n{text}");
         for line in [
             "[Post-compaction checkpoint restore]",
-            "## Goal\nStatus: in_progress\n",
+            "## Goal\nWorking on: Helping user plan a trip to Japan\nStatus: in_progress\n",
             "## Progress\nThread: Planning Japan trip. Settled on March dates, budget focus.",
             "## Decisions\n- User prefers budget options over luxury (14:15)\n- Flights from Belgrade, March 15-29 window (14:22)\n",
             "## Open TODOs\n- Next action: User asked about visa requirements -- need to answer\n- Visa requirements for Serbian passport\n- User hasn't decided on accommodation style\n",
-            // in progress: the current request is the pending ask
-            "## Pending user asks\n- Helping user plan a trip to Japan\n",
             "## Exact identifiers\n",
             "Learnings (consider storing to long-term memory):\n- User is price-sensitive, always ask about budget first",
             "Tools used: web_search, memory_search",
@@ -1250,19 +1246,35 @@ mod tests {
             );
         }
         cp.working.topic = Some("now the migration tests".into());
-        let text = render(&cp, RenderOptions::default()).unwrap();
+        for status in [Status::InProgress, Status::WaitingForUser] {
+            cp.working.status = status;
+            let text = render(&cp, RenderOptions::default()).unwrap();
+            assert!(
+                text.contains("## Goal\nWorking on: now the migration tests\nTask: Refactor"),
+                "the current request first, then the task\n{text}"
+            );
+            assert!(!text.contains("## Pending user asks"), "said once\n{text}");
+        }
+        cp.working.status = Status::InProgress;
+        let summary = render(
+            &cp,
+            RenderOptions {
+                as_summary: true,
+                ..RenderOptions::default()
+            },
+        )
+        .unwrap();
         assert!(
-            text.contains("## Pending user asks\n- now the migration tests\n"),
-            "in progress: the current request is pending\n{text}"
+            summary.contains(
+                "## Pending user asks\n- the current request (Working on, ## Goal), in progress\n"
+            ),
+            "{summary}"
         );
-        assert!(!text.contains("Working on:"), "said once");
-        cp.working.status = Status::WaitingForUser;
-        let text = render(&cp, RenderOptions::default()).unwrap();
-        assert!(
-            text.contains("## Goal\nWorking on: now the migration tests\nTask: Refactor"),
-            "answered: the current request first, then the task\n{text}"
+        assert_eq!(
+            summary.matches("now the migration tests").count(),
+            1,
+            "{summary}"
         );
-        assert!(!text.contains("## Pending user asks"), "none: left out");
     }
 
     /// OpenClaw 2026.9.6's REQUIRED_SUMMARY_SECTIONS, in its order.
@@ -1550,10 +1562,10 @@ mod tests {
             )
             .unwrap();
             assert!(tokens(&text) <= max, "{max}: {}", tokens(&text));
-            assert!(text.contains("## Pending user asks\n- Helping user"));
+            assert!(text.contains("## Goal\nWorking on: Helping user"));
             assert!(text.contains("Next action: User asked"));
             if max >= 250 {
-                assert!(text.contains("- Helping user plan a trip to Japan"));
+                assert!(text.contains("Working on: Helping user plan a trip to Japan"));
             }
             assert!(text.contains(FENCE_CLOSE));
             if max >= 400 {

@@ -390,8 +390,8 @@ fn the_task_is_carried_from_checkpoint_to_checkpoint() {
     );
     let text = render(&cp, RenderOptions::default()).unwrap();
     assert!(text.contains("Task: Refactor the run modes onto one AgentSession\n"));
-    // still in progress: the current request is the pending ask
-    assert!(text.contains("## Pending user asks\n- now move the files to core/\n"));
+    // the current request first, then the task
+    assert!(text.contains("## Goal\nWorking on: now move the files to core/\nTask: Refactor"));
     // the rule the user set before the compaction holds after it
     assert_eq!(
         cp.constraints,
