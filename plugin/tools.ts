@@ -48,6 +48,18 @@ export function innerToolCall(toolName: string, args: unknown): { toolName: stri
 }
 
 /**
+ * What a tool result says of a failure: `undefined` when the call succeeded, else its text. A failure is a result
+ * flagged as an error, or a command that exited non-zero: OpenClaw's `exec` reports a completed command's exit code in
+ * `details.exitCode` with `isError` false (measured: scripts/test-real.mjs), its text then followed by
+ * `Command exited with code N` (crates/state `result_failure` reads the transcript's messages the same way).
+ */
+export function resultFailure(isError: boolean, details: unknown, text: string): string | undefined {
+  if (isError) return text
+  const code = obj(details).exitCode
+  return typeof code === 'number' && code !== 0 ? `${text}\nCommand exited with code ${code}` : undefined
+}
+
+/**
  * The messages with every call through the Tool Search bridge shown as the call it made (the assistant's
  * `toolCall` block and its `toolResult` named after the inner tool, with the inner arguments), so a checkpoint
  * built from them lists the files and tools the agent really used. The same array when nothing was bridged.
@@ -260,11 +272,12 @@ export function registerTools(api: OpenClawPluginApi, s: ToolSettings, store: Sc
         // The bridge's own discovery calls are not the agent's work.
         // Buffered for the turn's one write (capture.ts), not written per result.
         if (event.toolName !== 'tool_search' && event.toolName !== 'tool_describe') {
+          const failure = resultFailure(event.isError === true, event.result.details, text)
           bufferToolResult(s.stateDir, sessionKey, {
             toolName: call.toolName,
             params: call.args,
-            isError: event.isError === true,
-            ...(event.isError ? { error: text } : {}),
+            isError: failure !== undefined,
+            ...(failure !== undefined ? { error: failure } : {}),
           })
         }
         if (!s.offload.enabled || relayed || event.isError || ownTools.has(call.toolName)) return

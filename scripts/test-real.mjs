@@ -497,7 +497,8 @@ try {
   })
 
   // ==== --local, compaction.mode 'replace' (the provider selected): the restore is the summary ========
-  writeConfig({ pluginConfig: { compaction: { mode: 'replace' } }, compaction: { provider: 'context-native', keepRecentTokens: 2000 } })
+  // Tool Search off: exec is sent directly (its failure is the call's own result, not the bridge's).
+  writeConfig({ toolSearch: false, pluginConfig: { compaction: { mode: 'replace' } }, compaction: { provider: 'context-native', keepRecentTokens: 2000 } })
   const S3 = 'real-local-replace'
   await check("--local, compaction.mode 'replace': no summary model call, the summary is the restore from the compacted messages, not injected twice", async () => {
     turns.set('t10', [
@@ -505,6 +506,12 @@ try {
       // a function the agent's write defines: the restore names it as people do, `backfillUserRows()` (issue 21)
       { toolCalls: [{ name: 'write', arguments: { path: 'backfill.ts', content: 'export function backfillUserRows(batch: string[]) {\n  return batch.length\n}\n' } }] },
       { toolCalls: [{ name: 'read', arguments: { path: BIG_FILE } }] },
+      // a command that fails, a file written, the command passing: a finding (issue 27, "a failure and what fixed it")
+      { toolCalls: [{ name: 'exec', arguments: { command: 'sh check-backfill.sh' } }] },
+      { toolCalls: [{ name: 'write', arguments: { path: 'check-backfill.sh', content: 'echo backfill ok\n' } }] },
+      { toolCalls: [{ name: 'exec', arguments: { command: 'sh check-backfill.sh' } }] },
+      // and one that fails and stays so: OpenClaw's exec reports its exit code, not an error, and it is one all the same
+      { toolCalls: [{ name: 'exec', arguments: { command: 'ls verify-tenants.mjs' } }] },
       // a long report that asks nothing: the user's short reply to it is a decision (seed 001, 7.2; issue 27)
       { text: `${'The users table has 14 columns; the schema keeps them and adds the tenant id. '.repeat(8)}\n\nThe migration is written.`, usage: { prompt_tokens: 60_000 } },
     ])
@@ -530,6 +537,8 @@ try {
     // the summary has the sections of OpenClaw's own compaction contract, in its order (issue 27)
     assert.match(text, /## Decisions\n[\s\S]*## Open TODOs\n[\s\S]*## Constraints\/Rules\n[\s\S]*## Pending user asks\n[\s\S]*## Exact identifiers\n/, 'in the sections of OpenClaw\'s summary contract')
     // the user's reply to the report is under `## Decisions`, with what the agent reported last
+    assert.match(text, /\n- `sh check-backfill\.sh` failed \([^\n]*Command exited with code \d+\); passed later, after changing check-backfill\.sh\n/, `the finding: ${text.slice(text.indexOf('Learnings'), text.indexOf('Learnings') + 400)}`)
+    assert.match(text, /## Open TODOs\n[^#]*- Unresolved tool failure: exec ls verify-tenants\.mjs: [^\n]*Command exited with code 2\n/, `the failed command, open: ${text.slice(text.indexOf('## Open TODOs'), text.indexOf('## Open TODOs') + 500)}`)
     assert.match(text, /## Decisions\n- [^\n]*keep the old table for a week \(re: The migration is written\.\)/, `the decision: ${text.slice(text.indexOf('## Decisions'), text.indexOf('## Decisions') + 300)}`)
   })
 

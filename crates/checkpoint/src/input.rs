@@ -252,6 +252,9 @@ pub struct Previous {
     pub task: Option<String>,
     /// The constraints the previous checkpoint carried: a rule the user set days ago still holds.
     pub constraints: Vec<String>,
+    /// The learnings the previous checkpoint carried (a failure got past stays a finding after
+    /// the compaction that removed it).
+    pub learnings: Vec<String>,
     /// The identifiers of the session's last compaction checkpoint: the names of the work before
     /// the messages this checkpoint sees (a compaction removed them), see [`with_carried`].
     pub identifiers: Vec<String>,
@@ -421,7 +424,18 @@ pub fn assemble(
         }
     };
     let open_items = fold_duplicates(open_items);
-    let learnings = fold_duplicates(input.learnings.clone().unwrap_or(state.learnings));
+    // the host's learnings as given; else the previous checkpoint's, the recorded ones, and the
+    // failures this conversation got past, each once
+    let learnings = fold_duplicates(match input.learnings.clone() {
+        Some(given) => given,
+        None => previous
+            .learnings
+            .iter()
+            .cloned()
+            .chain(state.learnings)
+            .chain(ex.fixes)
+            .collect(),
+    });
 
     // the previous checkpoint's constraints, then this conversation's (a repeated one moves to
     // the end, as the newest)

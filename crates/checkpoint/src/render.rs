@@ -189,8 +189,8 @@ enum Piece {
 
 /// Constraints (the newest) kept until every decision is gone; the older go before the names.
 const NEWEST_CONSTRAINTS: usize = 1;
-/// Decisions and learnings (the newest of each) kept until the names are gone; the older go with
-/// the older constraints, before the names: a long chat records a decision at many replies.
+/// Decisions (the newest) kept until the names are gone; the older go with the older
+/// constraints, before the names: a long chat records a decision at many replies.
 const NEWEST_DECISIONS: usize = 2;
 /// Longest decision shown (the reply first, then what it answered).
 const DECISION_SHOWN_CHARS: usize = 160;
@@ -318,8 +318,10 @@ fn same_start(a: &str, b: &str) -> bool {
 /// Least valuable first: tools, the thread summary, the key exchanges (the agent's before the
 /// user's, oldest first), then files, identifiers and commands together from the least active
 /// up (each list dropped in proportion to its length, up to [`PROPORTION_ITEMS`]; the items after
-/// those go first), the [`NEWEST_DECISIONS`] newest learnings, then decisions, the newest
-/// constraint; older constraints, decisions and learnings go right after the key exchanges.
+/// those go first), then the [`NEWEST_DECISIONS`] newest decisions, the newest constraint. The
+/// learnings (findings: a failure got past) go right after the key exchanges, then the older
+/// constraints and decisions: in a restore appended to OpenClaw's summary (800 tokens) the names
+/// are worth more, in a summary of its own (replace mode, 2,000) they fit.
 /// The task, working state, next action and open items are never in it.
 fn drop_order(cp: &Checkpoint, files: usize) -> Vec<Piece> {
     let mut v = Vec::new();
@@ -338,6 +340,7 @@ fn drop_order(cp: &Checkpoint, files: usize) -> Vec<Piece> {
             .filter(|&i| ex[i].role == Role::User)
             .map(Piece::Exchange),
     );
+    v.extend((0..cp.learnings.len()).map(Piece::Learning));
     // the user's older constraints before the names; the newest last of all
     let nc = cp.constraints.len();
     let newest = nc.saturating_sub(NEWEST_CONSTRAINTS);
@@ -345,9 +348,6 @@ fn drop_order(cp: &Checkpoint, files: usize) -> Vec<Piece> {
     let nd = cp.decisions.len();
     let newest_decision = nd.saturating_sub(NEWEST_DECISIONS);
     v.extend((0..newest_decision).map(Piece::Decision));
-    let nl = cp.learnings.len();
-    let newest_learning = nl.saturating_sub(NEWEST_DECISIONS);
-    v.extend((0..newest_learning).map(Piece::Learning));
     // rank r of a list of n: key (r + 1) / n; the highest key (the least active) goes first
     let mut ranked: Vec<(f64, u8, Piece)> = Vec::new();
     let mut add = |n: usize, class: u8, f: fn(usize) -> Piece| {
@@ -367,7 +367,6 @@ fn drop_order(cp: &Checkpoint, files: usize) -> Vec<Piece> {
             .then(a.1.cmp(&b.1))
     });
     v.extend(ranked.into_iter().map(|(_, _, p)| p));
-    v.extend((newest_learning..nl).map(Piece::Learning));
     v.extend((newest_decision..nd).map(Piece::Decision));
     v.extend((newest..nc).map(Piece::Constraint));
     v

@@ -184,6 +184,10 @@ pub fn write_checkpoint(input: &CheckpointInput) -> Result<WriteResult> {
             .as_ref()
             .map(|(_, cp)| cp.constraints.clone())
             .unwrap_or_default(),
+        learnings: latest
+            .as_ref()
+            .map(|(_, cp)| cp.learnings.clone())
+            .unwrap_or_default(),
         identifiers: Vec::new(),
     };
     if let Some((id, last)) = &latest {

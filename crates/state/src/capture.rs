@@ -180,6 +180,26 @@ pub fn message_text(message: &Value) -> String {
     }
 }
 
+/// What a tool result message (pi / OpenClaw `toolResult`) says of a failure: `None` when the
+/// call succeeded, else its text. A failure is a result flagged as an error, or a command that
+/// exited non-zero: OpenClaw's `exec` reports a completed command's exit code in
+/// `details.exitCode` with `isError` false, and its text is then followed by
+/// `Command exited with code N`, as pi's bash tool says it.
+pub fn result_failure(message: &Value) -> Option<String> {
+    let text = message_text(message);
+    if message.get("isError").and_then(Value::as_bool) == Some(true) {
+        return Some(text);
+    }
+    match message
+        .get("details")
+        .and_then(|d| d.get("exitCode"))
+        .and_then(Value::as_i64)
+    {
+        Some(code) if code != 0 => Some(format!("{text}\nCommand exited with code {code}")),
+        _ => None,
+    }
+}
+
 /// Collapses whitespace runs to one space and trims.
 pub fn squash(text: &str) -> String {
     let mut out = String::with_capacity(text.len());

@@ -27,7 +27,8 @@ pub mod substance;
 pub mod wrappers;
 
 pub use capture::{
-    classify_tool, extract_paths, gist, message_text, squash, Access, PATHS_KEYS, PATH_KEYS,
+    classify_tool, extract_paths, gist, message_text, result_failure, squash, Access, PATHS_KEYS,
+    PATH_KEYS,
 };
 pub use files::{
     instance_id, CheckpointMark, ALL_FILES, DECISIONS_FILE, LEARNINGS_FILE, MAX_STATE_FILE_BYTES,
@@ -503,7 +504,7 @@ pub const FAILURE_SUBJECT_CHARS: usize = 80;
 /// output often starts with its own echo and ends with the exit code or the error), at most
 /// [`MAX_FAILURE_CHARS`]. An output escaped into one line (a hook's JSON: `failed:\n\n[X]`) is
 /// read by its escaped line breaks too. `failed` for an empty error.
-fn failure_detail(error: &str) -> String {
+pub fn failure_detail(error: &str) -> String {
     let unescaped;
     let error = if error.contains("\\n") {
         unescaped = error.replace("\\n", "\n");

@@ -12,6 +12,7 @@ use std::collections::{HashMap, HashSet};
 
 mod commands;
 mod constraints;
+mod findings;
 mod goal;
 mod identifiers;
 mod next_steps;
@@ -23,6 +24,8 @@ mod tests;
 use commands::*;
 use constraints::*;
 pub use constraints::{is_constraint, MAX_CONSTRAINTS};
+pub use findings::MAX_FIXES;
+use findings::*;
 use goal::*;
 pub use goal::{current, substantive};
 use identifiers::*;
@@ -95,6 +98,8 @@ pub struct Extracted {
     pub files_modified: Vec<String>,
     /// The rules and preferences the user stated, in their words (see [`constraints`]).
     pub constraints: Vec<String>,
+    /// Failures the agent got past and what fixed it, oldest first (see [`findings`]).
+    pub fixes: Vec<String>,
 }
 
 /// Scores of recurring items: each use weighs 1 plus how late in the messages it came (0..1),
@@ -196,6 +201,7 @@ pub fn extract(messages: &[Value]) -> Extracted {
         recent_values: recent_values(messages),
         commands: commands(messages),
         constraints: constraints(&lines),
+        fixes: fixes(messages),
         ..Extracted::default()
     };
     tool_use(messages, &mut out);
