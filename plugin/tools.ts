@@ -56,7 +56,9 @@ export function innerToolCall(toolName: string, args: unknown): { toolName: stri
 export function resultFailure(isError: boolean, details: unknown, text: string): string | undefined {
   if (isError) return text
   const code = obj(details).exitCode
-  return typeof code === 'number' && code !== 0 ? `${text}\nCommand exited with code ${code}` : undefined
+  if (typeof code !== 'number' || code === 0) return undefined
+  // (the output may say so already: OpenClaw's exec writes `(Command exited with code N)`)
+  return text.includes(`exited with code ${code}`) ? text : `${text}\nCommand exited with code ${code}`
 }
 
 /**

@@ -214,6 +214,8 @@ export async function replay(parsed, options) {
           toolCallId: message.toolCallId,
           toolName: message.toolName,
           isError: message.isError,
+          // (a command's exit code says it failed: crates/state result_failure)
+          ...(typeof message.details?.exitCode === 'number' ? { details: { exitCode: message.details.exitCode } } : {}),
           content: lightContent(message.content),
           timestamp: message.timestamp,
         }
@@ -368,6 +370,9 @@ export async function replay(parsed, options) {
         turns.toolResults++
         const text = messageText(m)
         const callInfo = toolCalls.get(m.toolCallId)
+        const exit = m.details?.exitCode
+        const exited = typeof exit === 'number' && exit !== 0
+        const failure = m.isError === true || (exited && text.includes(`exited with code ${exit}`)) ? text : exited ? `${text}\nCommand exited with code ${exit}` : undefined
         if (canState && typeof m.toolName === 'string' && m.toolName !== '') {
           call(line, 'recordToolResultSync', () =>
             native.recordToolResultSync({
@@ -375,8 +380,9 @@ export async function replay(parsed, options) {
               sessionKey,
               toolName: m.toolName,
               params: callInfo?.arguments ?? {},
-              isError: m.isError === true,
-              error: m.isError === true ? text.slice(0, 500) : undefined,
+              // a failure as the plugin reads it (plugin/tools.ts resultFailure): an error, or a non-zero exit code
+              isError: failure !== undefined,
+              error: failure?.slice(-500),
             }),
           )
         }

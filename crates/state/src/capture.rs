@@ -195,6 +195,8 @@ pub fn result_failure(message: &Value) -> Option<String> {
         .and_then(|d| d.get("exitCode"))
         .and_then(Value::as_i64)
     {
+        // (the output may say so already: OpenClaw's exec writes `(Command exited with code N)`)
+        Some(code) if code != 0 && text.contains(&format!("exited with code {code}")) => Some(text),
         Some(code) if code != 0 => Some(format!("{text}\nCommand exited with code {code}")),
         _ => None,
     }

@@ -843,3 +843,36 @@ fn decisions_in_finds_what_record_messages_records_without_writing() {
     );
     assert!(decisions_in(&[]).is_empty());
 }
+
+#[test]
+fn a_result_fails_by_its_error_flag_or_its_exit_code() {
+    use crate::result_failure;
+    let r = |v: serde_json::Value| result_failure(&v);
+    assert_eq!(
+        r(
+            json!({"role": "toolResult", "isError": true, "content": [{"type": "text", "text": "boom"}]})
+        ),
+        Some("boom".into())
+    );
+    // OpenClaw's exec: a completed command with its exit code, not flagged
+    assert_eq!(
+        r(
+            json!({"role": "toolResult", "isError": false, "content": [{"type": "text", "text": "ls: cannot access 'x'"}], "details": {"status": "completed", "exitCode": 2}})
+        ),
+        Some("ls: cannot access 'x'\nCommand exited with code 2".into())
+    );
+    assert_eq!(
+        r(
+            json!({"role": "toolResult", "isError": false, "content": [{"type": "text", "text": "out\n\n(Command exited with code 1)"}], "details": {"exitCode": 1}})
+        ),
+        Some("out\n\n(Command exited with code 1)".into()),
+        "said once"
+    );
+    assert_eq!(
+        r(
+            json!({"role": "toolResult", "isError": false, "content": "ok", "details": {"exitCode": 0}})
+        ),
+        None
+    );
+    assert_eq!(r(json!({"role": "toolResult", "content": "ok"})), None);
+}
