@@ -597,3 +597,52 @@ fn the_decisions_of_the_messages_a_compaction_removes_are_carried() {
     fs::remove_dir_all(&state).unwrap();
     fs::remove_dir_all(&state2).unwrap();
 }
+
+#[test]
+fn a_failure_before_the_users_latest_request_is_history() {
+    let state = tmp("stale-failures");
+    let key = "agent:main:main";
+    for command in ["make", "npm test", "cargo build"] {
+        context_state::record_tool_result(
+            &state,
+            key,
+            &context_state::ToolResult {
+                tool_name: "bash".into(),
+                params: json!({ "command": command }),
+                is_error: true,
+                error: Some("exit 2".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    }
+    let call = |id: &str, command: &str| json!({"role": "assistant", "content": [{"type": "toolCall", "id": id, "name": "bash", "arguments": {"command": command}}]});
+    let failed = |id: &str| json!({"role": "toolResult", "toolCallId": id, "toolName": "bash", "isError": true, "content": [{"type": "text", "text": "exit 2"}]});
+    let mut inp = input(&state, key, 120_000);
+    inp.open_items = None;
+    inp.messages = Some(vec![
+        json!({"role": "user", "content": "Build the project"}),
+        call("1", "make"),
+        failed("1"),
+        json!({"role": "assistant", "content": [{"type": "text", "text": "make fails: the toolchain is missing."}]}),
+        json!({"role": "user", "content": "now run the tests instead"}),
+        call("2", "npm test"),
+        failed("2"),
+    ]);
+    write_checkpoint(&inp).unwrap();
+    let cp = read_latest(&state, key).unwrap().unwrap();
+    let failures: Vec<&String> = cp
+        .open_items
+        .iter()
+        .filter(|i| i.starts_with("Unresolved tool failure: "))
+        .collect();
+    // `make` failed before the user moved on; `npm test` since; `cargo build` is not in the
+    // messages (kept by the compaction, or a runtime whose transcript has no tool results): kept
+    assert_eq!(failures.len(), 2, "{failures:?}");
+    assert!(failures.iter().any(|f| f.contains("bash npm test: exit 2")));
+    assert!(failures
+        .iter()
+        .any(|f| f.contains("bash cargo build: exit 2")));
+    assert!(!failures.iter().any(|f| f.contains("make")));
+    fs::remove_dir_all(&state).unwrap();
+}

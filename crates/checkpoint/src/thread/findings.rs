@@ -136,6 +136,62 @@ pub(super) fn fixes(messages: &[Value]) -> Vec<String> {
     newest
 }
 
+/// The failure records' prefixes (`{tool} {subject}: `, as the state files key them) of the calls
+/// that failed before the user's latest request and not since: history, the user moved on. A
+/// failure the messages do not show (one in the messages a compaction keeps, or a runtime whose
+/// transcript holds no tool results) is not among them.
+pub(super) fn failures_before_request(messages: &[Value], lines: &[Line]) -> Vec<String> {
+    let Some(from) = lines.iter().rposition(|l| {
+        matches!(
+            l,
+            Line::User {
+                said: Said::Request,
+                ..
+            }
+        )
+    }) else {
+        return Vec::new();
+    };
+    let mut calls: HashMap<&str, (&str, &Value)> = HashMap::new();
+    let (mut before, mut since): (Vec<String>, HashSet<String>) = (Vec::new(), HashSet::new());
+    for (at, m) in messages.iter().enumerate() {
+        match m.get("role").and_then(Value::as_str) {
+            Some("assistant") => {
+                for c in tool_calls(m) {
+                    if let (Some(id), Some(name)) = (
+                        c.get("id").and_then(Value::as_str),
+                        c.get("name").and_then(Value::as_str),
+                    ) {
+                        calls.insert(id, (name, c.get("arguments").unwrap_or(&Value::Null)));
+                    }
+                }
+            }
+            Some("toolResult") if context_state::result_failure(m).is_some() => {
+                let Some((name, args)) = m
+                    .get("toolCallId")
+                    .and_then(Value::as_str)
+                    .and_then(|id| calls.get(id))
+                else {
+                    continue;
+                };
+                let tool = name.trim();
+                let prefix = match call_subject(args, context_state::FAILURE_SUBJECT_CHARS) {
+                    Some(subject) => format!("{tool} {subject}: "),
+                    None => format!("{tool}: "),
+                };
+                if at < from {
+                    before.push(prefix);
+                } else {
+                    since.insert(prefix);
+                }
+            }
+            _ => {}
+        }
+    }
+    before.retain(|p| !since.contains(p));
+    before
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
