@@ -626,12 +626,16 @@ pub fn occurs(text: &str, needle: &str, bounded: impl Fn(&str, &str) -> bool) ->
 }
 
 /// The subject of a tool call, for naming and deduplicating its failures: the `command` (without
-/// a leading `cd <dir> &&` and without output plumbing such as `2>&1 | tail`), else the first
-/// path, else the compact JSON of the arguments; at most `max` characters. `None` without
-/// arguments.
+/// a leading `cd <dir> &&` and without output plumbing such as `2>&1 | tail`; as written when
+/// that leaves nothing), else the first path, else the compact JSON of the arguments; at most
+/// `max` characters. `None` without arguments.
 pub fn call_subject(params: &Value, max: usize) -> Option<String> {
     if let Some(cmd) = params.get("command").and_then(Value::as_str) {
-        let c = command_core(cmd);
+        // a line with no working command of its own (`test -s x`, `echo hi`) is said as written
+        let c = match command_core(cmd) {
+            c if c.is_empty() => crate::capture::squash(cmd),
+            c => c,
+        };
         if !c.is_empty() {
             return Some(crate::capture::gist(&c, max));
         }
@@ -1413,6 +1417,11 @@ mod tests {
             Some(r#"{"q":1}"#)
         );
         assert_eq!(call_subject(&json!({}), 80), None);
+        assert_eq!(
+            call_subject(&json!({"command": "test -s  out.txt"}), 80).as_deref(),
+            Some("test -s out.txt"),
+            "no working command: as written"
+        );
         assert_eq!(
             command_parts("cd a; git add -A && git commit -m x > /dev/null || true"),
             ["git add -A", "git commit -m x", "true"]
