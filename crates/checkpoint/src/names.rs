@@ -182,7 +182,35 @@ pub fn is_name(s: &str) -> bool {
     if words >= 3 && t.ends_with(['.', '!', '?']) && t.starts_with(|c: char| c.is_uppercase()) {
         return false;
     }
+    if title_phrase(t) {
+        return false;
+    }
     !(slash_prose(t) || escaped_fragment(t))
+}
+
+/// A heading or a label written in code marks (`Validation Outcome: PASS`, `Mem0 Sync`): words
+/// only, two or more of them capitalised as titles are (`Outcome`, not `TABLE` or `build`), at
+/// most a colon after a word. Commands are lower case, SQL upper case, names joined.
+fn title_phrase(t: &str) -> bool {
+    let words: Vec<&str> = t.split_whitespace().collect();
+    let title = |w: &str| {
+        let mut c = w.chars();
+        c.next().is_some_and(|f| f.is_ascii_uppercase())
+            && c.as_str().chars().any(|c| c.is_ascii_lowercase())
+            && c.as_str()
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+    };
+    words.len() >= 2
+        && words.iter().all(|w| {
+            let w = w.strip_suffix(':').unwrap_or(w);
+            !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric())
+        })
+        && words
+            .iter()
+            .filter(|w| title(w.strip_suffix(':').unwrap_or(w)))
+            .count()
+            >= 2
 }
 
 /// A token up to where its code span, markdown emphasis or punctuation of a script without
@@ -279,6 +307,9 @@ mod tests {
             "/api/auth/register`)：**已停用**",
             "HEARTBEAT_OK",
             "NO_REPLY",
+            "Validation Outcome: PASS",
+            "Workspace Compliance: FAIL",
+            "Mem0 Sync",
         ] {
             assert!(!is_name(prose), "{prose}");
         }
@@ -296,6 +327,11 @@ mod tests {
             "~/.openclaw/openclaw.json",
             "api/v1",
             "npm run build",
+            "ALTER TABLE",
+            "SELECT *",
+            "Mem0",
+            "New_York",
+            "gog calendar list",
             "cargo test -p context-state --release",
             "read_file(path)",
             "localhost:3000",
