@@ -207,6 +207,9 @@ const GIST_CHARS: usize = 120;
 const FAILURE_ITEM_CHARS: usize = 160;
 /// Longest identifier shown.
 const IDENTIFIER_SHOWN_CHARS: usize = 60;
+/// Files the trim left out named by their names alone (`Other files: SKILL.md, jobs.json (+9
+/// more)`): a name costs a few tokens, its path many, and a summary says the name.
+const OTHER_FILE_NAMES: usize = 6;
 
 /// Every file of the checkpoint, most active first, and whether it was changed. With
 /// `active_files` (written since this version) its order; files it lacks (or every file of an
@@ -796,7 +799,28 @@ fn compose(
     push_inline(&mut o, "Files modified: ", &modified);
     push_inline(&mut o, "Files read: ", &read);
     if background > 0 {
-        o.push_str(&format!("Background: {background} other files\n"));
+        // the files the trim left out, by their names alone (most active first), the rest counted
+        let mut seen = std::collections::HashSet::new();
+        let names: Vec<String> = files
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !keep(Piece::File(*i)))
+            .filter_map(|(_, f)| {
+                let base = f.0.trim_end_matches('/').rsplit('/').next()?.to_string();
+                (!base.is_empty() && seen.insert(base.clone())).then_some(base)
+            })
+            .take(OTHER_FILE_NAMES)
+            .map(|b| clean(&b, 60))
+            .collect();
+        let more = background.saturating_sub(names.len());
+        if more > 0 {
+            o.push_str(&format!(
+                "Other files: {} (+{more} more)\n",
+                names.join(", ")
+            ));
+        } else {
+            o.push_str(&format!("Other files: {}\n", names.join(", ")));
+        }
     }
     push_inline(&mut o, "Commands run: ", &commands);
     // identifiers the text does not already show (a file name, a command)
@@ -1432,16 +1456,20 @@ mod tests {
         .unwrap();
         // most files are under src/: that is the root; docs/a.md outside it is shown whole
         assert!(text.contains("Files (under /home/me/proj/src/):\nFiles modified: /home/me/proj/docs/a.md, lib.rs\nFiles read: read_7.rs"), "{text}");
+        // the files the trim left out: the first by their names, the rest counted
         let bg = text
             .lines()
-            .find(|l| l.starts_with("Background: "))
-            .expect("background line");
-        let n: usize = bg["Background: ".len()..]
-            .split(' ')
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
+            .find_map(|l| l.strip_prefix("Other files: "))
+            .expect("other files line");
+        let (names, more) = bg.split_once(" (+").expect("more than the names shown");
+        assert_eq!(names.split(", ").count(), OTHER_FILE_NAMES, "{bg}");
+        assert!(!names.contains('/'), "names alone: {bg}");
+        let n: usize = OTHER_FILE_NAMES
+            + more
+                .strip_suffix(" more)")
+                .expect("(+N more)")
+                .parse::<usize>()
+                .unwrap();
         let count = |label: &str| {
             text.lines()
                 .find_map(|l| l.strip_prefix(label))
