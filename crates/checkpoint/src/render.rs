@@ -941,6 +941,18 @@ mod tests {
     use crate::model::*;
     use crate::yaml::from_yaml;
 
+    /// The checkpoint rendered as the compaction summary (replace mode).
+    fn summary_of(cp: &Checkpoint) -> String {
+        render(
+            cp,
+            RenderOptions {
+                as_summary: true,
+                ..RenderOptions::default()
+            },
+        )
+        .unwrap()
+    }
+
     fn seed() -> Checkpoint {
         from_yaml(include_str!("../tests/fixtures/seed_example.yaml")).unwrap()
     }
@@ -976,14 +988,7 @@ mod tests {
         assert!(!text.contains("Warning"));
         // an empty section is left out, except in a summary (replace mode), where it says so
         assert!(!text.contains("## Constraints/Rules"));
-        let summary = render(
-            &cp,
-            RenderOptions {
-                as_summary: true,
-                ..RenderOptions::default()
-            },
-        )
-        .unwrap();
+        let summary = summary_of(&cp);
         assert!(summary.contains("## Constraints/Rules\nNo constraints stated.\n"));
         let resume = render(
             &cp,
@@ -1241,14 +1246,7 @@ mod tests {
             !text.contains("## Pending user asks"),
             "the goal says it\n{text}"
         );
-        let summary = render(
-            &cp,
-            RenderOptions {
-                as_summary: true,
-                ..RenderOptions::default()
-            },
-        )
-        .unwrap();
+        let summary = summary_of(&cp);
         assert!(
             summary.contains("## Pending user asks\n- the task (## Goal), in progress\n"),
             "{summary}"
@@ -1279,14 +1277,7 @@ mod tests {
             assert!(!text.contains("## Pending user asks"), "said once\n{text}");
         }
         cp.working.status = Status::InProgress;
-        let summary = render(
-            &cp,
-            RenderOptions {
-                as_summary: true,
-                ..RenderOptions::default()
-            },
-        )
-        .unwrap();
+        let summary = summary_of(&cp);
         assert!(
             summary.contains(
                 "## Pending user asks\n- the current request (Working on, ## Goal), in progress\n"

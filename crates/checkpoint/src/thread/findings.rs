@@ -33,14 +33,12 @@ struct Open {
     commands: Vec<String>,
 }
 
-/// The findings of the messages, oldest first, at most [`MAX_FIXES`] (the newest).
-pub(super) fn fixes(messages: &[Value]) -> Vec<String> {
-    // the calls by id, as the results name them
-    let mut pending: HashMap<&str, (&str, &Value)> = HashMap::new();
-    let mut open: Vec<Open> = Vec::new();
-    // (subject, finding)
-    let mut out: Vec<(String, String)> = Vec::new();
-    for m in messages {
+/// Each tool result with the call it answers (name and arguments) and its message index, in
+/// order; a result whose call the messages do not show is left out.
+fn answered_calls(messages: &[Value]) -> Vec<(usize, &str, &Value, &Value)> {
+    let mut calls: HashMap<&str, (&str, &Value)> = HashMap::new();
+    let mut out = Vec::new();
+    for (at, m) in messages.iter().enumerate() {
         match m.get("role").and_then(Value::as_str) {
             Some("assistant") => {
                 for c in tool_calls(m) {
@@ -48,79 +46,88 @@ pub(super) fn fixes(messages: &[Value]) -> Vec<String> {
                         c.get("id").and_then(Value::as_str),
                         c.get("name").and_then(Value::as_str),
                     ) {
-                        pending.insert(id, (name, c.get("arguments").unwrap_or(&Value::Null)));
+                        calls.insert(id, (name, c.get("arguments").unwrap_or(&Value::Null)));
                     }
                 }
             }
             Some("toolResult") => {
-                let Some((name, args)) = m
+                if let Some((name, args)) = m
                     .get("toolCallId")
                     .and_then(Value::as_str)
-                    .and_then(|id| pending.remove(id))
-                else {
-                    continue;
-                };
-                let failure = context_state::result_failure(m);
-                let command = args.get("command").and_then(Value::as_str);
-                let subject = call_subject(args, context_state::FAILURE_SUBJECT_CHARS);
-                let key = format!("{name} {}", subject.as_deref().unwrap_or_default());
-                if let Some(failure) = failure {
-                    // only a command's failure can be a finding; a failed edit changed nothing
-                    if let (Some(_), Some(subject)) = (command, subject) {
-                        open.retain(|o| o.key != key);
-                        open.push(Open {
-                            key,
-                            subject: gist(&subject, FIX_SUBJECT_CHARS),
-                            error: gist(&context_state::failure_detail(&failure), FIX_ERROR_CHARS),
-                            files: Vec::new(),
-                            commands: Vec::new(),
-                        });
-                        // (bounded: every later result is weighed against each open failure)
-                        if open.len() > MAX_OPEN {
-                            open.remove(0);
-                        }
-                    }
-                    continue;
-                }
-                if let Some(i) = open.iter().position(|o| o.key == key) {
-                    let o = open.remove(i);
-                    let causes = if o.files.is_empty() {
-                        (!o.commands.is_empty())
-                            .then(|| format!("running {}", o.commands.join(", ")))
-                    } else {
-                        Some(format!("changing {}", o.files.join(", ")))
-                    };
-                    if let Some(causes) = causes {
-                        let text = format!(
-                            "`{}` failed ({}); passed later, after {}",
-                            o.subject, o.error, causes
-                        );
-                        out.push((o.subject, text));
-                    }
-                    continue;
-                }
-                // what happened in between: the files changed, else the other commands run
-                let written = classify_tool(name) == Access::Write;
-                for o in open.iter_mut() {
-                    if written {
-                        for p in extract_paths(args) {
-                            let base = p.rsplit('/').next().unwrap_or(&p).to_string();
-                            if o.files.len() < FIX_CAUSES && !o.files.contains(&base) {
-                                o.files.push(base);
-                            }
-                        }
-                    } else if let Some(c) = command
-                        .and_then(|c| shell_commands(c).into_iter().next())
-                        .filter(|c| !looks_around(&c.0))
-                    {
-                        let c = format!("`{}`", gist(&c.0, FIX_SUBJECT_CHARS));
-                        if o.commands.len() < FIX_CAUSES && !o.commands.contains(&c) {
-                            o.commands.push(c);
-                        }
-                    }
+                    .and_then(|id| calls.remove(id))
+                {
+                    out.push((at, name, args, m));
                 }
             }
             _ => {}
+        }
+    }
+    out
+}
+
+/// The findings of the messages, oldest first, at most [`MAX_FIXES`] (the newest).
+pub(super) fn fixes(messages: &[Value]) -> Vec<String> {
+    let mut open: Vec<Open> = Vec::new();
+    // (subject, finding)
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (_, name, args, m) in answered_calls(messages) {
+        let failure = context_state::result_failure(m);
+        let command = args.get("command").and_then(Value::as_str);
+        let subject = call_subject(args, context_state::FAILURE_SUBJECT_CHARS);
+        let key = format!("{name} {}", subject.as_deref().unwrap_or_default());
+        if let Some(failure) = failure {
+            // only a command's failure can be a finding; a failed edit changed nothing
+            if let (Some(_), Some(subject)) = (command, subject) {
+                open.retain(|o| o.key != key);
+                open.push(Open {
+                    key,
+                    subject: gist(&subject, FIX_SUBJECT_CHARS),
+                    error: gist(&context_state::failure_detail(&failure), FIX_ERROR_CHARS),
+                    files: Vec::new(),
+                    commands: Vec::new(),
+                });
+                // (bounded: every later result is weighed against each open failure)
+                if open.len() > MAX_OPEN {
+                    open.remove(0);
+                }
+            }
+            continue;
+        }
+        if let Some(i) = open.iter().position(|o| o.key == key) {
+            let o = open.remove(i);
+            let causes = if o.files.is_empty() {
+                (!o.commands.is_empty()).then(|| format!("running {}", o.commands.join(", ")))
+            } else {
+                Some(format!("changing {}", o.files.join(", ")))
+            };
+            if let Some(causes) = causes {
+                let text = format!(
+                    "`{}` failed ({}); passed later, after {}",
+                    o.subject, o.error, causes
+                );
+                out.push((o.subject, text));
+            }
+            continue;
+        }
+        // what happened in between: the files changed, else the other commands run
+        let written = classify_tool(name) == Access::Write;
+        for o in open.iter_mut() {
+            if written {
+                for p in extract_paths(args) {
+                    let base = p.rsplit('/').next().unwrap_or(&p).to_string();
+                    if o.files.len() < FIX_CAUSES && !o.files.contains(&base) {
+                        o.files.push(base);
+                    }
+                }
+            } else if let Some(c) = command
+                .and_then(|c| shell_commands(c).into_iter().next())
+                .filter(|c| !looks_around(&c.0))
+            {
+                let c = format!("`{}`", gist(&c.0, FIX_SUBJECT_CHARS));
+                if o.commands.len() < FIX_CAUSES && !o.commands.contains(&c) {
+                    o.commands.push(c);
+                }
+            }
         }
     }
     // one finding per command, its latest
@@ -152,40 +159,20 @@ pub(super) fn failures_before_request(messages: &[Value], lines: &[Line]) -> Vec
     }) else {
         return Vec::new();
     };
-    let mut calls: HashMap<&str, (&str, &Value)> = HashMap::new();
     let (mut before, mut since): (Vec<String>, HashSet<String>) = (Vec::new(), HashSet::new());
-    for (at, m) in messages.iter().enumerate() {
-        match m.get("role").and_then(Value::as_str) {
-            Some("assistant") => {
-                for c in tool_calls(m) {
-                    if let (Some(id), Some(name)) = (
-                        c.get("id").and_then(Value::as_str),
-                        c.get("name").and_then(Value::as_str),
-                    ) {
-                        calls.insert(id, (name, c.get("arguments").unwrap_or(&Value::Null)));
-                    }
-                }
-            }
-            Some("toolResult") if context_state::result_failure(m).is_some() => {
-                let Some((name, args)) = m
-                    .get("toolCallId")
-                    .and_then(Value::as_str)
-                    .and_then(|id| calls.get(id))
-                else {
-                    continue;
-                };
-                let tool = name.trim();
-                let prefix = match call_subject(args, context_state::FAILURE_SUBJECT_CHARS) {
-                    Some(subject) => format!("{tool} {subject}: "),
-                    None => format!("{tool}: "),
-                };
-                if at < from {
-                    before.push(prefix);
-                } else {
-                    since.insert(prefix);
-                }
-            }
-            _ => {}
+    for (at, name, args, m) in answered_calls(messages) {
+        if context_state::result_failure(m).is_none() {
+            continue;
+        }
+        let tool = name.trim();
+        let prefix = match call_subject(args, context_state::FAILURE_SUBJECT_CHARS) {
+            Some(subject) => format!("{tool} {subject}: "),
+            None => format!("{tool}: "),
+        };
+        if at < from {
+            before.push(prefix);
+        } else {
+            since.insert(prefix);
         }
     }
     before.retain(|p| !since.contains(p));
