@@ -500,8 +500,9 @@ pub fn record_tool_results(
 /// Characters of a failed call's subject (its command or path) in a failure entry.
 pub const FAILURE_SUBJECT_CHARS: usize = 80;
 
-/// What a failure says: its first non-empty line, and its last when that differs (a command's
-/// output often starts with its own echo and ends with the exit code or the error), at most
+/// What a failure says: its first non-empty line (past a runner's echo of the command, `> pkg
+/// check`), and its last when that differs (a command's output often ends with the exit code or
+/// the error), at most
 /// [`MAX_FAILURE_CHARS`]. An output escaped into one line (a hook's JSON: `failed:\n\n[X]`) is
 /// read by its escaped line breaks too. `failed` for an empty error.
 pub fn failure_detail(error: &str) -> String {
@@ -512,11 +513,22 @@ pub fn failure_detail(error: &str) -> String {
     } else {
         error
     };
-    let mut lines = error.lines().map(str::trim).filter(|l| !l.is_empty());
-    let Some(first) = lines.next() else {
+    let lines: Vec<&str> = error
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    // the first line that is not a runner's echo of what it runs (`> pkg@1.0.0 check`, `$ make`):
+    // the first of the output itself
+    let Some(at) = lines
+        .iter()
+        .position(|l| !l.starts_with("> ") && !l.starts_with("$ "))
+        .or((!lines.is_empty()).then_some(0))
+    else {
         return "failed".into();
     };
-    match lines.next_back() {
+    let first = lines[at];
+    match lines[at + 1..].last().copied() {
         Some(last) if last != first => format!(
             "{} … {}",
             capture::gist(first, MAX_FAILURE_CHARS / 2),

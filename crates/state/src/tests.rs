@@ -330,7 +330,7 @@ fn failures_once_per_call_with_a_count_and_resolved_by_a_later_success() {
     assert_eq!(
         b.tool_failures,
         vec![
-            "bash npm run check: > repo check … Command exited with code 2 (3 times)",
+            "bash npm run check: error TS2304 … Command exited with code 2 (3 times)",
             "bash grep -n foo src/a.ts: (no output) … Command exited with code 1",
             "bash cargo test: failed",
             "bash git add -A && git commit: Exit code 1 … done (warnings were emitted)",
