@@ -416,12 +416,7 @@ pub fn assemble(
         Some(items) => items,
         None => {
             let mut items = state.open_items;
-            // not a failure the messages show before the user's latest request (and not since):
-            // the user moved on
-            let mut failures = state.tool_failures;
-            let stale = &ex.failures_before_request;
-            failures.retain(|f| !stale.iter().any(|p| f.starts_with(p.as_str())));
-            let failures = keep_last(failures, MAX_FAILURE_ITEMS);
+            let failures = keep_last(state.tool_failures, MAX_FAILURE_ITEMS);
             for f in failures {
                 items.push(format!("{FAILURE_ITEM_PREFIX}{f}"));
             }

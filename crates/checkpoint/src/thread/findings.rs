@@ -143,42 +143,6 @@ pub(super) fn fixes(messages: &[Value]) -> Vec<String> {
     newest
 }
 
-/// The failure records' prefixes (`{tool} {subject}: `, as the state files key them) of the calls
-/// that failed before the user's latest request and not since: history, the user moved on. A
-/// failure the messages do not show (one in the messages a compaction keeps, or a runtime whose
-/// transcript holds no tool results) is not among them.
-pub(super) fn failures_before_request(messages: &[Value], lines: &[Line]) -> Vec<String> {
-    let Some(from) = lines.iter().rposition(|l| {
-        matches!(
-            l,
-            Line::User {
-                said: Said::Request,
-                ..
-            }
-        )
-    }) else {
-        return Vec::new();
-    };
-    let (mut before, mut since): (Vec<String>, HashSet<String>) = (Vec::new(), HashSet::new());
-    for (at, name, args, m) in answered_calls(messages) {
-        if context_state::result_failure(m).is_none() {
-            continue;
-        }
-        let tool = name.trim();
-        let prefix = match call_subject(args, context_state::FAILURE_SUBJECT_CHARS) {
-            Some(subject) => format!("{tool} {subject}: "),
-            None => format!("{tool}: "),
-        };
-        if at < from {
-            before.push(prefix);
-        } else {
-            since.insert(prefix);
-        }
-    }
-    before.retain(|p| !since.contains(p));
-    before
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -100,9 +100,6 @@ pub struct Extracted {
     pub constraints: Vec<String>,
     /// Failures the agent got past and what fixed it, oldest first (see [`findings`]).
     pub fixes: Vec<String>,
-    /// The failure records' prefixes of the calls that failed before the user's latest request
-    /// and not since (see [`findings`]).
-    pub failures_before_request: Vec<String>,
 }
 
 /// Scores of recurring items: each use weighs 1 plus how late in the messages it came (0..1),
@@ -205,7 +202,6 @@ pub fn extract(messages: &[Value]) -> Extracted {
         commands: commands(messages),
         constraints: constraints(&lines),
         fixes: fixes(messages),
-        failures_before_request: failures_before_request(messages, &lines),
         ..Extracted::default()
     };
     tool_use(messages, &mut out);
