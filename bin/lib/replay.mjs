@@ -382,7 +382,8 @@ export async function replay(parsed, options) {
               params: callInfo?.arguments ?? {},
               // a failure as the plugin reads it (plugin/tools.ts resultFailure): an error, or a non-zero exit code
               isError: failure !== undefined,
-              error: failure?.slice(-500),
+              // its head and tail (where a command's output says what failed and its exit code)
+              error: failure === undefined || failure.length <= 500 ? failure : `${failure.slice(0, 250)}\n${failure.slice(-250)}`,
             }),
           )
         }
