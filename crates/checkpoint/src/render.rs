@@ -812,15 +812,11 @@ fn compose(
             .take(OTHER_FILE_NAMES)
             .map(|b| clean(&b, 60))
             .collect();
-        let more = background.saturating_sub(names.len());
-        if more > 0 {
-            o.push_str(&format!(
-                "Other files: {} (+{more} more)\n",
-                names.join(", ")
-            ));
-        } else {
-            o.push_str(&format!("Other files: {}\n", names.join(", ")));
-        }
+        let more = match background.saturating_sub(names.len()) {
+            0 => String::new(),
+            n => format!(" (+{n} more)"),
+        };
+        o.push_str(&format!("Other files: {}{more}\n", names.join(", ")));
     }
     push_inline(&mut o, "Commands run: ", &commands);
     // identifiers the text does not already show (a file name, a command)

@@ -186,20 +186,22 @@ pub fn message_text(message: &Value) -> String {
 /// `details.exitCode` with `isError` false, and its text is then followed by
 /// `Command exited with code N`, as pi's bash tool says it.
 pub fn result_failure(message: &Value) -> Option<String> {
-    let text = message_text(message);
+    // (the text is read only for a failure: a result can be megabytes)
     if message.get("isError").and_then(Value::as_bool) == Some(true) {
-        return Some(text);
+        return Some(message_text(message));
     }
-    match message
+    let code = message
         .get("details")
         .and_then(|d| d.get("exitCode"))
         .and_then(Value::as_i64)
-    {
-        // (the output may say so already: OpenClaw's exec writes `(Command exited with code N)`)
-        Some(code) if code != 0 && text.contains(&format!("exited with code {code}")) => Some(text),
-        Some(code) if code != 0 => Some(format!("{text}\nCommand exited with code {code}")),
-        _ => None,
-    }
+        .filter(|&c| c != 0)?;
+    let text = message_text(message);
+    // (the output may say so already: OpenClaw's exec writes `(Command exited with code N)`)
+    Some(if text.contains(&format!("exited with code {code}")) {
+        text
+    } else {
+        format!("{text}\nCommand exited with code {code}")
+    })
 }
 
 /// Collapses whitespace runs to one space and trims.

@@ -412,11 +412,7 @@ fn prepare(input: &ToolResult) -> Result<Prepared> {
     }
     // One entry per tool and subject: a repeated failure replaces the older one and counts; a
     // later success of the same call resolves it.
-    let key = match substance::call_subject(&input.params, FAILURE_SUBJECT_CHARS) {
-        Some(subject) => format!("{tool} {subject}"),
-        None => tool.clone(),
-    };
-    let prefix = format!("{key}: ");
+    let prefix = format!("{}: ", failure_key(&tool, &input.params));
     if input.is_error {
         let detail = failure_detail(input.error.as_deref().unwrap_or_default());
         // the failed command and its output are redacted before they are kept (issue 27)
@@ -499,6 +495,15 @@ pub fn record_tool_results(
 
 /// Characters of a failed call's subject (its command or path) in a failure entry.
 pub const FAILURE_SUBJECT_CHARS: usize = 80;
+
+/// What a failure is recorded under, and what a later success of the same call resolves: the
+/// tool and the call's subject ([`substance::call_subject`]), `bash npm run check`.
+pub fn failure_key(tool: &str, params: &Value) -> String {
+    match substance::call_subject(params, FAILURE_SUBJECT_CHARS) {
+        Some(subject) => format!("{tool} {subject}"),
+        None => tool.to_string(),
+    }
+}
 
 /// What a failure says: its first non-empty line (past a runner's echo of the command, `> pkg
 /// check`), and its last when that differs (a command's output often ends with the exit code or

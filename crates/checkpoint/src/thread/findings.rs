@@ -1,8 +1,8 @@
 //! Findings: a failure the agent got past and what fixed it (issue 27, "progress and findings").
 //!
 //! A command that failed (its result marked as an error) and later succeeded, run again the same
-//! way (the same tool and subject as the failure records of the state files:
-//! [`call_subject`](context_state::substance::call_subject)), is a finding when the agent changed
+//! way (the key of the state files' failure records,
+//! [`failure_key`](context_state::failure_key)), is a finding when the agent changed
 //! something in between: `cargo test failed (error[E0308] … code 101); passed later, after
 //! changing lexer.rs`. Files it wrote or edited in between say what fixed it; without any, the
 //! other commands it ran (`npm install`; not a look-around such as `grep` or `ls`). A retry with
@@ -74,7 +74,7 @@ pub(super) fn fixes(messages: &[Value]) -> Vec<String> {
         let failure = context_state::result_failure(m);
         let command = args.get("command").and_then(Value::as_str);
         let subject = call_subject(args, context_state::FAILURE_SUBJECT_CHARS);
-        let key = format!("{name} {}", subject.as_deref().unwrap_or_default());
+        let key = context_state::failure_key(name, args);
         if let Some(failure) = failure {
             // only a command's failure can be a finding; a failed edit changed nothing
             if let (Some(_), Some(subject)) = (command, subject) {

@@ -24,7 +24,6 @@ mod tests;
 use commands::*;
 use constraints::*;
 pub use constraints::{is_constraint, MAX_CONSTRAINTS};
-pub use findings::MAX_FIXES;
 use findings::*;
 use goal::*;
 pub use goal::{current, substantive};
