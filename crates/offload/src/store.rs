@@ -232,7 +232,12 @@ pub fn lock_live(
     session_key: &str,
     create: bool,
 ) -> Result<Option<(PathBuf, Option<DirLock>)>> {
-    for _ in 0..OPEN_RETRIES {
+    for attempt in 0..OPEN_RETRIES {
+        // a store deleted again and again (a deleter in a loop) lets a waiting call in only if the
+        // call waits a little between tries: up to 8 ms after the fourth
+        if attempt > 3 {
+            std::thread::sleep(std::time::Duration::from_millis(1 << (attempt - 4).min(3)));
+        }
         let dir = if create {
             session_dir(state_dir, &OBSERVATIONS_DIR, session_key)?
         } else {
