@@ -600,7 +600,8 @@ pub(super) const EXACT_VALUE_WEIGHT: f64 = 0.5;
 
 /// The literal values of a text a continuation needs as they are, each once, in order: URLs,
 /// addresses with a port (`localhost:3000`, `10.0.0.5:8080`), UUIDs, commit hashes (7 to 40
-/// hex digits with a digit and a letter) and package versions (`react@18.2.0`). OpenClaw's own
+/// hex digits with a digit and a letter), package versions (`react@18.2.0`) and release
+/// versions ([`is_version`]: `4.6.2`, `v4.9.0`). OpenClaw's own
 /// compaction summary keeps them in its `## Exact identifiers` section.
 pub fn exact_values(text: &str) -> Vec<&str> {
     let mut out: Vec<&str> = Vec::new();
@@ -613,7 +614,14 @@ pub fn exact_values(text: &str) -> Vec<&str> {
     };
     for raw in text.split(delimiter) {
         let t = raw.trim_end_matches(['.', ':', '!', '?', '*']);
-        if t.len() < 7 || out.contains(&t) {
+        if out.contains(&t) {
+            continue;
+        }
+        if is_version(t) {
+            out.push(t);
+            continue;
+        }
+        if t.len() < 7 {
             continue;
         }
         if t.chars().count() <= EXACT_VALUE_CHARS && is_exact_value(t) {
@@ -630,6 +638,17 @@ pub fn exact_values(text: &str) -> Vec<&str> {
         }
     }
     out
+}
+
+/// A release's version as people write it: three numbers joined by dots, `4.6.2`, `v4.9.0`,
+/// `2026.4.8` (a version in two parts, `v1.2`, is too often a section or a decimal).
+pub(super) fn is_version(t: &str) -> bool {
+    let t = t.strip_prefix('v').unwrap_or(t);
+    let parts: Vec<&str> = t.split('.').collect();
+    parts.len() == 3
+        && parts
+            .iter()
+            .all(|p| (1..=4).contains(&p.len()) && p.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// A UUID or a commit hash (see [`is_exact_value`]).

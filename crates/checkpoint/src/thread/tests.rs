@@ -318,7 +318,8 @@ fn exact_values_are_urls_ports_ids_hashes_and_versions() {
     let text = "Open (https://api.example.com/v1/jwks.json), then `curl http://localhost:3000/health`; \
                 the API is on 10.0.0.5:8080 and dev on localhost:5173. Session 4d5611e5-241a-462a-8d15-5122611a9569, \
                 commit b9ed6ed and [main 3bb8701a] added; react@18.2.0 and @chakra-ui/react@3.33.0. \
-                Not: 1234567, deadbeef, added, decade, 3.14.15, user@example.com, v1.2, 12:30, a:b:c.";
+                Released 4.6.2 (v4.9.0 next), on openclaw 2026.4.8. \
+                Not: 1234567, deadbeef, added, decade, 1.2.3.4.5, 12345.1.1, user@example.com, v1.2, 12:30, a:b:c.";
     assert_eq!(
         exact_values(text),
         [
@@ -330,7 +331,10 @@ fn exact_values_are_urls_ports_ids_hashes_and_versions() {
             "b9ed6ed",
             "3bb8701a",
             "react@18.2.0",
-            "@chakra-ui/react@3.33.0"
+            "@chakra-ui/react@3.33.0",
+            "4.6.2",
+            "v4.9.0",
+            "2026.4.8"
         ]
     );
     // the user's and the agent's values, and those of its commands, join the identifiers
