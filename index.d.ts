@@ -1720,7 +1720,16 @@ export interface ToolResultInput {
    * @default false
    */
   isError?: boolean
-  /** The error text of a failed call; its first non-empty line is kept (200 chars). */
+  /**
+   * A command's exit code (OpenClaw's `exec` puts it in the result's `details.exitCode`): a
+   * non-zero one is a failure, also when `isError` is false, and its failure ends with
+   * `Command exited with code N`.
+   */
+  exitCode?: number
+  /**
+   * The error text of a failed call, or a command's output when `exitCode` may say it failed;
+   * read only for a failure: its first and last non-empty lines are kept (200 chars).
+   */
   error?: string
   /**
    * Overrides the classification by tool name: names with a word like write, edit, create,

@@ -58,6 +58,16 @@ describe('record calls (Layer A, 7.2)', () => {
     if (process.platform !== 'win32') expect(statSync(file).mode & 0o777).toBe(0o600)
   })
 
+  it("reads a command's exit code: non-zero is a failure without isError (OpenClaw's exec), zero resolves it", async () => {
+    const stateDir = fresh()
+    const t = { stateDir, sessionKey: 'k', toolName: 'exec', params: { command: 'npm test' } }
+    const failed = await native.recordToolResult({ ...t, isError: false, exitCode: 1, error: '> pkg test\n1 failing' })
+    expect(failed.failure).toBe('exec npm test: 1 failing … Command exited with code 1')
+    expect(native.readContextStateSync(t).toolFailures).toEqual([failed.failure])
+    expect(native.recordToolResultSync({ ...t, exitCode: 0, error: 'all passed' }).failure).toBeUndefined()
+    expect(native.readContextStateSync(t).toolFailures).toEqual([])
+  })
+
   it('rejects bad input with InvalidArg (async rejects, never throws)', async () => {
     const stateDir = fresh()
     const p = native.recordToolResult({ stateDir, sessionKey: 'k' })

@@ -48,20 +48,6 @@ export function innerToolCall(toolName: string, args: unknown): { toolName: stri
 }
 
 /**
- * What a tool result says of a failure: `undefined` when the call succeeded, else its text. A failure is a result
- * flagged as an error, or a command that exited non-zero: OpenClaw's `exec` reports a completed command's exit code in
- * `details.exitCode` with `isError` false (measured: scripts/test-real.mjs), its text then followed by
- * `Command exited with code N` (crates/state `result_failure` reads the transcript's messages the same way).
- */
-export function resultFailure(isError: boolean, details: unknown, text: string): string | undefined {
-  if (isError) return text
-  const code = obj(details).exitCode
-  if (typeof code !== 'number' || code === 0) return undefined
-  // (the output may say so already: OpenClaw's exec writes `(Command exited with code N)`)
-  return text.includes(`exited with code ${code}`) ? text : `${text}\nCommand exited with code ${code}`
-}
-
-/**
  * The messages with every call through the Tool Search bridge shown as the call it made (the assistant's
  * `toolCall` block and its `toolResult` named after the inner tool, with the inner arguments), so a checkpoint
  * built from them lists the files and tools the agent really used. The same array when nothing was bridged.
@@ -274,12 +260,17 @@ export function registerTools(api: OpenClawPluginApi, s: ToolSettings, store: Sc
         // The bridge's own discovery calls are not the agent's work.
         // Buffered for the turn's one write (capture.ts), not written per result.
         if (event.toolName !== 'tool_search' && event.toolName !== 'tool_describe') {
-          const failure = resultFailure(event.isError === true, event.result.details, text)
+          // A failure is a result flagged as an error or a command that exited non-zero: OpenClaw's exec reports
+          // the exit code in `details.exitCode` with `isError` false (measured: scripts/test-real.mjs). The state
+          // decides (crates/state failure_text); its text is handed over whenever it may say what failed.
+          const exitCode = obj(event.result.details).exitCode
+          const exited = typeof exitCode === 'number' && Number.isInteger(exitCode)
           bufferToolResult(s.stateDir, sessionKey, {
             toolName: call.toolName,
             params: call.args,
-            isError: failure !== undefined,
-            ...(failure !== undefined ? { error: failure } : {}),
+            isError: event.isError === true,
+            ...(exited ? { exitCode } : {}),
+            ...(event.isError === true || exited ? { error: text } : {}),
           })
         }
         if (!s.offload.enabled || relayed || event.isError || ownTools.has(call.toolName)) return

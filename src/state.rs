@@ -44,7 +44,12 @@ pub struct ToolResultInput {
     /// @default false
     #[serde(default)]
     pub is_error: Option<bool>,
-    /// The error text of a failed call; its first non-empty line is kept (200 chars).
+    /// A command's exit code (OpenClaw's `exec` puts it in the result's `details.exitCode`): a
+    /// non-zero one is a failure, also when `isError` is false, and its failure ends with
+    /// `Command exited with code N`.
+    pub exit_code: Option<i64>,
+    /// The error text of a failed call, or a command's output when `exitCode` may say it failed;
+    /// read only for a failure: its first and last non-empty lines are kept (200 chars).
     pub error: Option<String>,
     /// Overrides the classification by tool name: names with a word like write, edit, create,
     /// patch, replace, delete, move, rename, append, save, update count as `write`; all others
@@ -180,6 +185,7 @@ fn core_tool_result(i: ToolResultInput) -> Result<core::ToolResult, Error> {
         tool_name: i.tool_name,
         params: i.params,
         is_error: i.is_error.unwrap_or(false),
+        exit_code: i.exit_code,
         error: i.error,
         access,
     })

@@ -370,9 +370,8 @@ export async function replay(parsed, options) {
         turns.toolResults++
         const text = messageText(m)
         const callInfo = toolCalls.get(m.toolCallId)
-        const exit = m.details?.exitCode
-        const exited = typeof exit === 'number' && exit !== 0
-        const failure = m.isError === true || (exited && text.includes(`exited with code ${exit}`)) ? text : exited ? `${text}\nCommand exited with code ${exit}` : undefined
+        const exitCode = m.details?.exitCode
+        const exited = Number.isInteger(exitCode)
         if (canState && typeof m.toolName === 'string' && m.toolName !== '') {
           call(line, 'recordToolResultSync', () =>
             native.recordToolResultSync({
@@ -380,10 +379,11 @@ export async function replay(parsed, options) {
               sessionKey,
               toolName: m.toolName,
               params: callInfo?.arguments ?? {},
-              // a failure as the plugin reads it (plugin/tools.ts resultFailure): an error, or a non-zero exit code
-              isError: failure !== undefined,
-              // its head and tail (where a command's output says what failed and its exit code)
-              error: failure === undefined || failure.length <= 500 ? failure : `${failure.slice(0, 250)}\n${failure.slice(-250)}`,
+              // as the plugin hands it (plugin/tools.ts): the flag and the exit code, the state decides whether it failed
+              isError: m.isError === true,
+              ...(exited ? { exitCode } : {}),
+              // the text's head and tail (where a command's output says what failed and its exit code)
+              ...(m.isError === true || exited ? { error: text.length <= 500 ? text : `${text.slice(0, 250)}\n${text.slice(-250)}` } : {}),
             }),
           )
         }

@@ -181,21 +181,35 @@ pub fn message_text(message: &Value) -> String {
 }
 
 /// What a tool result message (pi / OpenClaw `toolResult`) says of a failure: `None` when the
-/// call succeeded, else its text. A failure is a result flagged as an error, or a command that
-/// exited non-zero: OpenClaw's `exec` reports a completed command's exit code in
-/// `details.exitCode` with `isError` false, and its text is then followed by
-/// `Command exited with code N`, as pi's bash tool says it.
+/// call succeeded, else its text ([`failure_text`] of its `isError`, its `details.exitCode` and
+/// its text).
 pub fn result_failure(message: &Value) -> Option<String> {
-    // (the text is read only for a failure: a result can be megabytes)
-    if message.get("isError").and_then(Value::as_bool) == Some(true) {
-        return Some(message_text(message));
-    }
-    let code = message
+    let exit_code = message
         .get("details")
         .and_then(|d| d.get("exitCode"))
-        .and_then(Value::as_i64)
-        .filter(|&c| c != 0)?;
-    let text = message_text(message);
+        .and_then(Value::as_i64);
+    failure_text(
+        message.get("isError").and_then(Value::as_bool) == Some(true),
+        exit_code,
+        || message_text(message),
+    )
+}
+
+/// What a tool result says of a failure: `None` when the call succeeded, else its text. A failure
+/// is a result flagged as an error, or a command that exited non-zero: OpenClaw's `exec` reports
+/// a completed command's exit code (`details.exitCode`) with `isError` false, and its text is
+/// then followed by `Command exited with code N`, as pi's bash tool says it. The text is read only
+/// for a failure (a result can be megabytes, and most succeed).
+pub fn failure_text(
+    is_error: bool,
+    exit_code: Option<i64>,
+    text: impl FnOnce() -> String,
+) -> Option<String> {
+    if is_error {
+        return Some(text());
+    }
+    let code = exit_code.filter(|&c| c != 0)?;
+    let text = text();
     // (the output may say so already: OpenClaw's exec writes `(Command exited with code N)`)
     Some(if text.contains(&format!("exited with code {code}")) {
         text

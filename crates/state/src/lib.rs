@@ -351,7 +351,11 @@ pub struct ToolResult {
     /// The tool call's arguments; path-like keys name the files it touched.
     pub params: Value,
     pub is_error: bool,
-    /// The error text of a failed call (first line kept).
+    /// A command's exit code: a non-zero one is a failure, also when `is_error` is false
+    /// (OpenClaw's `exec` reports a command that exited non-zero as a completed call).
+    pub exit_code: Option<i64>,
+    /// The error text of a failed call, or a command's output when its exit code may say it
+    /// failed: read only for a failure (its first and last lines kept).
     pub error: Option<String>,
     /// Overrides the read/write classification by tool name.
     pub access: Option<Access>,
@@ -395,7 +399,10 @@ fn prepare(input: &ToolResult) -> Result<Prepared> {
     }
     let tool = capture::cap_chars(tool, 200);
     let mut outcome = ToolResultOutcome::default();
-    if !input.is_error {
+    let failure = capture::failure_text(input.is_error, input.exit_code, || {
+        input.error.clone().unwrap_or_default()
+    });
+    if failure.is_none() {
         let mut paths: Vec<String> = extract_paths(&input.params)
             .into_iter()
             .map(secrets::redact_owned)
@@ -413,8 +420,8 @@ fn prepare(input: &ToolResult) -> Result<Prepared> {
     // One entry per tool and subject: a repeated failure replaces the older one and counts; a
     // later success of the same call resolves it.
     let prefix = format!("{}: ", failure_key(&tool, &input.params));
-    if input.is_error {
-        let detail = failure_detail(input.error.as_deref().unwrap_or_default());
+    if let Some(error) = failure {
+        let detail = failure_detail(&error);
         // the failed command and its output are redacted before they are kept (issue 27)
         outcome.failure = Some(capture::cap_chars(
             &secrets::redact(&format!("{prefix}{detail}")),

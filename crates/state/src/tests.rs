@@ -286,6 +286,39 @@ fn layer_b_topic_exchanges_and_decisions_once() {
 }
 
 #[test]
+fn a_command_that_exited_non_zero_is_a_failure_without_the_error_flag() {
+    // OpenClaw 2026.9.6's exec: a completed call, `isError` false, `details.exitCode` 2
+    let root = tmp("exit-code");
+    let k = "k";
+    let ran = |code: i64, out: &str| ToolResult {
+        exit_code: Some(code),
+        error: Some(out.into()),
+        ..tool(
+            "exec",
+            json!({ "command": "ls verify.mjs", "path": "verify.mjs" }),
+        )
+    };
+    let o = record_tool_result(&root, k, &ran(2, "ls: cannot access 'verify.mjs'")).unwrap();
+    assert_eq!(
+        o.failure.as_deref(),
+        Some("exec ls verify.mjs: ls: cannot access 'verify.mjs' … Command exited with code 2")
+    );
+    assert!(o.files_read.is_empty(), "a failed call records no files");
+    // the output may say it already (OpenClaw writes `(Command exited with code N)`)
+    let o = record_tool_result(&root, k, &ran(1, "no\n(Command exited with code 1)")).unwrap();
+    assert_eq!(
+        o.failure.as_deref(),
+        Some("exec ls verify.mjs: no … (Command exited with code 1)")
+    );
+    // exit code 0 succeeded, whatever its output says, and resolves the failure
+    let o = record_tool_result(&root, k, &ran(0, "verify.mjs")).unwrap();
+    assert_eq!(o.failure, None);
+    assert_eq!(o.files_read, vec!["verify.mjs"]);
+    assert!(bundle(&root, k).tool_failures.is_empty());
+    fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
 fn failures_once_per_call_with_a_count_and_resolved_by_a_later_success() {
     let root = tmp("failures");
     let k = "k";
