@@ -250,6 +250,10 @@ pub struct Previous {
     /// The session's task as the previous checkpoint stated it: carried over, so every later
     /// checkpoint states the task even after compactions removed the message that set it.
     pub task: Option<String>,
+    /// When the previous checkpoint was written (RFC 3339): a request this conversation's
+    /// messages open with that came a pause of [`crate::thread::SITTING_GAP_MS`] later starts a
+    /// new sitting, whose task is its own.
+    pub created_at: Option<String>,
     /// The constraints the previous checkpoint carried: a rule the user set days ago still holds.
     pub constraints: Vec<String>,
     /// The learnings the previous checkpoint carried (a failure got past stays a finding after
@@ -333,7 +337,19 @@ pub fn assemble(
             // a greeting it took for one when this conversation has a substantive request. The
             // earlier checkpoint chose it knowing whether the agent worked on it, which a later one
             // cannot see: a short request with a few words (`Speed up the cache lookups`) stays.
+            // (not over a pause: the user came back for something else)
             .or_else(|| {
+                let resumed = match (ex.first_request_at, previous.created_at.as_deref()) {
+                    (Some(first), Some(then)) => {
+                        context_fsio::parse_rfc3339(then).is_some_and(|then| {
+                            first >= then.saturating_add(crate::thread::SITTING_GAP_MS)
+                        })
+                    }
+                    _ => false,
+                };
+                if ex.task_after_pause || resumed {
+                    return None;
+                }
                 previous.task.clone().filter(|t| {
                     !strip_injections(t).trim().is_empty()
                         && (crate::thread::current(t, false) || ex.task.is_none())

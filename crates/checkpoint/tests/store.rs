@@ -359,6 +359,60 @@ fn input_is_validated() {
 }
 
 #[test]
+fn the_task_is_not_carried_over_a_pause_of_a_sitting() {
+    // a chat on a channel: the user came back the next morning for something else
+    let state = tmp("task-sitting");
+    let key = "k";
+    let mut first = input(&state, key, 100_000);
+    first.created_at = Some("2026-04-10T15:10:00Z".into());
+    first.messages = Some(vec![
+        json!({"role": "user", "content": "Change the review cron job to run at 11 every day", "timestamp": 1_775_833_200_000u64}),
+        json!({"role": "assistant", "content": [{"type": "text", "text": "Done: the job runs at 11:00."}]}),
+    ]);
+    write_checkpoint(&first).unwrap();
+    assert_eq!(
+        read_latest(&state, key)
+            .unwrap()
+            .unwrap()
+            .working
+            .task
+            .as_deref(),
+        Some("Change the review cron job to run at 11 every day")
+    );
+    // the next checkpoint's messages start nine hours after the first one was written
+    let mut second = input(&state, key, 180_000);
+    second.trigger = Trigger::Compaction;
+    second.compaction_count = Some(1);
+    second.messages = Some(vec![
+        json!({"role": "compactionSummary", "summary": "..."}),
+        json!({"role": "user", "content": "Read the unread forum messages and list the upgrade ideas", "timestamp": 1_775_866_200_000u64}),
+        json!({"role": "assistant", "content": [{"type": "text", "text": "Reading them."}, {"type": "toolCall", "id": "c1", "name": "exec", "arguments": {"command": "curl -s https://forum.example/api/unread"}}]}),
+    ]);
+    write_checkpoint(&second).unwrap();
+    let cp = read_latest(&state, key).unwrap().unwrap();
+    assert_eq!(
+        cp.working.task.as_deref(),
+        Some("Read the unread forum messages and list the upgrade ideas")
+    );
+    // within the sitting, the task is carried as before
+    let mut third = input(&state, key, 190_000);
+    third.messages = Some(vec![
+        json!({"role": "user", "content": "now post the summary to the team channel", "timestamp": 1_775_867_000_000u64}),
+    ]);
+    write_checkpoint(&third).unwrap();
+    assert_eq!(
+        read_latest(&state, key)
+            .unwrap()
+            .unwrap()
+            .working
+            .task
+            .as_deref(),
+        Some("Read the unread forum messages and list the upgrade ideas")
+    );
+    let _ = fs::remove_dir_all(&state);
+}
+
+#[test]
 fn the_task_is_carried_from_checkpoint_to_checkpoint() {
     let state = tmp("task-chain");
     let key = "k";

@@ -16,6 +16,8 @@ use super::*;
 pub(super) struct Turn {
     /// Squashed user text; `None` for agent output before the first request.
     user: Option<String>,
+    /// When the user sent it (the message's `timestamp`, ms since the epoch), if it says.
+    at: Option<u64>,
     /// Characters of all agent text in the turn.
     agent_chars: usize,
     /// The agent's last text in the turn (its final word).
@@ -62,11 +64,34 @@ fn weighs(text: &str, worked: bool, min_letters: usize) -> bool {
             .any(|w| is_path_like(w) && w.chars().any(char::is_alphabetic))
 }
 
+/// A pause between two of the user's requests this long (8 hours) starts a new sitting: the
+/// task is then the first request after it. An assistant on a channel is talked to for days, and
+/// what the user asked yesterday morning is not what they came back for.
+pub const SITTING_GAP_MS: u64 = 8 * 3600 * 1000;
+
+/// When a message was sent: its `timestamp` in milliseconds since the epoch (pi, OpenClaw), or an
+/// RFC 3339 time.
+pub(super) fn sent_at(m: &Value) -> Option<u64> {
+    match m.get("timestamp")? {
+        // (a number from JavaScript arrives as a float)
+        Value::Number(n) => n
+            .as_u64()
+            .or_else(|| {
+                n.as_f64()
+                    .filter(|t| t.is_finite() && *t >= 1.0)
+                    .map(|t| t as u64)
+            })
+            .filter(|&t| t > 0),
+        Value::String(s) => context_fsio::parse_rfc3339(s),
+        _ => None,
+    }
+}
+
 /// The turns of the dialogue: a request opens one; answers, acknowledgements, slash commands and
 /// injections do not (the agent's response continues the turn of the request before).
-pub(super) fn turns(lines: &[Line]) -> Vec<Turn> {
+pub(super) fn turns(messages: &[Value], lines: &[Line]) -> Vec<Turn> {
     let mut turns: Vec<Turn> = Vec::new();
-    for line in lines {
+    for (m, line) in messages.iter().zip(lines) {
         match line {
             Line::User {
                 text,
@@ -74,6 +99,7 @@ pub(super) fn turns(lines: &[Line]) -> Vec<Turn> {
                 ..
             } => turns.push(Turn {
                 user: Some(squash(text)),
+                at: sent_at(m),
                 agent_chars: 0,
                 agent_last: None,
                 worked: false,
@@ -82,6 +108,7 @@ pub(super) fn turns(lines: &[Line]) -> Vec<Turn> {
                 if turns.is_empty() {
                     turns.push(Turn {
                         user: None,
+                        at: None,
                         agent_chars: 0,
                         agent_last: None,
                         worked: false,
@@ -117,10 +144,25 @@ pub(super) fn thread(turns: &[Turn], out: &mut Extracted) {
         .copied()
         .filter(|&i| current(user_text(i), turns[i].worked))
         .collect();
-    let (Some(&first), Some(&last)) = (
-        goals.first().or(users.first()),
-        currents.last().or(goals.last()).or(users.last()),
-    ) else {
+    // the first request of the user's latest sitting (after a pause of SITTING_GAP_MS)
+    let sitting = users
+        .windows(2)
+        .rev()
+        .find(|w| match (turns[w[0]].at, turns[w[1]].at) {
+            (Some(a), Some(b)) => b >= a.saturating_add(SITTING_GAP_MS),
+            _ => false,
+        })
+        .map(|w| w[1]);
+    out.first_request_at = users.first().and_then(|&i| turns[i].at);
+    let task = match sitting.and_then(|s| goals.iter().find(|&&i| i >= s)) {
+        Some(&t) => {
+            out.task_after_pause = true;
+            Some(t)
+        }
+        None => goals.first().or(users.first()).copied(),
+    };
+    let (Some(first), Some(&last)) = (task, currents.last().or(goals.last()).or(users.last()))
+    else {
         return;
     };
     out.task = Some(gist(user_text(first), TASK_CHARS));
@@ -268,6 +310,46 @@ pub(super) mod tests {
             users,
             vec!["The login session expires after 5 minutes instead of an hour; fix it"]
         );
+    }
+
+    #[test]
+    fn after_a_pause_of_a_sitting_the_task_is_the_first_request_since() {
+        let at = |t: &str, hours: u64| json!({"role": "user", "content": t, "timestamp": 1_775_600_000_000u64 + hours * 3_600_000});
+        let day = |first_hour: u64| {
+            vec![
+                at(
+                    "luck，你当前版本是多少？请帮我查一下openclaw的版本",
+                    first_hour,
+                ),
+                agent("当前版本是 2026.4.8。"),
+                at("把健康体检去掉，其他定时任务保留下来", first_hour + 1),
+                working("好的，正在修改定时任务。"),
+            ]
+        };
+        let mut msgs = day(0);
+        // a heartbeat between the user's turns is no request and no pause
+        msgs.push(at("Read HEARTBEAT.md if it exists (workspace context). Follow it strictly. If nothing needs attention, reply HEARTBEAT_OK.", 9));
+        msgs.push(agent("HEARTBEAT_OK"));
+        msgs.push(at("到论坛把未读消息都读一下，总结是否有好的升级建议", 20));
+        msgs.push(working("正在读取论坛消息。"));
+        msgs.push(at("好", 21));
+        let e = extract(&msgs);
+        assert_eq!(
+            e.task.as_deref(),
+            Some("到论坛把未读消息都读一下，总结是否有好的升级建议")
+        );
+        assert!(e.task_after_pause);
+        // within one sitting (7 hours between requests) the first request stays the task
+        let mut one = day(0);
+        one.push(at("到论坛把未读消息都读一下，总结是否有好的升级建议", 8));
+        one.push(working("正在读取论坛消息。"));
+        let e = extract(&one);
+        assert_eq!(
+            e.task.as_deref(),
+            Some("luck，你当前版本是多少？请帮我查一下openclaw的版本")
+        );
+        assert!(!e.task_after_pause);
+        assert_eq!(e.first_request_at, Some(1_775_600_000_000));
     }
 
     #[test]

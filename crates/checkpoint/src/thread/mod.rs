@@ -26,7 +26,7 @@ use constraints::*;
 pub use constraints::{is_constraint, MAX_CONSTRAINTS};
 use findings::*;
 use goal::*;
-pub use goal::{current, substantive};
+pub use goal::{current, substantive, SITTING_GAP_MS};
 use identifiers::*;
 pub use identifiers::{code_names, definitions, dependencies, exact_values, worth_naming};
 use next_steps::*;
@@ -99,6 +99,11 @@ pub struct Extracted {
     pub constraints: Vec<String>,
     /// Failures the agent got past and what fixed it, oldest first (see [`findings`]).
     pub fixes: Vec<String>,
+    /// The task is the first request after a pause of [`SITTING_GAP_MS`] (a new sitting): an
+    /// earlier checkpoint's task is not carried over it.
+    pub task_after_pause: bool,
+    /// When the user's first request in the messages was sent (ms since the epoch), if it says.
+    pub first_request_at: Option<u64>,
 }
 
 /// Scores of recurring items: each use weighs 1 plus how late in the messages it came (0..1),
@@ -204,7 +209,7 @@ pub fn extract(messages: &[Value]) -> Extracted {
         ..Extracted::default()
     };
     tool_use(messages, &mut out);
-    thread(&turns(&lines), &mut out);
+    thread(&turns(messages, &lines), &mut out);
     out
 }
 
