@@ -30,6 +30,13 @@ const NEGATIONS: &[&str] = &[
 /// Words at the start of a sentence where a plain negation still makes it a rule.
 const LEAD_WORDS: usize = 2;
 
+/// Words after a leading negation that make the sentence a judgement of what happened, not a
+/// rule (`not what I wanted`, `not sure`, `not working yet`, `nicht so gut`).
+const JUDGED: &[&str] = &[
+    "what", "how", "why", "sure", "really", "quite", "exactly", "yet", "bad", "good", "right",
+    "correct", "working", "was", "so", "ganz", "wirklich", "mal", "vraiment", "encore",
+];
+
 /// Words that make a sentence a limit wherever they stand, lowercase, matched as whole words
 /// (spaced scripts).
 #[rustfmt::skip]
@@ -146,17 +153,22 @@ pub fn is_constraint(sentence: &str) -> bool {
         return false;
     }
     let lower = s.to_lowercase();
-    let words = lower
+    let words: Vec<&str> = lower
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .filter(|w| !w.is_empty());
+        .filter(|w| !w.is_empty())
+        .collect();
     let mut has_limit = false;
     // `No, we want ...`: a negation that answers (a comma after it) steers; it sets no rule
     let answers = lower
         .split_whitespace()
         .next()
         .is_some_and(|w| w.ends_with(',') && NEGATIONS.contains(&w.trim_end_matches(',')));
-    for (i, w) in words.enumerate() {
-        if LIMIT_WORDS.contains(&w) || (i < LEAD_WORDS && NEGATIONS.contains(&w) && !answers) {
+    for (i, &w) in words.iter().enumerate() {
+        let leads = i < LEAD_WORDS
+            && NEGATIONS.contains(&w)
+            && !answers
+            && !words.get(i + 1).is_some_and(|next| JUDGED.contains(next));
+        if LIMIT_WORDS.contains(&w) || leads {
             has_limit = true;
             break;
         }
@@ -236,6 +248,9 @@ mod tests {
             "no, we want to put it in the pending container",
             "ids were found without `tool_result` blocks immediately after",
             "must match toolu_019tYDrbzifrra2KYzmYqWvk exactly",
+            "not what i wanted.",
+            "Not sure about the colours",
+            "nicht so gut, mach es nochmal",
         ] {
             assert!(!is_constraint(s), "{s}");
         }
@@ -247,6 +262,8 @@ mod tests {
             "Keep it under 200€ per month",
             "回复只用中文",
             "テストは変更しないでください",
+            "Not on weekends, please",
+            "No emojis in the replies",
         ] {
             assert!(is_constraint(s), "{s}");
         }
