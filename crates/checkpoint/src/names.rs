@@ -220,7 +220,13 @@ pub fn cut_at_markup(token: &str) -> &str {
     let token = token.trim_start_matches(['`', '*', '(', '[', '"', '\'']);
     let end = token
         .char_indices()
-        .find(|&(i, c)| c == '`' || wide_punctuation(c) || token[i..].starts_with("**"))
+        // (a markdown link's text ends at `](`: `[docs/hooks/](docs/hooks/)`)
+        .find(|&(i, c)| {
+            c == '`'
+                || wide_punctuation(c)
+                || token[i..].starts_with("**")
+                || token[i..].starts_with("](")
+        })
         .map_or(token.len(), |(i, _)| i);
     &token[..end]
 }
@@ -353,6 +359,10 @@ mod tests {
             Some("security-audit.sh")
         );
         assert_eq!(path_mention("(/etc/hosts)"), Some("/etc/hosts"));
+        assert_eq!(
+            path_mention("[examples/hooks/](examples/hooks/)"),
+            Some("examples/hooks/")
+        );
         assert_eq!(path_mention("scripts/deploy"), Some("scripts/deploy"));
         // cut where the code span, the emphasis or the full-width punctuation starts
         assert_eq!(
