@@ -828,7 +828,16 @@ fn compose(
         .filter(|(i, _)| keep(Piece::Identifier(*i)))
         .filter_map(|(_, s)| s.as_deref().map(|s| clean(s, IDENTIFIER_SHOWN_CHARS)))
         .collect();
-    idents.retain(|s| !shown_so_far.contains(&s.to_lowercase()));
+    // nor a path of a file the lists name (relative to their root, or in braces): the
+    // identifier `/repo/src/app.ts` or `src/app.ts` when `Files modified:` has `src/{app.ts, …}`
+    let named_paths: Vec<String> = named.iter().map(|f| f.0.to_lowercase()).collect();
+    idents.retain(|s| {
+        let s = s.to_lowercase();
+        !shown_so_far.contains(&s)
+            && !named_paths
+                .iter()
+                .any(|f| *f == s || s.contains(['/', '.']) && f.ends_with(&format!("/{s}")))
+    });
     push_inline(&mut o, "Identifiers: ", &idents);
     push_inline(&mut o, "Tools used: ", &tools);
     if o.len() == before {
@@ -1060,6 +1069,36 @@ mod tests {
         // appended to OpenClaw's summary, which holds them already: after every ranked name
         let restore = line(RenderOptions::default());
         assert_eq!(restore.last().unwrap(), "https://staging.example.com/app");
+    }
+
+    #[test]
+    fn an_identifier_naming_a_listed_file_is_not_said_again() {
+        let mut cp = seed();
+        cp.resources.files_modified = vec![
+            "/work/site/news/index.html".into(),
+            "/work/site/news/posts/gold.html".into(),
+        ];
+        cp.resources.files_read = vec![];
+        cp.resources.active_files = vec![];
+        cp.resources.identifiers = vec![
+            "/work/site/news/index.html".into(),
+            "posts/gold.html".into(),
+            "eo_token".into(),
+            "~/.config/edgeone/config.json".into(),
+        ];
+        let text = render(&cp, RenderOptions::default()).unwrap();
+        let line = |label: &str| {
+            text.lines()
+                .find(|l| l.starts_with(label))
+                .unwrap_or_default()
+                .to_string()
+        };
+        assert!(line("Files modified: ").contains("index.html"), "{text}");
+        // the files the lists name are not said again, by their whole path or its end
+        assert_eq!(
+            line("Identifiers: "),
+            "Identifiers: eo_token, ~/.config/edgeone/config.json"
+        );
     }
 
     #[test]
