@@ -147,14 +147,6 @@ pub fn defuse(s: &str) -> String {
     crate::fence::defuse(s)
 }
 
-fn kilo(n: u64) -> String {
-    if n >= 1000 {
-        format!("{}k", (n + 500) / 1000)
-    } else {
-        n.to_string()
-    }
-}
-
 /// `14:15` for a time on the checkpoint's day, `2026-02-23 14:15` otherwise, the raw text
 /// (cleaned) when it is not RFC 3339.
 fn short_time(when: &str, created_at: &str) -> String {
@@ -613,13 +605,10 @@ fn compose(
         None => clean(&m.created_at, 40),
     };
     o.push_str(&format!(
-        "Checkpoint {} | saved {} ({}) | context then: {}% ({}/{}) | compactions: {}\n",
+        "Checkpoint {} | saved {} ({}) | compactions: {}\n",
         clean(&m.checkpoint_id, 40),
         saved,
         m.trigger.as_str(),
-        (m.token_usage.utilization * 100.0).round() as u64,
-        kilo(m.token_usage.input_tokens),
-        kilo(m.token_usage.context_window),
         m.compaction_count
     ));
 
