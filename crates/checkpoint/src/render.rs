@@ -678,6 +678,13 @@ fn compose(
         }
     }
 
+    let shown_decisions: Vec<&str> = cp
+        .decisions
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !pre.decision_dup[*i] && keep(Piece::Decision(*i)))
+        .map(|(_, d)| d.what.as_str())
+        .collect();
     let decisions: Vec<String> = cp
         .decisions
         .iter()
@@ -727,6 +734,16 @@ fn compose(
         .iter()
         .enumerate()
         .filter(|(i, _)| !pre.constraint_dup[*i] && keep(Piece::Constraint(*i)))
+        // a rule the user set in a reply a decision shows (`…, not on weekends (re: …)`) is said
+        // there (a summary keeps it under its own heading: its contract has the section)
+        .filter(|(_, c)| {
+            let rule = fold_key(c.trim_end_matches('…'));
+            as_summary
+                || rule.is_empty()
+                || !shown_decisions
+                    .iter()
+                    .any(|d| fold_key(d).starts_with(&rule))
+        })
         .map(|(_, c)| clean(c, FIELD_CHARS))
         .collect();
     push_section(
@@ -1640,6 +1657,37 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.code, context_fsio::ErrorCode::InvalidArg);
+    }
+
+    #[test]
+    fn a_rule_a_decision_shows_is_not_said_again_under_the_rules() {
+        let mut cp = seed();
+        let rule = "If I send MX deploy, only pull the code and publish it again";
+        cp.decisions = vec![Decision {
+            id: "d1".into(),
+            what: format!("{rule} (re: The new flow works end to end.)"),
+            when: None,
+        }];
+        cp.constraints = vec![rule.into(), "Reply in English only".into()];
+        let text = render(&cp, RenderOptions::default()).unwrap();
+        assert_eq!(text.matches(rule).count(), 1, "{text}");
+        assert!(
+            text.contains("## Constraints/Rules\n- Reply in English only\n"),
+            "{text}"
+        );
+        // a summary (replace mode) keeps it under its own heading
+        let summary = render(
+            &cp,
+            RenderOptions {
+                as_summary: true,
+                ..RenderOptions::default()
+            },
+        )
+        .unwrap();
+        assert!(
+            summary.contains(&format!("## Constraints/Rules\n- {rule}\n")),
+            "{summary}"
+        );
     }
 
     #[test]
