@@ -14,6 +14,7 @@ use crate::thread::MAX_IDENTIFIERS;
 use context_fsio::{parse_rfc3339, rfc3339, Error, Result};
 use context_state::substance::fold_key;
 use context_tokens::{count_tokens, ChunkCounter, Encoding};
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// The checkpoint as shown: the latest messages' exact values (`resources.recent_values`) placed
@@ -308,6 +309,24 @@ fn same_start(a: &str, b: &str) -> bool {
     let fa = fold_key(a.trim_end_matches('…'));
     let fb = fold_key(b.trim_end_matches('…'));
     !fa.is_empty() && !fb.is_empty() && (fa.starts_with(&fb) || fb.starts_with(&fa))
+}
+
+/// Folded characters of a decision's quoted proposal looked up in the next action.
+const QUOTE_LOOKUP_CHARS: usize = 24;
+
+/// A decision replying to a proposal the next action states (`go ahead (re: 1. Add timeouts 2.
+/// …)` while `Next action: 1. Add timeouts; 2. …`): the proposal is said there, so the reply
+/// points to it. `next` is the next action's [`fold_key`].
+fn without_planned<'a>(what: &'a str, next: &str) -> Cow<'a, str> {
+    let Some(at) = what.find(" (re: ") else {
+        return Cow::Borrowed(what);
+    };
+    let quoted = fold_key(&what[at + " (re: ".len()..]);
+    let lead: String = quoted.chars().take(QUOTE_LOOKUP_CHARS).collect();
+    if lead.chars().count() < QUOTE_LOOKUP_CHARS || !next.contains(&lead) {
+        return Cow::Borrowed(what);
+    }
+    Cow::Owned(format!("{} (re: the plan under Next action)", &what[..at]))
 }
 
 /// Least valuable first: tools, the thread summary, the key exchanges (the agent's before the
@@ -685,18 +704,29 @@ fn compose(
         .filter(|(i, _)| !pre.decision_dup[*i] && keep(Piece::Decision(*i)))
         .map(|(_, d)| d.what.as_str())
         .collect();
+    let next_action = w
+        .next_action
+        .as_deref()
+        .filter(|n| !n.trim().is_empty())
+        .map(fold_key);
     let decisions: Vec<String> = cp
         .decisions
         .iter()
         .enumerate()
         .filter(|(i, _)| !pre.decision_dup[*i] && keep(Piece::Decision(*i)))
-        .map(|(_, d)| match &d.when {
-            Some(when) => format!(
-                "{} ({})",
-                clean(&d.what, DECISION_SHOWN_CHARS),
-                short_time(when, &m.created_at)
-            ),
-            None => clean(&d.what, DECISION_SHOWN_CHARS),
+        .map(|(_, d)| {
+            let what = match next_action.as_deref() {
+                Some(next) => without_planned(&d.what, next),
+                None => Cow::Borrowed(d.what.as_str()),
+            };
+            match &d.when {
+                Some(when) => format!(
+                    "{} ({})",
+                    clean(&what, DECISION_SHOWN_CHARS),
+                    short_time(when, &m.created_at)
+                ),
+                None => clean(&what, DECISION_SHOWN_CHARS),
+            }
         })
         .collect();
     push_section(
@@ -1657,6 +1687,39 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.code, context_fsio::ErrorCode::InvalidArg);
+    }
+
+    #[test]
+    fn a_reply_to_the_plan_the_next_action_states_points_to_it() {
+        let mut cp = seed();
+        cp.working.next_action =
+            Some("1. Add a timeout to every script; 2. Check that each command exists".into());
+        cp.decisions = vec![
+            Decision {
+                id: "d1".into(),
+                what: "go ahead (re: 1. **Add a timeout to every script** 2. Check that each command exists; asked: Shall I?)".into(),
+                when: None,
+            },
+            Decision {
+                id: "d2".into(),
+                what: "use the staging server (re: Deploy to staging or to production?)".into(),
+                when: None,
+            },
+        ];
+        let text = render(&cp, RenderOptions::default()).unwrap();
+        assert!(
+            text.contains("- go ahead (re: the plan under Next action)\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("- use the staging server (re: Deploy to staging or to production?)\n"),
+            "{text}"
+        );
+        assert_eq!(
+            text.matches("Check that each command exists").count(),
+            1,
+            "{text}"
+        );
     }
 
     #[test]
