@@ -719,6 +719,13 @@ fn compose(
                 Some(next) => without_planned(&d.what, next),
                 None => Cow::Borrowed(d.what.as_str()),
             };
+            // a reply the goal states as its current request is said there
+            let what = match (what.find(" (re: "), topic_new) {
+                (Some(at), Some(t)) if same_start(&what[..at], t) => {
+                    Cow::Owned(format!("the request under Working on{}", &what[at..]))
+                }
+                _ => what,
+            };
             match &d.when {
                 Some(when) => format!(
                     "{} ({})",
@@ -1718,6 +1725,19 @@ mod tests {
         assert_eq!(
             text.matches("Check that each command exists").count(),
             1,
+            "{text}"
+        );
+        // a reply the goal states as its current request is said there
+        cp.working.topic = Some("use the staging server".into());
+        let text = render(&cp, RenderOptions::default()).unwrap();
+        assert!(
+            text.contains("Working on: use the staging server\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "- the request under Working on (re: Deploy to staging or to production?)\n"
+            ),
             "{text}"
         );
     }
