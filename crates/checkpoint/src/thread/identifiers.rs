@@ -706,6 +706,11 @@ pub(super) fn is_exact_value(t: &str) -> bool {
     false
 }
 
+/// Tokens an identifier may take before its weight is divided by its cost (a long path's).
+pub(super) const NAME_TOKENS: f64 = 8.0;
+/// Identifiers of at most this many bytes are taken to cost at most [`NAME_TOKENS`] (not counted).
+const COSTLY_CHARS: usize = 24;
+
 /// Weight of a dependency an edit adds to a package manifest.
 pub(super) const DEPENDENCY_WEIGHT: f64 = 1.0;
 
@@ -1077,6 +1082,16 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
                 };
                 idents.add(&shown, weight, at, n);
             }
+        }
+    }
+    // what a name is worth is weighed against the budget it takes: a UUID (about 25 tokens) or a
+    // long URL costs what three names cost, and is kept no more often (measured on the bundled and
+    // validation restores: names, paths and snippets carry a real summary's item per 21 tokens,
+    // UUIDs and URLs per 70); its weight is divided by the square root of its cost in names
+    for (k, u) in idents.items.iter_mut() {
+        if k.len() > COSTLY_CHARS {
+            let tokens = context_tokens::count_tokens(k, context_tokens::Encoding::default());
+            u.score /= (tokens as f64 / NAME_TOKENS).max(1.0).sqrt();
         }
     }
     // a function's bare name and its `name/arity` or `name()` are one item: the bare name's

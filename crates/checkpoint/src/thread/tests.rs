@@ -1171,3 +1171,21 @@ fn the_ids_a_short_result_returns_are_names() {
         ["1473212038577782817", "r-20260226-7f"]
     );
 }
+
+#[test]
+fn a_long_value_weighs_by_the_budget_it_takes() {
+    // a UUID the agent wrote as often as a name (in code marks, which also make it an exact
+    // value) ranks below it: it costs the budget three names
+    let id = "61c9999f-1794-4f55-a6b8-6e457376b51e";
+    let mut msgs = vec![user("Fix the review job that stopped running at 11")];
+    for _ in 0..3 {
+        msgs.push(agent(&format!("The job is `{id}`.")));
+    }
+    for _ in 0..3 {
+        msgs.push(agent("Checking `parseCronSpec` now."));
+    }
+    let e = extract(&msgs);
+    let at = |s: &str| e.identifiers.iter().position(|x| x == s);
+    assert!(at("parseCronSpec") < at(id), "{:?}", e.identifiers);
+    assert!(at(id).is_some(), "{:?}", e.identifiers);
+}
