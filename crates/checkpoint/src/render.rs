@@ -723,9 +723,10 @@ fn compose(
                 Some(next) => without_planned(&d.what, next),
                 None => Cow::Borrowed(d.what.as_str()),
             };
-            // a reply the goal states as its current request is said there
+            // a reply the goal states as its current request is said there (a summary keeps the
+            // decision whole under its own heading: its contract has the section)
             let what = match (what.find(" (re: "), topic_new) {
-                (Some(at), Some(t)) if same_start(&what[..at], t) => {
+                (Some(at), Some(t)) if !as_summary && same_start(&what[..at], t) => {
                     Cow::Owned(format!("the request under Working on{}", &what[at..]))
                 }
                 _ => what,
@@ -1785,6 +1786,19 @@ mod tests {
                 "- the request under Working on (re: Deploy to staging or to production?)\n"
             ),
             "{text}"
+        );
+        let summary = render(
+            &cp,
+            RenderOptions {
+                as_summary: true,
+                ..RenderOptions::default()
+            },
+        )
+        .unwrap();
+        assert!(
+            summary
+                .contains("- use the staging server (re: Deploy to staging or to production?)\n"),
+            "{summary}"
         );
     }
 

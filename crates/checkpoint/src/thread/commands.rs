@@ -43,8 +43,16 @@ pub(super) fn shell_line(args: &Value) -> Option<Cow<'_, str>> {
 }
 
 /// True for a command that does nothing to retype: it prints a label or waits (`echo "==="`,
-/// `sleep 2`, `true`).
+/// `sleep 2`, `true`), or it only sets a variable to a credential, redacted when captured
+/// (`export API_TOKEN="[redacted]"`: nothing is left to set).
 pub(super) fn says_nothing(command: &str) -> bool {
+    if command.contains(context_state::secrets::REDACTED)
+        && command
+            .split_whitespace()
+            .all(|w| w == "export" || w.contains('='))
+    {
+        return true;
+    }
     let program = command.split_whitespace().next().unwrap_or_default();
     matches!(
         program,

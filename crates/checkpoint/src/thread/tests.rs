@@ -1189,3 +1189,28 @@ fn a_long_value_weighs_by_the_budget_it_takes() {
     assert!(at("parseCronSpec") < at(id), "{:?}", e.identifiers);
     assert!(at(id).is_some(), "{:?}", e.identifiers);
 }
+
+#[test]
+fn a_variable_set_to_a_redacted_credential_is_no_command() {
+    let set = "export EDGEONE_TOKEN=\"k3yV4lue9aQ2ZpL8xW1mN7bR5tY0cD6e\"";
+    let e = extract(&[
+        user("deploy the site to edgeone"),
+        call_with(
+            "exec",
+            json!({ "command": format!("{set} && edgeone pages deploy -n site") }),
+        ),
+        call_with("exec", json!({ "command": set })),
+        call_with("exec", json!({ "command": "npm run build" })),
+    ]);
+    assert!(
+        e.commands.iter().all(|c| !c.contains("EDGEONE_TOKEN=")),
+        "{:?}",
+        e.commands
+    );
+    assert!(
+        e.commands.iter().any(|c| c == "npm run build"),
+        "{:?}",
+        e.commands
+    );
+    assert!(!says_nothing("export NODE_ENV=production"));
+}
