@@ -1006,6 +1006,18 @@ mod tests {
         .unwrap()
     }
 
+    /// The checkpoint rendered as a restore of at most `max_tokens`.
+    fn within(cp: &Checkpoint, max_tokens: usize) -> String {
+        render(
+            cp,
+            RenderOptions {
+                max_tokens,
+                ..RenderOptions::default()
+            },
+        )
+        .unwrap()
+    }
+
     fn seed() -> Checkpoint {
         from_yaml(include_str!("../tests/fixtures/seed_example.yaml")).unwrap()
     }
@@ -1676,15 +1688,7 @@ mod tests {
             (10, 10)
         );
         // a budget that drops some of both: more commands go than identifiers
-        let max = tokens(&full) - 40;
-        let text = render(
-            &cp,
-            RenderOptions {
-                max_tokens: max,
-                ..RenderOptions::default()
-            },
-        )
-        .unwrap();
+        let text = within(&cp, tokens(&full) - 40);
         let (ids, cmds) = (kept(&text, "parseBlock"), kept(&text, "make check"));
         assert!(
             cmds < ids && ids < 10,
@@ -1787,14 +1791,7 @@ mod tests {
             ),
             "{text}"
         );
-        let summary = render(
-            &cp,
-            RenderOptions {
-                as_summary: true,
-                ..RenderOptions::default()
-            },
-        )
-        .unwrap();
+        let summary = summary_of(&cp);
         assert!(
             summary
                 .contains("- use the staging server (re: Deploy to staging or to production?)\n"),
@@ -1819,14 +1816,7 @@ mod tests {
             "{text}"
         );
         // a summary (replace mode) keeps it under its own heading
-        let summary = render(
-            &cp,
-            RenderOptions {
-                as_summary: true,
-                ..RenderOptions::default()
-            },
-        )
-        .unwrap();
+        let summary = summary_of(&cp);
         assert!(
             summary.contains(&format!("## Constraints/Rules\n- {rule}\n")),
             "{summary}"
