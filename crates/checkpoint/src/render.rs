@@ -9,10 +9,11 @@
 
 use crate::in_context::InContext;
 use crate::input::FAILURE_ITEM_PREFIX;
-use crate::model::{Checkpoint, Role, Status};
+use crate::model::{Checkpoint, Decision, Role, Status};
 use crate::thread::MAX_IDENTIFIERS;
 use context_fsio::{parse_rfc3339, rfc3339, Error, Result};
 use context_state::substance::fold_key;
+use context_state::REPLY_QUOTE;
 use context_tokens::{count_tokens, ChunkCounter, Encoding};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -322,10 +323,10 @@ const QUOTE_LOOKUP_CHARS: usize = 24;
 /// …)` while `Next action: 1. Add timeouts; 2. …`): the proposal is said there, so the reply
 /// points to it. `next` is the next action's [`fold_key`].
 fn without_planned<'a>(what: &'a str, next: &str) -> Cow<'a, str> {
-    let Some(at) = what.find(" (re: ") else {
+    let Some(at) = what.find(REPLY_QUOTE) else {
         return Cow::Borrowed(what);
     };
-    let quoted = fold_key(&what[at + " (re: ".len()..]);
+    let quoted = fold_key(&what[at + REPLY_QUOTE.len()..]);
     let lead: String = quoted.chars().take(QUOTE_LOOKUP_CHARS).collect();
     if lead.chars().count() < QUOTE_LOOKUP_CHARS || !next.contains(&lead) {
         return Cow::Borrowed(what);
@@ -701,31 +702,28 @@ fn compose(
         }
     }
 
-    let shown_decisions: Vec<&str> = cp
+    let shown_decisions: Vec<&Decision> = cp
         .decisions
         .iter()
         .enumerate()
         .filter(|(i, _)| !pre.decision_dup[*i] && keep(Piece::Decision(*i)))
-        .map(|(_, d)| d.what.as_str())
+        .map(|(_, d)| d)
         .collect();
     let next_action = w
         .next_action
         .as_deref()
         .filter(|n| !n.trim().is_empty())
         .map(fold_key);
-    let decisions: Vec<String> = cp
-        .decisions
+    let decisions: Vec<String> = shown_decisions
         .iter()
-        .enumerate()
-        .filter(|(i, _)| !pre.decision_dup[*i] && keep(Piece::Decision(*i)))
-        .map(|(_, d)| {
+        .map(|d| {
             let what = match next_action.as_deref() {
                 Some(next) => without_planned(&d.what, next),
                 None => Cow::Borrowed(d.what.as_str()),
             };
             // a reply the goal states as its current request is said there (a summary keeps the
             // decision whole under its own heading: its contract has the section)
-            let what = match (what.find(" (re: "), topic_new) {
+            let what = match (what.find(REPLY_QUOTE), topic_new) {
                 (Some(at), Some(t)) if !as_summary && same_start(&what[..at], t) => {
                     Cow::Owned(format!("the request under Working on{}", &what[at..]))
                 }
@@ -784,7 +782,7 @@ fn compose(
                 || rule.is_empty()
                 || !shown_decisions
                     .iter()
-                    .any(|d| fold_key(d).starts_with(&rule))
+                    .any(|d| fold_key(&d.what).starts_with(&rule))
         })
         .map(|(_, c)| clean(c, FIELD_CHARS))
         .collect();
@@ -884,7 +882,11 @@ fn compose(
         !shown_so_far.contains(&s)
             && !named_paths
                 .iter()
-                .any(|f| *f == s || s.contains(['/', '.']) && f.ends_with(&format!("/{s}")))
+                .any(|f| match f.strip_suffix(s.as_str()) {
+                    Some("") => true,
+                    Some(dir) => dir.ends_with('/') && s.contains(['/', '.']),
+                    None => false,
+                })
     });
     push_inline(&mut o, "Identifiers: ", &idents);
     push_inline(&mut o, "Tools used: ", &tools);

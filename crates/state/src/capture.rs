@@ -218,6 +218,19 @@ pub fn failure_text(
     })
 }
 
+/// When a message was sent: its `timestamp` in milliseconds since the epoch (pi, OpenClaw; a
+/// JavaScript number arrives as a float), or an RFC 3339 time.
+pub fn sent_at(m: &Value) -> Option<u64> {
+    match m.get("timestamp")? {
+        Value::Number(n) => n
+            .as_f64()
+            .filter(|t| t.is_finite() && *t >= 1.0)
+            .map(|t| t as u64),
+        Value::String(s) => context_fsio::parse_rfc3339(s),
+        _ => None,
+    }
+}
+
 /// Collapses whitespace runs to one space and trims.
 pub fn squash(text: &str) -> String {
     let mut out = String::with_capacity(text.len());

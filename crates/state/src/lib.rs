@@ -27,8 +27,8 @@ pub mod substance;
 pub mod wrappers;
 
 pub use capture::{
-    classify_tool, extract_paths, gist, message_text, result_failure, squash, Access, PATHS_KEYS,
-    PATH_KEYS,
+    classify_tool, extract_paths, gist, message_text, result_failure, sent_at, squash, Access,
+    PATHS_KEYS, PATH_KEYS,
 };
 pub use files::{
     instance_id, CheckpointMark, ALL_FILES, DECISIONS_FILE, LEARNINGS_FILE, MAX_STATE_FILE_BYTES,
@@ -500,6 +500,9 @@ pub fn record_tool_results(
     Ok(prepared.into_iter().map(|p| p.outcome).collect())
 }
 
+/// What joins a reply recorded as a decision to what it answered: `<reply> (re: <proposal>)`.
+pub const REPLY_QUOTE: &str = " (re: ";
+
 /// Characters of a failed call's subject (its command or path) in a failure entry.
 pub const FAILURE_SUBJECT_CHARS: usize = 80;
 
@@ -679,16 +682,11 @@ fn walk(messages: &[Value]) -> (Option<String>, Vec<Exchange>, Vec<Pattern>) {
                         && !wrappers::is_cron_run(&capture::message_text(m))
                     {
                         if let Some(what) = decision_what(&agent, &squashed) {
-                            let lead = format!("{squashed} (re: ");
+                            let lead = format!("{squashed}{REPLY_QUOTE}");
                             let lead = (what.starts_with(&lead)
                                 && substance::proposal(&agent).is_none())
                             .then_some(lead);
-                            // JS numbers arrive as f64: `as_u64` alone would miss them.
-                            let ts = m
-                                .get("timestamp")
-                                .and_then(Value::as_f64)
-                                .filter(|t| t.is_finite() && *t >= 0.0)
-                                .map(|t| t as u64);
+                            let ts = capture::sent_at(m);
                             patterns.push(Pattern {
                                 mark: capture::fingerprint(&[
                                     &agent,
@@ -736,8 +734,8 @@ pub fn decisions_in(messages: &[Value]) -> Vec<Decision> {
                 continue;
             }
         }
-        if let Some(i) = p.what.find(" (re: ") {
-            leads.insert(p.what[..i + " (re: ".len()].to_string());
+        if let Some(i) = p.what.find(REPLY_QUOTE) {
+            leads.insert(p.what[..i + REPLY_QUOTE.len()].to_string());
         }
         out.push(Decision {
             id: String::new(),

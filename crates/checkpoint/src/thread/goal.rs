@@ -69,24 +69,6 @@ fn weighs(text: &str, worked: bool, min_letters: usize) -> bool {
 /// what the user asked yesterday morning is not what they came back for.
 pub const SITTING_GAP_MS: u64 = 8 * 3600 * 1000;
 
-/// When a message was sent: its `timestamp` in milliseconds since the epoch (pi, OpenClaw), or an
-/// RFC 3339 time.
-pub(super) fn sent_at(m: &Value) -> Option<u64> {
-    match m.get("timestamp")? {
-        // (a number from JavaScript arrives as a float)
-        Value::Number(n) => n
-            .as_u64()
-            .or_else(|| {
-                n.as_f64()
-                    .filter(|t| t.is_finite() && *t >= 1.0)
-                    .map(|t| t as u64)
-            })
-            .filter(|&t| t > 0),
-        Value::String(s) => context_fsio::parse_rfc3339(s),
-        _ => None,
-    }
-}
-
 /// The turns of the dialogue: a request opens one; answers, acknowledgements, slash commands and
 /// injections do not (the agent's response continues the turn of the request before).
 pub(super) fn turns(messages: &[Value], lines: &[Line]) -> Vec<Turn> {
@@ -99,7 +81,7 @@ pub(super) fn turns(messages: &[Value], lines: &[Line]) -> Vec<Turn> {
                 ..
             } => turns.push(Turn {
                 user: Some(squash(text)),
-                at: sent_at(m),
+                at: context_state::sent_at(m),
                 agent_chars: 0,
                 agent_last: None,
                 worked: false,
