@@ -226,6 +226,41 @@ describe('replay: a real Claude Code transcript', () => {
     expect(report.turns.compactions).toBe(0)
   })
 
+  it('a prompt typed while the agent worked (a queue-operation Claude Code folds into the turn) is a user message', () => {
+    // Claude Code records a plain prompt queued mid-turn only as `enqueue` + `remove` (its text is nowhere
+    // else); a slash command waits for the turn's end and a background task's notification comes as a user
+    // line of its own: neither is the user's prompt here.
+    const usage = { input_tokens: 10, cache_read_input_tokens: 1000, cache_creation_input_tokens: 0, output_tokens: 5 }
+    const at = (s: number) => `2026-02-11T20:5${s}:00.000Z`
+    const q = (operation: string, s: number, content?: string) => ({ type: 'queue-operation', operation, timestamp: at(s), sessionId: 's', ...(content ? { content } : {}) })
+    const lines = [
+      { type: 'user', uuid: 'u0', parentUuid: null, sessionId: 's', timestamp: at(0), message: { role: 'user', content: 'Implement the transcript parser' } },
+      { type: 'assistant', uuid: 'a0', parentUuid: 'u0', sessionId: 's', timestamp: at(1), message: { id: 'm0', role: 'assistant', content: [{ type: 'tool_use', id: 't0', name: 'Bash', input: { command: 'cargo test' } }], usage } },
+      q('enqueue', 1, '<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n</task-notification>'),
+      q('enqueue', 2, 'keep the old parser behind a --legacy flag'),
+      q('remove', 2),
+      q('enqueue', 2, '/compact'),
+      q('remove', 2),
+      { type: 'user', uuid: 'r0', parentUuid: 'a0', sessionId: 's', timestamp: at(3), message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't0', content: 'ok' }] } },
+      { type: 'assistant', uuid: 'a1', parentUuid: 'r0', sessionId: 's', timestamp: at(4), message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: 'Tests pass; adding the --legacy flag.' }], usage } },
+      { type: 'system', subtype: 'compact_boundary', uuid: 'b1', parentUuid: null, timestamp: at(5), compactMetadata: { trigger: 'manual', preTokens: 5000 } },
+      { type: 'user', uuid: 's1', parentUuid: 'b1', timestamp: at(5), isCompactSummary: true, message: { role: 'user', content: 'summary' } },
+    ]
+    const file = join(tmp, 'queued.jsonl')
+    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n')
+    const { code, report } = replayJson(file)
+    expect(code).toBe(0)
+    expect(report.problems).toEqual([])
+    expect(report.turns.user).toBe(2)
+    const cp = report.checkpoints.written.find((c: any) => c.trigger === 'compaction')
+    const yaml = readFileSync(cp.path, 'utf8')
+    // the latest request is the one the agent was answering, taken after the tool result it came with
+    expect(yaml).toMatch(/topic: \|-\n\s+keep the old parser behind a --legacy flag\n/)
+    expect(yaml).toMatch(/task: \|-\n\s+Implement the transcript parser\n/)
+    expect(yaml).not.toContain('/compact')
+    expect(yaml).not.toContain('task-notification')
+  })
+
   it('a subagent transcript (every line isSidechain) is read as its own conversation', () => {
     const lines = readFileSync(CC, 'utf8').split('\n').filter((l) => l !== '').slice(0, 300)
     const main = join(tmp, 'main-part.jsonl')

@@ -14,7 +14,10 @@
 //   `uuid` / `parentUuid`; one API message is written as several `assistant` lines sharing `message.id`
 //   (one content block each, the same usage repeated); tool results are `tool_result` blocks of `user`
 //   lines; a compaction is a `system` line of subtype `compact_boundary` (`compactMetadata.preTokens`)
-//   followed by the summary as a `user` line with `isCompactSummary`. The reader turns it into the entries
+//   followed by the summary as a `user` line with `isCompactSummary`. A prompt the user typed while the agent
+//   was at work is a `queue-operation` line (`enqueue` with its text); Claude Code folds a plain one into the
+//   running turn and records only its `remove` (a `dequeue` becomes the next prompt's own `user` line), so
+//   such a prompt is a user message of its own where it was taken. The reader turns it into the entries
 //   pi writes (one assistant message per message id, one toolResult per tool_result block, a `compaction`
 //   entry carrying the summary), so replay treats both families alike.
 //
@@ -480,6 +483,7 @@ function parseClaudeCode(lines, problems) {
   let ccVersion = null
   let cwd = null
   let sidechain = 0
+  const queue = [] // queue-operation lines, file order
   for (const l of lines) {
     if (!l.ok) continue
     parsedCount++
@@ -496,6 +500,10 @@ function parseClaudeCode(lines, problems) {
     if (sessionId === null && typeof v.sessionId === 'string') sessionId = v.sessionId
     if (ccVersion === null && typeof v.version === 'string') ccVersion = v.version
     if (cwd === null && typeof v.cwd === 'string') cwd = v.cwd
+    if (v.type === 'queue-operation') {
+      queue.push({ line: l.line, value: v })
+      continue
+    }
     if (v.isSidechain === true && !subagent) {
       if (v.type === 'user' || v.type === 'assistant') sidechain++ // a subagent's own conversation: not in the main context
       continue
@@ -511,13 +519,24 @@ function parseClaudeCode(lines, problems) {
   }
 
   const { branch, offBranch } = claudeCodeBranch(linked, conv, problems)
+  const folded = foldedPrompts(queue)
   const entries = []
   const assistantById = new Map() // message.id -> pi assistant message (one per API message)
   const toolNames = new Map() // tool_use id -> name
   let pendingCompaction = null // a compaction entry still waiting for its summary line
   let fileIndex = 0
   const emit = (line, entry) => entries.push({ line, fileIndex: fileIndex++, entry })
+  // The prompts folded into a turn before `line`: the model read them after the tool results it was given
+  // and before its next message (or the compaction).
+  const emitFolded = (line) => {
+    while (folded.length && folded[0].line < line) {
+      const p = folded.shift()
+      emit(p.line, { type: 'message', id: `queued-${p.line}`, timestamp: p.timestamp, message: { role: 'user', content: p.text, timestamp: Date.parse(p.timestamp) || 0 } })
+    }
+  }
   for (const { line, value: v } of branch) {
+    const startsMessage = v.type === 'system' ? v.subtype === 'compact_boundary' : v.type === 'assistant' && !(typeof v.message?.id === 'string' && assistantById.has(v.message.id))
+    if (startsMessage) emitFolded(line)
     const id = typeof v.uuid === 'string' ? v.uuid : `line-${line}`
     const timestamp = typeof v.timestamp === 'string' ? v.timestamp : undefined
     if (v.type === 'system') {
@@ -594,6 +613,7 @@ function parseClaudeCode(lines, problems) {
     }
     if (rest.length) emit(line, { type: 'message', id: part ? `${id}#${part + 1}` : id, timestamp, message: { role: 'user', content: rest, timestamp: ts } })
   }
+  emitFolded(Infinity)
 
   return {
     format: 'claude-code',
@@ -603,6 +623,31 @@ function parseClaudeCode(lines, problems) {
     entries,
     stats: { lines: 0, entries: parsedCount, recovered: 0, offBranch, sidechain, byType },
   }
+}
+
+/**
+ * The prompts Claude Code folded into a running turn, `[{ line, text, timestamp }]` in file order: each
+ * `enqueue` a `remove` took (first in, first out; a `dequeue` starts the next turn, whose `user` line the
+ * transcript holds). Not a slash or shell command (`/compact`, `!ls`: held until the turn ends) nor a
+ * background task's notification (`<task-notification>`, `{"task_id": …}`: delivered as a `user` line).
+ * `line` and `timestamp` are the `remove`'s: when the model was given it.
+ */
+function foldedPrompts(queue) {
+  const waiting = []
+  const out = []
+  for (const { line, value: v } of queue) {
+    if (v.operation === 'enqueue') {
+      const text = typeof v.content === 'string' ? v.content.trim() : ''
+      // a notification is delivered as a user line of its own, with or without a queue operation for it
+      if (!text.startsWith('<task-notification>') && !/^\{\s*"task_id"/.test(text)) waiting.push(text)
+    } else if (v.operation === 'dequeue') waiting.shift()
+    else if (v.operation === 'popAll') waiting.length = 0 // back in the input box: not sent
+    else if (v.operation === 'remove') {
+      const text = waiting.shift() ?? ''
+      if (text && !/^[/!]/.test(text)) out.push({ line, text, timestamp: typeof v.timestamp === 'string' ? v.timestamp : undefined })
+    }
+  }
+  return out
 }
 
 /**
