@@ -32,6 +32,17 @@ const AFTER: &[char] = &['.', '-', '/', ':'];
 /// `src/auth.ts`).
 const BEFORE: &[char] = &['.', '-', ':'];
 
+/// A function's name without what marks it one (`load()`, `load/2` -> `load`): a context that
+/// names the function says it, however it writes it.
+fn bare_function(name: &str) -> &str {
+    let bare = name.strip_suffix("()").or_else(|| {
+        let (b, arity) = name.rsplit_once('/')?;
+        (!arity.is_empty() && arity.chars().all(|c| c.is_ascii_digit())).then_some(b)
+    });
+    bare.filter(|b| b.chars().any(char::is_alphabetic) && !b.contains(char::is_whitespace))
+        .unwrap_or(name)
+}
+
 impl InContext {
     /// The context `text` (any size; it is searched, not parsed).
     pub fn new(text: &str) -> InContext {
@@ -44,7 +55,7 @@ impl InContext {
     /// longer name (the characters around the match do not continue it when the name's own
     /// first or last character is a name character).
     pub fn mentions(&self, name: &str) -> bool {
-        let name = name.trim().to_lowercase();
+        let name = bare_function(name.trim()).to_lowercase();
         let Some(first) = name.chars().next() else {
             return false;
         };
@@ -86,6 +97,10 @@ mod tests {
         assert!(c.mentions("job"));
         assert!(!c.mentions(""));
         assert!(!c.mentions("lexer.rs"));
+        // a function however it is written: `parseConfig()`, `parseConfig/2`
+        assert!(c.mentions("parseConfig()"));
+        assert!(c.mentions("parseconfig/2"));
+        assert!(!c.mentions("parse()"));
     }
 
     #[test]

@@ -1146,7 +1146,73 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
         }
         out.push(id);
     }
+    shown_called(messages, &mut out);
     out
+}
+
+/// Shows each plain name of `names` that the conversation calls (`loadRegistry(` in a message, a
+/// tool's arguments or a result: a file the agent read, code it wrote) as people write a
+/// function's name, `loadRegistry()`: the reader knows what it is, and a summary names it so.
+/// One pass over the texts, looking only at the word before each `(`.
+pub(super) fn shown_called(messages: &[Value], names: &mut [String]) {
+    let plain: HashSet<&str> = names
+        .iter()
+        .map(String::as_str)
+        .filter(|n| is_plain_code_name(n))
+        .collect();
+    if plain.is_empty() {
+        return;
+    }
+    let mut called: HashSet<String> = HashSet::new();
+    let mut look = |text: &str| {
+        for (at, _) in text.match_indices('(') {
+            let before = &text[..at];
+            let start = before
+                .char_indices()
+                .rev()
+                .find(|&(_, c)| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.')))
+                .map_or(0, |(i, c)| i + c.len_utf8());
+            let word = before[start..].trim_start_matches('.');
+            if plain.contains(word) && !called.contains(word) {
+                called.insert(word.to_string());
+            }
+        }
+    };
+    for m in messages {
+        look(&super::recent_values::text_of(m));
+        look(&thinking_text(m));
+        for c in tool_calls(m) {
+            for text in arg_texts(c.get("arguments").unwrap_or(&Value::Null)) {
+                look(text);
+            }
+        }
+    }
+    for n in names.iter_mut() {
+        if called.contains(n.as_str()) {
+            n.push_str("()");
+        }
+    }
+}
+
+/// A name as code writes one, not yet shown as a call: a case change, an inner underscore or a
+/// qualified name (`loadRegistry`, `load_registry`, `ed.getPublicKey`), with a lower-case
+/// letter (`MAX_FILES` is a constant) and no file extension (`build.js` is a file).
+fn is_plain_code_name(n: &str) -> bool {
+    let b = n.as_bytes();
+    let word = b
+        .iter()
+        .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'.'));
+    let hump = b
+        .windows(2)
+        .any(|p| p[0].is_ascii_lowercase() && p[1].is_ascii_uppercase());
+    let snake = b
+        .windows(3)
+        .any(|p| p[0].is_ascii_alphanumeric() && p[1] == b'_' && p[2].is_ascii_alphanumeric());
+    word && n.len() >= 3
+        && b[0].is_ascii_alphabetic()
+        && b.iter().any(u8::is_ascii_lowercase)
+        && (hump || snake || n.contains('.'))
+        && crate::names::path_mention(n).is_none()
 }
 
 /// Weight of an id a short tool result returns (a fifth of a value the agent wrote).

@@ -284,6 +284,37 @@ fn names_the_user_wrote_and_the_agent_reasoned_about_join_the_identifiers() {
 }
 
 #[test]
+fn a_name_the_conversation_calls_is_shown_as_a_function() {
+    // the agent names them bare; the file it read (or a command it ran) calls them
+    let read = json!({"role": "toolResult", "toolCallId": "r", "toolName": "read", "content": [{"type": "text", "text":
+        "export async function completeBackendAuth(token) {\n  const key = await ed.getPublicKey(seed);\n  return MAX_RETRIES;\n}\n// see → loadRegistry(id)\n"}]});
+    let e = extract(&[
+        user("why does the login fail?"),
+        call_with("read", json!({"path": "src/auth.ts"})),
+        read,
+        agent("`completeBackendAuth` awaits `ed.getPublicKey`; `loadRegistry` runs after it, `MAX_RETRIES` times; `userEmail` is set first."),
+    ]);
+    assert_has(
+        &e.identifiers,
+        &[
+            "completeBackendAuth()",
+            "ed.getPublicKey()",
+            "loadRegistry()",
+            "MAX_RETRIES",
+            "userEmail",
+        ],
+    );
+    for bare in [
+        "completeBackendAuth",
+        "loadRegistry",
+        "MAX_RETRIES()",
+        "userEmail()",
+    ] {
+        assert!(!e.identifiers.iter().any(|i| i == bare), "{bare}");
+    }
+}
+
+#[test]
 fn a_plan_in_numbered_sections_is_its_sections() {
     let plan = "# Plan: enrich the renderer\n\n## Context\nThe panel is hard to scan.\n\n### 1. render/2 with opts\n- keep `render/1`\n\n**2. Thinking visibility**\n- emit lines\n\n## 3) Tool threading\n```\n### 9. not a section\n```\n## Verification\n1. mix test\n2. mix credo\n";
     assert_eq!(
