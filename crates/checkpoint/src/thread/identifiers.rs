@@ -703,7 +703,28 @@ pub(super) fn is_exact_value(t: &str) -> bool {
             && version.starts_with(|c: char| c.is_ascii_digit());
         return bare.len() >= 2 && !bare.contains('@') && numbered;
     }
-    false
+    is_opaque_id(t)
+}
+
+/// An id a service hands out, its kind in a short prefix before an underscore and a random body
+/// after it: `PRRT_kwDORICdSM5u-f_t` (a GitHub review thread), `cus_NffrFeUfNV2Hib`,
+/// `ou_f70eb837…`, `asst_abc123…`. The body has digits and letters, in mixed case or with at
+/// least four digits: never a snake_case name (`total_reward`, `e2e_test_1`). A credential of
+/// that shape is redacted before the names are read ([`crate::redact`]).
+fn is_opaque_id(t: &str) -> bool {
+    let Some((prefix, body)) = t.split_once('_') else {
+        return false;
+    };
+    let b = body.as_bytes();
+    let digits = b.iter().filter(|c| c.is_ascii_digit()).count();
+    let mixed = b.iter().any(u8::is_ascii_lowercase) && b.iter().any(u8::is_ascii_uppercase);
+    (1..=8).contains(&prefix.len())
+        && prefix.bytes().all(|c| c.is_ascii_alphabetic())
+        && (8..=64).contains(&body.len())
+        && b.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-'))
+        && b.iter().any(u8::is_ascii_alphabetic)
+        && ((mixed && digits >= 1) || digits >= 4)
 }
 
 /// Tokens an identifier may take before its weight is divided by its cost (a long path's).

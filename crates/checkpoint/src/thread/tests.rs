@@ -345,12 +345,14 @@ fn a_plan_in_numbered_sections_is_its_sections() {
 }
 
 #[test]
-fn exact_values_are_urls_ports_ids_hashes_and_versions() {
+fn exact_values_are_urls_ports_ids_hashes_versions_and_service_ids() {
     let text = "Open (https://api.example.com/v1/jwks.json), then `curl http://localhost:3000/health`; \
                 the API is on 10.0.0.5:8080 and dev on localhost:5173. Session 4d5611e5-241a-462a-8d15-5122611a9569, \
                 commit b9ed6ed and [main 3bb8701a] added; react@18.2.0 and @chakra-ui/react@3.33.0. \
                 Released 4.6.2 (v4.9.0 next), on openclaw 2026.4.8. \
-                Not: 1234567, deadbeef, added, decade, 1.2.3.4.5, 12345.1.1, user@example.com, v1.2, 12:30, a:b:c.";
+                Resolved PRRT_kwDORICdSM5u-f_t for cus_NffrFeUfNV2Hib; sent to ou_f70eb83737eac4282ce8bee3202593c7. \
+                Not: 1234567, deadbeef, added, decade, 1.2.3.4.5, 12345.1.1, user@example.com, v1.2, 12:30, a:b:c, \
+                total_reward, e2e_test_1, checkin_morning_2, sync_session_by_id, MAX_RETRY_COUNT_2.";
     assert_eq!(
         exact_values(text),
         [
@@ -365,7 +367,10 @@ fn exact_values_are_urls_ports_ids_hashes_and_versions() {
             "@chakra-ui/react@3.33.0",
             "4.6.2",
             "v4.9.0",
-            "2026.4.8"
+            "2026.4.8",
+            "PRRT_kwDORICdSM5u-f_t",
+            "cus_NffrFeUfNV2Hib",
+            "ou_f70eb83737eac4282ce8bee3202593c7"
         ]
     );
     // the user's and the agent's values, and those of its commands, join the identifiers
@@ -383,6 +388,23 @@ fn exact_values_are_urls_ports_ids_hashes_and_versions() {
             "https://staging.example.com/api",
             "http://localhost:4040/api/tunnels",
         ],
+    );
+    // a service's id the agent passes on is one; a secret key of the same shape never is
+    let e = extract(&[
+        user(
+            "the shrimp API key is sk_N0wcqRIDDt_Py_rz8O7plGO8EKL1Lmmp, resolve the review threads",
+        ),
+        call_with(
+            "bash",
+            json!({"command": "gh api graphql -f query='mutation { resolveReviewThread(input: {threadId: \"PRRT_kwDORICdSM5u-f_t\"}) { thread { id } } }'"}),
+        ),
+        agent("Resolved."),
+    ]);
+    assert_has(&e.identifiers, &["PRRT_kwDORICdSM5u-f_t"]);
+    assert!(
+        !e.identifiers.iter().any(|i| i.contains("N0wcqRIDDt")),
+        "{:?}",
+        e.identifiers
     );
 }
 
