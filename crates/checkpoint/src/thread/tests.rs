@@ -284,6 +284,20 @@ fn names_the_user_wrote_and_the_agent_reasoned_about_join_the_identifiers() {
 }
 
 #[test]
+fn a_name_written_as_code_in_the_agents_prose_is_an_identifier() {
+    // no backticks: a chat agent, or a sentence naming a module in passing
+    let e = extract(&[
+        user("rebuild the transcript panel"),
+        agent("Let me explore the current SessionLive and the run_id handling. Done, the panel is rebuilt."),
+    ]);
+    assert_has(&e.identifiers, &["SessionLive", "run_id"]);
+    // plain words and prose are not
+    for word in ["Let", "explore", "current", "panel", "Done"] {
+        assert!(!e.identifiers.iter().any(|i| i == word), "{word}");
+    }
+}
+
+#[test]
 fn a_name_the_conversation_calls_is_shown_as_a_function() {
     // the agent names them bare; the file it read (or a command it ran) calls them
     let read = json!({"role": "toolResult", "toolCallId": "r", "toolName": "read", "content": [{"type": "text", "text":
