@@ -544,17 +544,11 @@ pub(super) fn code_names_called(text: &str) -> Vec<(&str, bool, bool)> {
             continue;
         }
         let b = w.as_bytes();
-        let hump = b
-            .windows(2)
-            .any(|p| p[0].is_ascii_lowercase() && p[1].is_ascii_uppercase());
-        let snake = b
-            .windows(3)
-            .any(|p| p[0].is_ascii_alphanumeric() && p[1] == b'_' && p[2].is_ascii_alphanumeric());
         let called = bytes.get(w_start + w.len()) == Some(&b'(');
         let call = called && b.iter().any(u8::is_ascii_lowercase);
         let dotted = w.contains('.');
         // a qualified name needs a code-like part or a call: `e.g` and `i.e` are prose
-        let strong = hump || snake || (dotted && call);
+        let strong = cased_or_snake(b) || (dotted && call);
         match index.get(w) {
             Some(&at) => out[at].2 |= call,
             None if strong || call => {
@@ -1235,17 +1229,20 @@ fn is_plain_code_name(n: &str) -> bool {
     let word = b
         .iter()
         .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'.'));
-    let hump = b
-        .windows(2)
-        .any(|p| p[0].is_ascii_lowercase() && p[1].is_ascii_uppercase());
-    let snake = b
-        .windows(3)
-        .any(|p| p[0].is_ascii_alphanumeric() && p[1] == b'_' && p[2].is_ascii_alphanumeric());
     word && n.len() >= 3
         && b[0].is_ascii_alphabetic()
         && b.iter().any(u8::is_ascii_lowercase)
-        && (hump || snake || n.contains('.'))
+        && (cased_or_snake(b) || n.contains('.'))
         && crate::names::path_mention(n).is_none()
+}
+
+/// Whether a word is written the way code names things: a lower-to-upper case change
+/// (`setModel`) or an inner underscore (`first_kept`).
+fn cased_or_snake(b: &[u8]) -> bool {
+    b.windows(2)
+        .any(|p| p[0].is_ascii_lowercase() && p[1].is_ascii_uppercase())
+        || b.windows(3)
+            .any(|p| p[0].is_ascii_alphanumeric() && p[1] == b'_' && p[2].is_ascii_alphanumeric())
 }
 
 /// Weight of an id a short tool result returns (a fifth of a value the agent wrote).
