@@ -509,13 +509,18 @@ try {
       { toolCalls: [{ name: 'exec', arguments: { command: 'sh check-backfill.sh' } }] },
       { toolCalls: [{ name: 'write', arguments: { path: 'check-backfill.sh', content: 'echo backfill ok\n' } }] },
       { toolCalls: [{ name: 'exec', arguments: { command: 'sh check-backfill.sh' } }] },
-      // and one that fails and stays so: OpenClaw's exec reports its exit code, not an error, and it is one all the same
-      { toolCalls: [{ name: 'exec', arguments: { command: 'ls verify-tenants.mjs' } }] },
+      // and one that fails, the turn ending after it: history once the user asks something else (issue 27)
+      { toolCalls: [{ name: 'exec', arguments: { command: 'ls old-tenants.mjs' } }] },
       // a long report that asks nothing: the user's short reply to it is a decision (seed 001, 7.2; issue 27)
       { text: `${'The users table has 14 columns; the schema keeps them and adds the tenant id. '.repeat(8)}\n\nThe migration is written.`, usage: { prompt_tokens: 60_000 } },
     ])
     turns.set('t19', [{ text: 'Noted.', usage: { prompt_tokens: 62_000 } }])
-    turns.set('t20', [{ text: 'Writing the backfill.', usage: { prompt_tokens: 113_000 } }])
+    turns.set('t20', [
+      // one that fails in the current turn and stays so: OpenClaw's exec reports its exit code, not an error, and
+      // it is one all the same
+      { toolCalls: [{ name: 'exec', arguments: { command: 'ls verify-tenants.mjs' } }] },
+      { text: 'Writing the backfill.', usage: { prompt_tokens: 113_000 } },
+    ])
     turns.set('t11', [{ text: 'Backfilling.', usage: { prompt_tokens: 30_000 } }])
     // the report and the reply are compacted (a short kept tail): the decision is in the messages the checkpoint reads
     const earlier = [await turn(S3, '[t10] Migrate the users table schema.'), await turn(S3, '[t19] keep the old table for a week')]
@@ -537,7 +542,8 @@ try {
     assert.match(text, /## Decisions\n[\s\S]*## Open TODOs\n[\s\S]*## Constraints\/Rules\n[\s\S]*## Pending user asks\n[\s\S]*## Exact identifiers\n/, 'in the sections of OpenClaw\'s summary contract')
     // the user's reply to the report is under `## Decisions`, with what the agent reported last
     assert.match(text, /\n- `sh check-backfill\.sh` failed \([^\n]*Command exited with code \d+\)?\); passed later, after changing check-backfill\.sh\n/, `the finding: ${text.slice(text.indexOf('Learnings'), text.indexOf('Learnings') + 400)}`)
-    assert.match(text, /## Open TODOs\n[^#]*- Unresolved tool failure: exec ls verify-tenants\.mjs: [^\n]*Command exited with code 2\)?\n/, `the failed command, open: ${text.slice(text.indexOf('## Open TODOs'), text.indexOf('## Open TODOs') + 500)}`)
+    assert.match(text, /## Open TODOs\n[^#]*- Unresolved tool failure: exec ls verify-tenants\.mjs: [^\n]*Command exited with code 2\)?\n/, `the failed command, open: ${text.slice(text.indexOf('## Goal'), text.indexOf('## Goal') + 1500)}`)
+    assert.doesNotMatch(text, /Unresolved tool failure: exec ls old-tenants/, 'the failure of a turn the user moved on from is no TODO')
     assert.match(text, /## Decisions\n- [^\n]*keep the old table for a week \(re: The migration is written\.\)/, `the decision: ${text.slice(text.indexOf('## Decisions'), text.indexOf('## Decisions') + 300)}`)
   })
 

@@ -283,7 +283,10 @@ fn state_fills_what_the_input_leaves_out_then_is_reset() {
     inp.is_split_turn = Some(true);
     inp.messages = Some(vec![
         json!({"role": "user", "content": "Please set up the database layer"}),
-        json!({"role": "assistant", "content": [{"type": "toolCall", "id": "1", "name": "write", "arguments": {"path": "db.rs", "content": "x"}}]}),
+        json!({"role": "assistant", "content": [
+            {"type": "toolCall", "id": "2", "name": "bash", "arguments": {"command": "make"}},
+            {"type": "toolCall", "id": "1", "name": "write", "arguments": {"path": "db.rs", "content": "x"}}
+        ]}),
     ]);
     write_checkpoint(&inp).unwrap();
     let cp = read_latest(&state, key).unwrap().unwrap();
@@ -332,6 +335,64 @@ fn state_fills_what_the_input_leaves_out_then_is_reset() {
         context_state::read_state(&state, key).unwrap().open_items,
         ["still open"]
     );
+    fs::remove_dir_all(&state).unwrap();
+}
+
+#[test]
+fn a_failure_of_a_turn_before_the_latest_request_is_no_open_item() {
+    let state = tmp("turns");
+    let key = "agent:main:feishu:direct:1";
+    let fail = |command: &str| {
+        context_state::record_tool_result(
+            &state,
+            key,
+            &context_state::ToolResult {
+                tool_name: "exec".into(),
+                params: json!({ "command": command }),
+                is_error: true,
+                error: Some("zip warning: name not matched".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    };
+    fail("zip -r skill.zip skill");
+    fail("npm test");
+    let call = |id: &str, command: &str| json!({"role": "assistant", "content": [{"type": "toolCall", "id": id, "name": "exec", "arguments": {"command": command}}]});
+    let mut inp = input(&state, key, 120_000);
+    inp.open_items = None;
+    inp.messages = Some(vec![
+        json!({"role": "user", "content": "package the skill and upload it"}),
+        call("1", "zip -r skill.zip skill"),
+        json!({"role": "assistant", "content": [{"type": "text", "text": "Packaged it another way and uploaded version 4.7.3."}]}),
+        json!({"role": "user", "content": "now run the test suite again please"}),
+        call("2", "npm test"),
+    ]);
+    write_checkpoint(&inp).unwrap();
+    let cp = read_latest(&state, key).unwrap().unwrap();
+    let failures: Vec<&String> = cp
+        .open_items
+        .iter()
+        .filter(|i| i.starts_with("Unresolved tool failure: "))
+        .collect();
+    // the zip of the finished turn is history; the test run of the current one is open
+    assert_eq!(failures.len(), 1, "{:?}", cp.open_items);
+    assert!(failures[0].contains("exec npm test"), "{failures:?}");
+
+    // messages without a request (one long turn, its start compacted away) keep every failure
+    fail("zip -r skill.zip skill");
+    fail("npm test");
+    let mut inp = input(&state, key, 180_000);
+    inp.open_items = None;
+    inp.messages = Some(vec![call("3", "ls")]);
+    write_checkpoint(&inp).unwrap();
+    let cp = read_latest(&state, key).unwrap().unwrap();
+    let failures = cp
+        .open_items
+        .iter()
+        .filter(|i| i.starts_with("Unresolved tool failure: "))
+        .count();
+    assert_eq!(failures, 2, "{:?}", cp.open_items);
     fs::remove_dir_all(&state).unwrap();
 }
 

@@ -65,6 +65,28 @@ fn answered_calls(messages: &[Value]) -> Vec<(usize, &str, &Value, &Value)> {
     out
 }
 
+/// The failure keys ([`context_state::failure_key`]) of the calls the agent made after the
+/// user's latest request; `None` when the messages hold no request (one long turn, or its start
+/// compacted away). A failure of an earlier turn is history: that turn ended with the agent's
+/// report, and the user has asked something else since.
+pub(super) fn turn_calls(messages: &[Value], lines: &[Line]) -> Option<Vec<String>> {
+    let at = lines.iter().rposition(|l| {
+        matches!(
+            l,
+            Line::User {
+                said: Said::Request,
+                ..
+            }
+        )
+    })?;
+    Some(
+        calls(messages)
+            .filter(|(i, _, _)| *i > at)
+            .map(|(_, name, args)| context_state::failure_key(name, args))
+            .collect(),
+    )
+}
+
 /// The findings of the messages, oldest first, at most [`MAX_FIXES`] (the newest).
 pub(super) fn fixes(messages: &[Value]) -> Vec<String> {
     let mut open: Vec<Open> = Vec::new();

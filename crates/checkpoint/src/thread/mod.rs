@@ -104,6 +104,9 @@ pub struct Extracted {
     pub task_after_pause: bool,
     /// When the user's first request in the messages was sent (ms since the epoch), if it says.
     pub first_request_at: Option<u64>,
+    /// The failure keys of the calls made since the user's latest request; `None` when the
+    /// messages hold no request (see [`findings`]): the failures still open are theirs.
+    pub turn_calls: Option<Vec<String>>,
 }
 
 /// Scores of recurring items: each use weighs 1 plus how late in the messages it came (0..1),
@@ -206,6 +209,7 @@ pub fn extract(messages: &[Value]) -> Extracted {
         commands: commands(messages),
         constraints: constraints(&lines),
         fixes: fixes(messages),
+        turn_calls: turn_calls(messages, &lines),
         ..Extracted::default()
     };
     tool_use(messages, &mut out);
