@@ -94,7 +94,65 @@ fn redact_str(s: &str, known: &[String]) -> Option<String> {
             out = Some(cur.replace(k.as_str(), REDACTED));
         }
     }
+    if let Some(r) = without_fragments(out.as_deref().unwrap_or(s), known) {
+        out = Some(r);
+    }
     out
+}
+
+/// Fewest characters of a piece of a known credential redacted on its own.
+const FRAGMENT_CHARS: usize = 6;
+
+/// `s` with every word that is a piece of a `known` credential redacted (`*"nErJUE"*`, the
+/// start of a token a script checks for), `None` when there is none. Only a credential that is a
+/// random token (at least 16 letters, digits, `_-/+=`, with a digit and a letter: not a code
+/// expression a rule took for a value) has pieces; a piece is a run of letters, digits, `_` and
+/// `-` of at least [`FRAGMENT_CHARS`] that does not read as a word or a name: it has a digit and
+/// a letter, or two capitals after a small letter (`rJU`; never `Password` nor `resolveApiKey`).
+fn without_fragments(s: &str, known: &[String]) -> Option<String> {
+    let word_char = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    let token = |k: &&String| {
+        k.len() >= 16
+            && k.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '/' | '+' | '='))
+            && k.chars().any(|c| c.is_ascii_digit())
+            && k.chars().any(|c| c.is_ascii_alphabetic())
+    };
+    let tokens: Vec<&String> = known.iter().filter(token).collect();
+    if tokens.is_empty() {
+        return None;
+    }
+    let random = |w: &str| {
+        let b = w.as_bytes();
+        (b.iter().any(u8::is_ascii_digit) && b.iter().any(u8::is_ascii_alphabetic))
+            || b.windows(3).any(|p| {
+                p[0].is_ascii_lowercase() && p[1].is_ascii_uppercase() && p[2].is_ascii_uppercase()
+            })
+    };
+    let mut out = String::new();
+    let mut last = 0;
+    let mut start: Option<usize> = None;
+    for (i, c) in s.char_indices().chain(std::iter::once((s.len(), ' '))) {
+        if i < s.len() && word_char(c) {
+            start.get_or_insert(i);
+            continue;
+        }
+        let Some(b) = start.take() else { continue };
+        let w = &s[b..i];
+        if w.len() >= FRAGMENT_CHARS
+            && w != REDACTED
+            && random(w)
+            && tokens.iter().any(|k| k.len() > w.len() && k.contains(w))
+        {
+            out.push_str(&s[last..b]);
+            out.push_str(REDACTED);
+            last = i;
+        }
+    }
+    (last > 0).then(|| {
+        out.push_str(&s[last..]);
+        out
+    })
 }
 
 /// The string values inside `v` redacted; `None` when none held a credential.
@@ -192,6 +250,19 @@ mod tests {
         assert!(!text.contains(key) && !text.contains(hex), "{text}");
         assert!(
             text.contains("Saved `[redacted]` to ~/.git-credentials"),
+            "{text}"
+        );
+        // a piece of it a script checks for is redacted too; a word that reads as one stays
+        let msgs = vec![
+            json!({"role": "user", "content": format!("**EdgeOne 令牌:** `{key}`")}),
+            json!({"role": "assistant", "content": [
+                {"type": "toolCall", "name": "write", "arguments": {"path": "check.sh", "content": "[[ \"$EDGEONE_TOKEN\" == *\"Xy3\"* || \"$T\" == *\"2bCEGv96OAhb\"* ]] && echo Password ok"}}
+            ]}),
+        ];
+        let text = serde_json::to_string(&*redact_messages(&msgs)).unwrap();
+        assert!(!text.contains("2bCEGv96OAhb"), "{text}");
+        assert!(
+            text.contains("Password ok") && text.contains("*\\\"Xy3\\\"*"),
             "{text}"
         );
         // nothing to redact: the messages are borrowed as they are
