@@ -236,6 +236,15 @@ pub fn cut_at_markup(token: &str) -> &str {
 /// only holds a slash (`months/years`, `24/7`), an escaped line break (`a\nb`), a URL or prose.
 pub fn path_mention(token: &str) -> Option<&str> {
     let token = cut_at_markup(token);
+    // a path passed in code starts after its quote or parenthesis: `import('/src/a.ts')`,
+    // `src="/img/a.png"`
+    let token = match token.find('/') {
+        Some(slash) => match token[..slash].rfind(['(', '\'', '"', '=', '[', '{']) {
+            Some(open) => &token[open + 1..],
+            None => token,
+        },
+        None => token,
+    };
     let t = token.trim_matches(|c: char| {
         wide_punctuation(c)
             || matches!(
@@ -372,6 +381,15 @@ mod tests {
         assert_eq!(path_mention("**src/app.ts**"), Some("src/app.ts"));
         assert_eq!(path_mention("`docs/指南.md`。"), Some("docs/指南.md"));
         assert_eq!(path_mention("更新SKILL.md和CHANGELOG.md"), None);
+        // a path passed in code, without the call or the attribute around it
+        assert_eq!(
+            path_mention("import('/src/stores/auth.store.ts');"),
+            Some("/src/stores/auth.store.ts")
+        );
+        assert_eq!(
+            path_mention("src=\"/img/logo.png\">"),
+            Some("/img/logo.png")
+        );
         for prose in [
             "months/years",
             "before/after",
