@@ -35,11 +35,8 @@ const BEFORE: &[char] = &['.', '-', ':'];
 /// A function's name without what marks it one (`load()`, `load/2` -> `load`): a context that
 /// names the function says it, however it writes it.
 fn bare_function(name: &str) -> &str {
-    let bare = name.strip_suffix("()").or_else(|| {
-        let (b, arity) = name.rsplit_once('/')?;
-        (!arity.is_empty() && arity.chars().all(|c| c.is_ascii_digit())).then_some(b)
-    });
-    bare.filter(|b| b.chars().any(char::is_alphabetic) && !b.contains(char::is_whitespace))
+    crate::names::function_name(name)
+        .filter(|b| b.chars().any(char::is_alphabetic) && !b.contains(char::is_whitespace))
         .unwrap_or(name)
 }
 

@@ -432,21 +432,12 @@ pub fn assemble(
         Some(items) => items,
         None => {
             let mut items = state.open_items;
+            let mut failures = state.tool_failures;
             // a failure of a turn before the user's latest request is history, not a TODO
-            let current: Vec<String> = match &ex.turn_calls {
-                Some(keys) => state
-                    .tool_failures
-                    .into_iter()
-                    .filter(|f| {
-                        keys.iter().any(|k| {
-                            f.strip_prefix(k.as_str())
-                                .is_some_and(|rest| rest.starts_with(": "))
-                        })
-                    })
-                    .collect(),
-                None => state.tool_failures,
-            };
-            let failures = keep_last(current, MAX_FAILURE_ITEMS);
+            if let Some(calls) = &ex.turn_calls {
+                failures.retain(|f| calls.iter().any(|c| f.starts_with(c.as_str())));
+            }
+            let failures = keep_last(failures, MAX_FAILURE_ITEMS);
             for f in failures {
                 items.push(format!("{FAILURE_ITEM_PREFIX}{f}"));
             }

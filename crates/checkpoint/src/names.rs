@@ -283,6 +283,17 @@ pub fn path_mention(token: &str) -> Option<&str> {
     (has_ext || dir || t.split('/').count() >= 3 && !digits_only).then_some(t)
 }
 
+/// The name a function's written form marks (`parse/2`, `parse()` -> `parse`), `None` for any
+/// other name; a name with a slash is a function only as `name/arity` (`src/app()` is none).
+pub fn function_name(d: &str) -> Option<&str> {
+    match d.rsplit_once('/') {
+        Some((b, arity)) => {
+            (!arity.is_empty() && arity.chars().all(|c| c.is_ascii_digit())).then_some(b)
+        }
+        None => d.strip_suffix("()"),
+    }
+}
+
 /// Bytes to skip at a word that starts at `start` in `text`: 1 when the word follows a backslash
 /// and starts with the letter of an escape (`\nJWT_SECRET` -> `JWT_SECRET`), else 0.
 pub fn escape_letter(text: &str, start: usize) -> usize {

@@ -82,19 +82,43 @@ fn collect_secrets(v: &serde_json::Value, known: &mut Vec<String>) -> bool {
     }
 }
 
+/// The credentials found in the messages, and those of them that are random tokens (whose pieces
+/// are redacted too: [`without_fragments`]), sorted out once for all the messages.
+struct Known {
+    values: Vec<String>,
+    tokens: Vec<String>,
+}
+
+impl Known {
+    fn new(values: Vec<String>) -> Known {
+        let tokens = values.iter().filter(|k| random_token(k)).cloned().collect();
+        Known { values, tokens }
+    }
+}
+
+/// A credential that is a random token: at least 16 letters, digits, `_-/+=`, with a digit and a
+/// letter (not a code expression a rule took for a value).
+fn random_token(k: &str) -> bool {
+    k.len() >= 16
+        && k.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '/' | '+' | '='))
+        && k.chars().any(|c| c.is_ascii_digit())
+        && k.chars().any(|c| c.is_ascii_alphabetic())
+}
+
 /// `s` redacted, and every `known` credential in it replaced: `None` when nothing changed.
-fn redact_str(s: &str, known: &[String]) -> Option<String> {
+fn redact_str(s: &str, known: &Known) -> Option<String> {
     let mut out = match redact(s) {
         std::borrow::Cow::Owned(r) => Some(r),
         std::borrow::Cow::Borrowed(_) => None,
     };
-    for k in known {
+    for k in &known.values {
         let cur = out.as_deref().unwrap_or(s);
         if cur.contains(k.as_str()) {
             out = Some(cur.replace(k.as_str(), REDACTED));
         }
     }
-    if let Some(r) = without_fragments(out.as_deref().unwrap_or(s), known) {
+    if let Some(r) = without_fragments(out.as_deref().unwrap_or(s), &known.tokens) {
         out = Some(r);
     }
     out
@@ -103,25 +127,16 @@ fn redact_str(s: &str, known: &[String]) -> Option<String> {
 /// Fewest characters of a piece of a known credential redacted on its own.
 const FRAGMENT_CHARS: usize = 6;
 
-/// `s` with every word that is a piece of a `known` credential redacted (`*"nErJUE"*`, the
-/// start of a token a script checks for), `None` when there is none. Only a credential that is a
-/// random token (at least 16 letters, digits, `_-/+=`, with a digit and a letter: not a code
-/// expression a rule took for a value) has pieces; a piece is a run of letters, digits, `_` and
-/// `-` of at least [`FRAGMENT_CHARS`] that does not read as a word or a name: it has a digit and
-/// a letter, or two capitals after a small letter (`rJU`; never `Password` nor `resolveApiKey`).
-fn without_fragments(s: &str, known: &[String]) -> Option<String> {
-    let word_char = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
-    let token = |k: &&String| {
-        k.len() >= 16
-            && k.chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '/' | '+' | '='))
-            && k.chars().any(|c| c.is_ascii_digit())
-            && k.chars().any(|c| c.is_ascii_alphabetic())
-    };
-    let tokens: Vec<&String> = known.iter().filter(token).collect();
+/// `s` with every word that is a piece of one of the `tokens` redacted (`*"nErJUE"*`, the start
+/// of a token a script checks for), `None` when there is none. Only a [`random_token`] has
+/// pieces; a piece is a run of letters, digits, `_` and `-` of at least [`FRAGMENT_CHARS`] that
+/// does not read as a word or a name: it has a digit and a letter, or two capitals after a small
+/// letter (`rJU`; never `Password` nor `resolveApiKey`).
+fn without_fragments(s: &str, tokens: &[String]) -> Option<String> {
     if tokens.is_empty() {
         return None;
     }
+    let word_char = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
     let random = |w: &str| {
         let b = w.as_bytes();
         (b.iter().any(u8::is_ascii_digit) && b.iter().any(u8::is_ascii_alphabetic))
@@ -140,7 +155,6 @@ fn without_fragments(s: &str, known: &[String]) -> Option<String> {
         let Some(b) = start.take() else { continue };
         let w = &s[b..i];
         if w.len() >= FRAGMENT_CHARS
-            && w != REDACTED
             && random(w)
             && tokens.iter().any(|k| k.len() > w.len() && k.contains(w))
         {
@@ -156,7 +170,7 @@ fn without_fragments(s: &str, known: &[String]) -> Option<String> {
 }
 
 /// The string values inside `v` redacted; `None` when none held a credential.
-fn redact_value(v: &serde_json::Value, known: &[String]) -> Option<serde_json::Value> {
+fn redact_value(v: &serde_json::Value, known: &Known) -> Option<serde_json::Value> {
     use serde_json::Value;
     match v {
         Value::String(s) => redact_str(s, known).map(Value::String),
@@ -210,6 +224,7 @@ pub fn redact_messages(
     if !any {
         return std::borrow::Cow::Borrowed(messages);
     }
+    let known = Known::new(known);
     let mut out: Option<Vec<serde_json::Value>> = None;
     for (i, m) in messages.iter().enumerate() {
         let changed = m.get("content").and_then(|c| redact_value(c, &known));

@@ -419,7 +419,7 @@ fn prepare(input: &ToolResult) -> Result<Prepared> {
     }
     // One entry per tool and subject: a repeated failure replaces the older one and counts; a
     // later success of the same call resolves it.
-    let prefix = format!("{}: ", failure_key(&tool, &input.params));
+    let prefix = failure_prefix(&tool, &input.params);
     if let Some(error) = failure {
         let detail = failure_detail(&error);
         // the failed command and its output are redacted before they are kept (issue 27)
@@ -502,6 +502,12 @@ pub fn record_tool_results(
 
 /// What joins a reply recorded as a decision to what it answered: `<reply> (re: <proposal>)`.
 pub const REPLY_QUOTE: &str = " (re: ";
+
+/// How a failure entry of that call starts (`bash npm run check: `): a later success of the
+/// call resolves the entries that start so, and a failure is told to be that call's by it.
+pub fn failure_prefix(tool: &str, params: &Value) -> String {
+    format!("{}: ", failure_key(tool, params))
+}
 
 /// Characters of a failed call's subject (its command or path) in a failure entry.
 pub const FAILURE_SUBJECT_CHARS: usize = 80;

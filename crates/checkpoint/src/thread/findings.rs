@@ -65,10 +65,10 @@ fn answered_calls(messages: &[Value]) -> Vec<(usize, &str, &Value, &Value)> {
     out
 }
 
-/// The failure keys ([`context_state::failure_key`]) of the calls the agent made after the
-/// user's latest request; `None` when the messages hold no request (one long turn, or its start
-/// compacted away). A failure of an earlier turn is history: that turn ended with the agent's
-/// report, and the user has asked something else since.
+/// How the failure entries of the calls the agent made after the user's latest request start
+/// ([`context_state::failure_prefix`]); `None` when the messages hold no request (one long turn,
+/// or its start compacted away). A failure of an earlier turn is history: that turn ended with
+/// the agent's report, and the user has asked something else since.
 pub(super) fn turn_calls(messages: &[Value], lines: &[Line]) -> Option<Vec<String>> {
     let at = lines.iter().rposition(|l| {
         matches!(
@@ -82,7 +82,7 @@ pub(super) fn turn_calls(messages: &[Value], lines: &[Line]) -> Option<Vec<Strin
     Some(
         calls(messages)
             .filter(|(i, _, _)| *i > at)
-            .map(|(_, name, args)| context_state::failure_key(name, args))
+            .map(|(_, name, args)| context_state::failure_prefix(name, args))
             .collect(),
     )
 }

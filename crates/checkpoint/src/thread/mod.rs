@@ -104,8 +104,8 @@ pub struct Extracted {
     pub task_after_pause: bool,
     /// When the user's first request in the messages was sent (ms since the epoch), if it says.
     pub first_request_at: Option<u64>,
-    /// The failure keys of the calls made since the user's latest request; `None` when the
-    /// messages hold no request (see [`findings`]): the failures still open are theirs.
+    /// How the failure entries of the calls made since the user's latest request start; `None`
+    /// when the messages hold no request (see [`findings`]): the failures still open are theirs.
     pub turn_calls: Option<Vec<String>>,
 }
 
