@@ -104,6 +104,13 @@ pub(super) fn is_done(item: &str) -> bool {
         || t.starts_with("~~")
 }
 
+/// True for a list item that is a label of the text below it: it ends with a colon (`**Tests:**`,
+/// `结论：`).
+fn is_label(item: &str) -> bool {
+    item.trim_end_matches(['*', '_', ' '])
+        .ends_with([':', '：'])
+}
+
 /// `1. a; 2. b; ...` of a plan's items, each at most [`PLAN_ITEM_CHARS`], the whole at most
 /// [`NEXT_ACTION_CHARS`].
 pub(super) fn plan_text(items: &[String]) -> String {
@@ -145,11 +152,17 @@ pub(super) fn todo_items(args: &Value) -> Option<Vec<String>> {
 /// calls none in that message or after it before the user speaks) reports the work (`Done. Summary of changes: 1. ...`, `Now you can: 1.
 /// ...`): it is no plan, and the plan its text laid out before the work is done with. Unless the
 /// message ends by asking the user (`Which should I do first?`): then the list is a proposal.
-/// Structure only, any language.
+/// A numbered list ending a turn the agent did not work in answers the user (a skill's strengths,
+/// the parts of a design): it is the plan only when the user's next message accepts it (an
+/// acknowledgement: `ok, do it`), or when the message asks the user. A list of labels (`1. **Intro
+/// lists use cases:**`) names no steps. Structure only, any language.
 pub(super) fn next_action(messages: &[Value], lines: &[Line]) -> Option<String> {
     let mut next = None;
     // the plan came from the agent's text (not a todo tool or the scratchpad)
     let mut from_text = false;
+    // the list of the agent's last word in a turn it did not work in (an answer: `Its strengths:
+    // 1. ... 2. ...`): a plan only once the user accepts it
+    let mut answered: Option<String> = None;
     // the agent called tools since the user's last message
     let mut worked = false;
     // for each message: the agent calls tools after it in the same turn (it went on working)
@@ -166,8 +179,16 @@ pub(super) fn next_action(messages: &[Value], lines: &[Line]) -> Option<String> 
     for (i, (m, line)) in messages.iter().zip(lines).enumerate() {
         let text = match line {
             Line::Agent { text, .. } => text,
-            Line::User { said, .. } => {
+            Line::User { said, text, .. } => {
                 if *said != Said::Noise {
+                    // an answer's list becomes the plan when the user accepts it (`ok, go`)
+                    if let Some(plan) = answered.take().filter(|_| {
+                        context_state::substance::substance(text)
+                            == context_state::substance::Substance::Ack
+                    }) {
+                        next = Some(plan);
+                        from_text = true;
+                    }
                     worked = false;
                 }
                 continue;
@@ -176,17 +197,29 @@ pub(super) fn next_action(messages: &[Value], lines: &[Line]) -> Option<String> 
         };
         let calls_now = tool_calls(m).next().is_some();
         // items marked done (a report of finished steps) are not what comes next
-        let list: Vec<String> = last_list(text)
-            .into_iter()
-            .filter(|it| !is_done(it))
-            .collect();
+        let all = last_list(text);
+        // a list marking steps done is a status: its other steps are open, whoever speaks next
+        let status = all.iter().any(|it| is_done(it));
+        let mut list: Vec<String> = all.into_iter().filter(|it| !is_done(it)).collect();
+        // a list of labels each introducing what follows it (`1. **Intro lists use cases:**`)
+        // structures an answer: it names no steps
+        if list.iter().all(|it| is_label(it)) {
+            list.clear();
+        }
         let numbered = !list.is_empty() && !text.contains("- [ ]") && !text.contains("* [ ]");
-        if numbered && worked && !calls_now && !works_after[i]
+        if numbered && !calls_now && !works_after[i]
             // (a message that ends by asking the user proposes its list)
             && context_state::substance::proposal(text).is_none()
         {
-            if from_text {
-                next = None;
+            if worked {
+                if from_text {
+                    next = None;
+                }
+            } else if !status {
+                answered = Some(plan_text(&list));
+            } else {
+                next = Some(plan_text(&list));
+                from_text = true;
             }
         } else if !list.is_empty() {
             next = Some(plan_text(&list));

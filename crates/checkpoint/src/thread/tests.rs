@@ -1102,6 +1102,30 @@ fn next_action_from_the_latest_plan() {
         e.next_action.as_deref(),
         Some("1. test the parser; 2. document it")
     );
+    // a list ending a turn without work answers the user: no plan, and the plan before stays,
+    // unless the user accepts it; a list of labels names no steps
+    let answer = "核心优势：\n1. **文档准确**：所有示例可执行\n2. **场景覆盖全**：从工作站到VPS";
+    let answered = |reply: &str| {
+        extract(&[
+            user("go on with the refactor"),
+            agent(list),
+            user("这个技能有哪些功能？"),
+            agent(answer),
+            user(reply),
+        ])
+        .next_action
+    };
+    let kept = Some("1. Create `src/utils/`; 2. Move files; 3. Run `npm run check`".into());
+    assert_eq!(answered("我记得之前做了AI功能，这些功能丢失了吗？"), kept);
+    assert_eq!(
+        answered("ok, go"),
+        Some("1. **文档准确**：所有示例可执行; 2. **场景覆盖全**：从工作站到VPS".into())
+    );
+    let labels = "Already good:\n1. **Intro lists use cases:**\n   - gates\n2. **References examples/hooks/:**\n\nAnything to add?";
+    assert_eq!(
+        extract(&[user("is the hooks section ok?"), agent(labels)]).next_action,
+        None
+    );
     // a single numbered line is not a plan; a list restarting at 1 is a new list
     assert_eq!(extract(&[agent("1. only one")]).next_action, None);
     assert_eq!(last_list("1. a\n2. b\n\ntext\n1. c\n2. d"), ["c", "d"]);
