@@ -992,6 +992,10 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
             }
         }
     }
+    // the ids the agent names by their first digits (`ID: b1918bcf...`): the full id it means
+    for (at, v) in abbreviated_ids(messages, lines) {
+        idents.add(&v, EXACT_VALUE_WEIGHT, at, n);
+    }
     // the ids a short tool result returns: what the call created, sent or started (a job, a
     // message, a sub-agent's run), which the agent refers to later; a long result is data
     for (at, m) in messages.iter().enumerate() {
@@ -1067,8 +1071,10 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
         }
     }
     let mut new_definitions = new_definitions.into_iter();
-    for (at, _, texts) in &writes {
+    for (at, paths, texts) in &writes {
         let at = *at;
+        // a data file's names are the fields of its records, written once for each
+        let data = !paths.is_empty() && paths.iter().all(|p| is_data_file(p));
         let mut seen: HashSet<&str> = HashSet::new();
         for (new, old) in texts {
             // what the edit defines: a new name weighs most, one it rewrote less
@@ -1081,6 +1087,9 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
                 };
                 if !used(&d) {
                     weight *= UNUSED_FACTOR;
+                }
+                if data {
+                    weight = DATA_FIELD_WEIGHT;
                 }
                 idents.add(&d, weight, at, n);
                 if defined_set.insert(d.clone()) {
@@ -1098,9 +1107,12 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
                 if !seen.insert(w) {
                     continue;
                 }
-                let mut weight = if kept.contains(w) { 0.2 } else { 0.5 };
+                let mut weight: f64 = if kept.contains(w) { 0.2 } else { 0.5 };
                 if plain {
                     weight /= 4.0;
+                }
+                if data {
+                    weight = weight.min(DATA_FIELD_WEIGHT);
                 }
                 // a function the code calls, as people write its name: `save()`
                 let shown = if called && !w.contains('.') {
@@ -1244,6 +1256,80 @@ fn cased_or_snake(b: &[u8]) -> bool {
         .any(|p| p[0].is_ascii_lowercase() && p[1].is_ascii_uppercase())
         || b.windows(3)
             .any(|p| p[0].is_ascii_alphanumeric() && p[1] == b'_' && p[2].is_ascii_alphanumeric())
+}
+
+/// True for a file of records (`jobs.json`, `heartbeat-state.json`, `data.jsonl`): the names an
+/// edit of it writes are the fields of its records, not what the work is about.
+pub(super) fn is_data_file(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.ends_with(".json") || name.ends_with(".jsonl") || name.ends_with(".ndjson")
+}
+
+/// Weight of a field name an edit or write of a data file ([`is_data_file`]) writes: a plain
+/// word's in code.
+pub(super) const DATA_FIELD_WEIGHT: f64 = 0.5 / 4.0;
+
+/// Fewest hex digits of an id the agent abbreviates ([`abbreviated_ids`]).
+pub(super) const ABBREVIATED_ID_DIGITS: usize = 6;
+
+/// The ids the agent's text names by their first digits and an ellipsis (`ID: b1918bcf...`,
+/// `31f9c941…`, as agents shorten UUIDs and hashes in a table or a report), each as the one full
+/// id (a UUID or a commit hash, [`is_exact_value`]) the conversation states that starts with
+/// them, with the index of the message that abbreviates it. A prefix two ids share names neither.
+pub(super) fn abbreviated_ids(messages: &[Value], lines: &[Line]) -> Vec<(usize, String)> {
+    let mut prefixes: Vec<(usize, &str)> = Vec::new();
+    for (at, line) in lines.iter().enumerate() {
+        let Line::Agent { text, .. } = line else {
+            continue;
+        };
+        for (i, _) in text.match_indices(['.', '…']) {
+            let before = &text[..i];
+            let digits = before
+                .bytes()
+                .rev()
+                .take_while(u8::is_ascii_hexdigit)
+                .count();
+            let start = i - digits;
+            let bounded = !before[..start]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '-');
+            let ellipsis = text[i..].starts_with("...") || text[i..].starts_with('…');
+            let prefix = &before[start..];
+            if ellipsis
+                && bounded
+                && digits >= ABBREVIATED_ID_DIGITS
+                && prefix.bytes().any(|b| b.is_ascii_digit())
+            {
+                prefixes.push((at, prefix));
+            }
+        }
+    }
+    if prefixes.is_empty() {
+        return Vec::new();
+    }
+    let mut full: Vec<String> = Vec::new();
+    for (m, line) in messages.iter().zip(lines) {
+        let text = match line {
+            Line::User { text, .. } | Line::Agent { text, .. } => Cow::Borrowed(text.as_str()),
+            Line::Other => Cow::Owned(super::recent_values::text_of(m)),
+        };
+        for v in exact_values(&text) {
+            if is_id_value(v) && !full.iter().any(|f| f == v) {
+                full.push(v.to_string());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (at, prefix) in prefixes {
+        let mut matching = full
+            .iter()
+            .filter(|f| f.len() > prefix.len() && f.starts_with(prefix));
+        if let (Some(id), None) = (matching.next(), matching.next()) {
+            out.push((at, id.clone()));
+        }
+    }
+    out
 }
 
 /// Weight of an id a short tool result returns (a fifth of a value the agent wrote).

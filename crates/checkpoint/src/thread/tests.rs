@@ -1305,3 +1305,61 @@ fn a_variable_set_to_a_redacted_credential_is_no_command() {
     );
     assert!(!says_nothing("export NODE_ENV=production"));
 }
+
+#[test]
+fn an_id_the_agent_abbreviates_is_the_full_id_it_means() {
+    let job = "b1918bcf-fdcc-4152-aca3-4a34bd7def86";
+    let listing = format!(
+        "ID                                   Name\n{job} review-monitor\nedff1451-137f-4652-bc9d-7e0cc4c29843 healthcheck\n{}",
+        "x".repeat(3000)
+    );
+    let msgs = vec![
+        user("which scheduled jobs are there?"),
+        call_with("exec", json!({"command": "openclaw cron list"})),
+        json!({"role": "toolResult", "toolCallId": "t", "toolName": "exec", "content": [{"type": "text", "text": listing}]}),
+        agent("| Job | ID |\n|---|---|\n| review-monitor | b1918bcf... |\n| new | 0123abcd… |"),
+    ];
+    let lines = read_dialogue(&msgs);
+    let ids = identifiers::abbreviated_ids(&msgs, &lines);
+    // the prefix names the one id that starts with it; a prefix nothing states names nothing
+    assert_eq!(ids, [(3, job.to_string())]);
+    assert!(extract(&msgs).identifiers.iter().any(|x| x == job));
+    // a prefix two ids share names neither
+    let twice = json!({"role": "toolResult", "toolCallId": "t", "toolName": "exec", "content": [{"type": "text", "text": "b1918bcf-0000-4152-aca3-4a34bd7def86"}]});
+    let msgs2 = [
+        msgs.clone(),
+        vec![twice, agent("see b1918bcf... and wait...")],
+    ]
+    .concat();
+    let lines2 = read_dialogue(&msgs2);
+    assert_eq!(identifiers::abbreviated_ids(&msgs2, &lines2), []);
+}
+
+#[test]
+fn the_fields_an_edit_of_a_data_file_writes_weigh_as_plain_words() {
+    let record =
+        "{\n  \"id\": \"job-1\",\n  \"wakeMode\": \"now\",\n  \"sessionTarget\": \"main\"\n}";
+    let mut msgs = vec![
+        user("add a scheduled job for the forum"),
+        agent("Checking `scheduleJob` now."),
+    ];
+    for _ in 0..4 {
+        msgs.push(call_with(
+            "write",
+            json!({"path": "/w/cron/jobs.json", "content": record}),
+        ));
+    }
+    let e = extract(&msgs);
+    let at = |s: &str| e.identifiers.iter().position(|x| x == s);
+    assert!(at("scheduleJob") < at("wakeMode"), "{:?}", e.identifiers);
+    // the same record in code is the code's names
+    let code = msgs
+        .iter()
+        .map(|m| serde_json::from_str(&m.to_string().replace("jobs.json", "jobs.ts")).unwrap())
+        .collect::<Vec<Value>>();
+    let e = extract(&code);
+    let at = |s: &str| e.identifiers.iter().position(|x| x == s);
+    assert!(at("wakeMode") < at("scheduleJob"), "{:?}", e.identifiers);
+    assert!(identifiers::is_data_file("/w/cron/jobs.json"));
+    assert!(!identifiers::is_data_file("src/jobs.ts"));
+}
