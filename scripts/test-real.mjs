@@ -499,12 +499,18 @@ try {
   // Tool Search off: exec is sent directly (its failure is the call's own result, not the bridge's).
   writeConfig({ toolSearch: false, pluginConfig: { compaction: { mode: 'replace' } }, compaction: { provider: 'context-native', keepRecentTokens: 2000 } })
   const S3 = 'real-local-replace'
+  // a job id only the listing's output states (the command builds it from its digits reversed): 350 lines after it (over a short result's 2,000 characters, under the 4,096 bytes that are parked)
+  const JOB_ID = '5f0c2a9e-8d31-4c7b-9a52-3e1f6b0d7c48'
+  const LIST_JOBS = `node -e "const h='${[...JOB_ID.replaceAll('-', '')].reverse().join('')}'.split('').reverse().join(''); console.log('ID Name'); console.log([h.slice(0, 8), h.slice(8, 12), h.slice(12, 16), h.slice(16, 20), h.slice(20)].join('-') + ' tenant-backfill'); for (let i = 0; i < 350; i++) console.log('row ' + i)"`
   await check("--local, compaction.mode 'replace': no summary model call, the summary is the restore from the compacted messages, not injected twice", async () => {
     turns.set('t10', [
       { toolCalls: [{ name: 'session_scratchpad', arguments: { action: 'set_plan', content: '1. migrate the schema\n2. backfill the rows' } }] },
       // a function the agent's write defines: the restore names it as people do, `backfillUserRows()` (issue 21)
       { toolCalls: [{ name: 'write', arguments: { path: 'backfill.ts', content: 'export function backfillUserRows(batch: string[]) {\n  return batch.length\n}\n' } }] },
-      { toolCalls: [{ name: 'read', arguments: { path: BIG_FILE } }] },
+      // a listing longer than a short result (its ids are data, not what a call returned), then the agent naming one
+      // of its ids by the first digits, as agents do in a report: the restore gives the full id (issue 27)
+      { toolCalls: [{ name: 'exec', arguments: { command: LIST_JOBS } }] },
+      { text: `The backfill job is ${JOB_ID.slice(0, 8)}... in that listing.`, toolCalls: [{ name: 'read', arguments: { path: BIG_FILE } }] },
       // a command that fails, a file written, the command passing: a finding (issue 27, "a failure and what fixed it")
       { toolCalls: [{ name: 'exec', arguments: { command: 'sh check-backfill.sh' } }] },
       { toolCalls: [{ name: 'write', arguments: { path: 'check-backfill.sh', content: 'echo backfill ok\n' } }] },
@@ -538,6 +544,7 @@ try {
     assert.match(text, /Migrate the users table schema/, 'with the task')
     assert.match(text, /backfill the rows/, 'and the plan')
     assert.match(text, /Identifiers: [^\n]*backfillUserRows\(\)/, 'and the function its write defined')
+    assert.match(text, new RegExp(`Identifiers: [^\\n]*${JOB_ID}`), 'and the full id of the job the agent named by its first digits')
     // the summary has the sections of OpenClaw's own compaction contract, in its order (issue 27)
     assert.match(text, /## Decisions\n[\s\S]*## Open TODOs\n[\s\S]*## Constraints\/Rules\n[\s\S]*## Pending user asks\n[\s\S]*## Exact identifiers\n/, 'in the sections of OpenClaw\'s summary contract')
     // the user's reply to the report is under `## Decisions`, with what the agent reported last
