@@ -281,6 +281,21 @@ describe('continuation recall (bin/lib/continuation.mjs)', () => {
     expect([...c.needed].sort()).toEqual(['fetchrows', 'panel.tsx', 'renderpanel', 'userowcache'])
     expect(carried(c.needed, c.summary)).toBe(0.5)
   })
+
+  it('written: the needed names the agent wrote itself, not its arguments\' keys or escapes glued to a name', () => {
+    const cc = (o: object) => line({ sessionId: 's', cwd: '/w', timestamp: '2026-01-05T10:00:00Z', ...o })
+    const edit = (input: object) => ({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'Edit', input }] } })
+    const text = [
+      // before: the edit tool's keys and the names (a tab before this.agent in the code)
+      cc({ type: 'user', uuid: 'u1', message: { role: 'user', content: 'fix renderPanel' } }),
+      cc({ uuid: 'a1', ...edit({ file_path: '/w/panel.ts', old_string: '\tthis.agent.run()', new_string: 'renderPanel()' }) }),
+      cc({ type: 'user', uuid: 's1', isCompactSummary: true, message: { role: 'user', content: 'Summary: fixing renderPanel' } }),
+      cc({ uuid: 'a2', ...edit({ file_path: '/w/panel.ts', old_string: '\tthis.agent.run()', new_string: 'renderPanel(this.agent)' }) }),
+    ].join('\n')
+    const [c] = continuationCases(text)
+    expect([...c.needed].sort()).toEqual(['file_path', 'new_string', 'old_string', 'panel.ts', 'renderpanel', 'tthis.agent.run'])
+    expect([...c.written].sort()).toEqual(['panel.ts', 'renderpanel'])
+  })
 })
 
 describe('restore defects (bin/lib/restore-defects.mjs)', () => {

@@ -57,7 +57,9 @@ export async function run({ report, log }) {
       figure: `restore ${pct(c.restore)} (${x(c.restoreOverSummary)}), at 2000 ${pct(c.replace)} (${x(c.replaceOverSummary)}); summary ${pct(c.summary)}; summary + restore ${pct(c.both)} (${(c.liftOverSummary * 100).toFixed(1)} points)`,
       status: status(c.targets.restoreAtLeast1_2xSummary && c.targets.bothAtLeastSummaryPlus12 && c.targets.replaceAtLeast1_5xSummary),
       why:
-        'at an unlimited budget the restore carries 56.7 % of the needed names (bundled; measured with --max-tokens 30000), so most of the gap is not the budget. ' +
+        `over the needed names the agent wrote itself (in its text or its arguments' values) the restore at 800 carries ${pct(c.written.restore)}, ` +
+        `the summary ${pct(c.written.summary)}, both ${pct(c.written.both)} (the second continuation table under "Restore quality"). ` +
+        'At an unlimited budget the restore carries 56.7 % of the needed names (bundled; measured with --max-tokens 30000), so most of the gap is not the budget. ' +
         'Of the names no restore carries, most are no names of the work: the measure reads tool-call arguments as JSON, so the keys of the ' +
         "host's edit tools (`file_path`, `old_string`, `new_string`, `replace_all`, `oldText`) count as needed in 12 of the 17 scored compactions, and " +
         'JSON escapes glue a letter to the next name (`\\tthis.agent` read as `tthis.agent`, `\\nwhen` as `nwhen`): of the 148 names the unlimited ' +

@@ -10,6 +10,9 @@
 //            in view) and the names the user or a tool result gave again before the use (found again, not
 //            remembered);
 //   carried  the share of `needed` a text contains (case-insensitive).
+//   written  the needed names the agent wrote itself (in its text or its arguments' values): the others come from
+//            the JSON form of its calls (argument keys such as `file_path`, escapes glued to a name: `tthis.agent`).
+//            Reported beside the measure, which counts them all (it is the reference script's).
 //
 // A name is a file or path's last segment (`src/core/agent-session.ts` -> `agent-session.ts`; at least 4
 // characters with a letter), or a dotted, camelCase, PascalCase or snake_case name (at least 5 characters, not
@@ -80,6 +83,18 @@ function calls(m) {
     .join('\n')
 }
 
+/** The string values of a message's tool-call arguments, unescaped, at any depth (what the agent wrote in them). */
+function callValues(m) {
+  const out = []
+  const walk = (v) => {
+    if (typeof v === 'string') out.push(v)
+    else if (Array.isArray(v)) v.forEach(walk)
+    else if (isObject(v)) Object.values(v).forEach(walk)
+  }
+  for (const b of blocks(m)) walk(b?.type === 'toolCall' ? b.arguments : b?.type === 'tool_use' ? b.input : null)
+  return out.join('\n')
+}
+
 /** The tool output a message carries (a pi `toolResult` message, Claude Code `tool_result` blocks). */
 function results(m) {
   if (m.role === 'toolResult') return blocks(m).map((b) => b?.text ?? '').join('\n')
@@ -147,6 +162,8 @@ export function continuationCases(text, { window = CONTINUATION_WINDOW } = {}) {
     const given = new Set()
     for (const m of messagesIn(keptFrom, c.i)) for (const n of continuationNames(everything(m))) given.add(n)
     const needed = new Set()
+    // the names the agent wrote itself: its text and its arguments' values, not the JSON around them
+    const written = new Set()
     let assistants = 0
     for (const m of messagesIn(c.i + 1, end)) {
       if (assistants >= window) break
@@ -157,12 +174,16 @@ export function continuationCases(text, { window = CONTINUATION_WINDOW } = {}) {
       } else if (m.role === 'assistant') {
         assistants++
         for (const n of continuationNames(`${recordedText(m)}\n${calls(m)}`)) if (known.has(n) && !given.has(n)) needed.add(n)
+        for (const n of continuationNames(`${recordedText(m)}\n${callValues(m)}`)) written.add(n)
       }
     }
     const conversation = messagesIn(0, keptFrom)
       .filter((m) => !isToolOutput(m))
       .map((m) => `${m.role}: ${recordedText(m)}\n${calls(m)}`)
       .join('\n')
-    return { line: c.i + 1, summary: c.summary, needed: [...needed], scored: needed.size >= MIN_NEEDED, conversation }
+    // a needed name the agent never wrote comes from the JSON form of its calls: an argument's key (`file_path`,
+    // `old_string`) or a letter of an escape glued to a name (`\tthis.agent` read as `tthis.agent`)
+    const written_ = [...needed].filter((n) => written.has(n))
+    return { line: c.i + 1, summary: c.summary, needed: [...needed], written: written_, scored: needed.size >= MIN_NEEDED, conversation }
   })
 }

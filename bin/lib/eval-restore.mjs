@@ -330,6 +330,13 @@ function continuationRow(c, { file, format, line, compaction, restore, appended 
     restoreMissed: c.needed.filter((n) => !restore.toLowerCase().includes(n)),
     summary: summary ? share(summary) : null,
     both: summary ? share(`${summary}\n${appended}`) : null,
+    // the same over the names the agent wrote itself (continuation.mjs, `written`)
+    written: {
+      needed: c.written.length,
+      restore: carried(c.written, restore),
+      summary: summary ? carried(c.written, summary) : null,
+      both: summary ? carried(c.written, `${summary}\n${appended}`) : null,
+    },
     summaryCut: summary ? share(firstTokens(summary, maxTokens)) : null,
     tail: share(lastTokens(c.conversation, maxTokens)),
     replace: {
@@ -410,6 +417,11 @@ function continuationMeans(rows) {
     replaceTail: meanOf(rows, (r) => r.replace.tail),
     meanSummaryTokens: meanOf(rows, (r) => r.summaryTokens),
     meanRestoreTokens: meanOf(rows, (r) => r.restoreTokens),
+    written: {
+      restore: meanOf(rows, (r) => r.written.restore),
+      summary: meanOf(rows, (r) => r.written.summary),
+      both: meanOf(rows, (r) => r.written.both),
+    },
   }
   // The ratios and the lift compare texts on the compactions that have a real summary.
   const withSummary = rows.filter((r) => r.summary !== null)
@@ -524,6 +536,11 @@ export function formatContinuation(results, c, { budget = DEFAULT_MAX_TOKENS, wi
     `${label}: ${m.compactions} compactions (${m.withSummary} with a summary), ${Math.round(m.meanNeeded)} names needed on average; restore ${pct(m.restore).trim()} at ${budget}, ${pct(m.replace).trim()} at ${wide}; summary ${pct(m.summary).trim()} (${m.meanSummaryTokens === null ? '-' : Math.round(m.meanSummaryTokens)} tokens); summary + restore ${pct(m.both).trim()}; summary cut to ${budget} ${pct(m.summaryCut).trim()}, to ${wide} ${pct(m.replaceSummaryCut).trim()}; last ${budget} tokens ${pct(m.tail).trim()}, last ${wide} ${pct(m.replaceTail).trim()}; restore/summary ${ratio(m.restoreOverSummary)} (at ${wide}: ${ratio(m.replaceOverSummary)}), summary + restore ${m.liftOverSummary === null ? '-' : `${m.liftOverSummary >= 0 ? '+' : ''}${(m.liftOverSummary * 100).toFixed(1)} points`} over the summary`
   lines.push('', one('mean', c))
   for (const [f, m] of Object.entries(c.byFormat)) lines.push(one(`  ${f}`, m))
+  const written = (label, m) =>
+    `${label}: restore ${pct(m.written.restore).trim()} at ${budget}, summary ${pct(m.written.summary).trim()}, summary + restore ${pct(m.written.both).trim()}`
+  lines.push(`of the needed names the agent wrote itself (not an argument's key such as file_path, not an escape glued to a name):`)
+  lines.push(written('  mean', c))
+  for (const [f, m] of Object.entries(c.byFormat)) lines.push(written(`  ${f}`, m))
   const mark = (b) => (b ? 'met' : 'NOT met')
   lines.push(
     `targets: restore at ${budget} >= 1.2x the summary ${mark(c.targets.restoreAtLeast1_2xSummary)}; summary + restore >= summary + 12 points ${mark(c.targets.bothAtLeastSummaryPlus12)}; restore at ${wide} >= 1.5x the summary ${mark(c.targets.replaceAtLeast1_5xSummary)}`,
@@ -603,6 +620,18 @@ export function markdownSection(results, s, maxTokens = DEFAULT_MAX_TOKENS) {
       `| ${label} (${m.compactions}) | ${Math.round(m.meanNeeded)} | ${p(m.restore)} | ${p(m.replace)} | ${p(m.summary)} | ${p(m.both)} | ${p(m.summaryCut)} | ${p(m.tail)} | ${p(m.replaceTail)} |`
     lines.push(row('**all**', c))
     for (const [f, m] of Object.entries(c.byFormat)) lines.push(row(f, m))
+    lines.push(
+      '',
+      `The same over the needed names the agent wrote itself (its text and its arguments' values): the measure also counts names that come from ` +
+        `the JSON form of its calls, its tools' argument keys (\`file_path\`, \`old_string\`) and escapes glued to a name (\`\\tthis.agent\` read as \`tthis.agent\`), ` +
+        `which no summary or restore carries.`,
+      '',
+      `| format | restore at ${maxTokens} | real summary | summary + restore |`,
+      '| --- | --- | --- | --- |',
+    )
+    const written = (label, m) => `| ${label} | ${p(m.written.restore)} | ${p(m.written.summary)} | ${p(m.written.both)} |`
+    lines.push(written('**all**', c))
+    for (const [f, m] of Object.entries(c.byFormat)) lines.push(written(f, m))
   }
   const d = s.defects
   if (d?.total?.[maxTokens]?.restores) {
