@@ -1079,12 +1079,16 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
         for (new, old) in texts {
             // what the edit defines: a new name weighs most, one it rewrote less
             let before: HashSet<String> = definitions(old).into_iter().collect();
-            for d in new_definitions.next().unwrap_or_default() {
+            let defs = new_definitions.next().unwrap_or_default();
+            // the definitions of one text share its weight past a few (a script written whole with
+            // twenty helpers is one file of the work, not twenty of its names)
+            let share = (defs.len() as f64 / SHARED_DEFINITIONS).max(1.0).sqrt();
+            for d in defs {
                 let mut weight = if before.contains(&d) {
                     DEFINED_WEIGHT / 2.0
                 } else {
                     DEFINED_WEIGHT
-                };
+                } / share;
                 if !used(&d) {
                     weight *= UNUSED_FACTOR;
                 }
@@ -1268,6 +1272,9 @@ pub(super) fn is_data_file(path: &str) -> bool {
 /// Weight of a field name an edit or write of a data file ([`is_data_file`]) writes: a plain
 /// word's in code.
 pub(super) const DATA_FIELD_WEIGHT: f64 = 0.5 / 4.0;
+
+/// Definitions of one text past which they share its weight.
+pub(super) const SHARED_DEFINITIONS: f64 = 4.0;
 
 /// Fewest hex digits of an id the agent abbreviates ([`abbreviated_ids`]).
 pub(super) const ABBREVIATED_ID_DIGITS: usize = 6;

@@ -1363,3 +1363,26 @@ fn the_fields_an_edit_of_a_data_file_writes_weigh_as_plain_words() {
     assert!(identifiers::is_data_file("/w/cron/jobs.json"));
     assert!(!identifiers::is_data_file("src/jobs.ts"));
 }
+
+#[test]
+fn the_definitions_of_one_text_share_its_weight_past_a_few() {
+    let helpers: String = (0..16)
+        .map(|i| format!("function helper{i}() {{ return {i} }}\nhelper{i}()\n"))
+        .collect();
+    let msgs = vec![
+        user("write the scanner"),
+        call_with(
+            "write",
+            json!({"path": "src/alpha.ts", "content": "export function scanAlpha() { return 1 }\nscanAlpha()\n"}),
+        ),
+        call_with(
+            "write",
+            json!({"path": "scripts/helpers.ts", "content": helpers}),
+        ),
+    ];
+    let e = extract(&msgs);
+    let at = |s: &str| e.identifiers.iter().position(|x| x == s);
+    // the one function of its edit outranks each of a script's sixteen, written later
+    assert!(at("scanAlpha()").is_some(), "{:?}", e.identifiers);
+    assert!(at("scanAlpha()") < at("helper3()"), "{:?}", e.identifiers);
+}
