@@ -183,7 +183,6 @@ export function continuationCases(text, { window = CONTINUATION_WINDOW } = {}) {
       .join('\n')
     // a needed name the agent never wrote comes from the JSON form of its calls: an argument's key (`file_path`,
     // `old_string`) or a letter of an escape glued to a name (`\tthis.agent` read as `tthis.agent`)
-    const written_ = [...needed].filter((n) => written.has(n))
-    return { line: c.i + 1, summary: c.summary, needed: [...needed], written: written_, scored: needed.size >= MIN_NEEDED, conversation }
+    return { line: c.i + 1, summary: c.summary, needed: [...needed], written: [...needed].filter((n) => written.has(n)), scored: needed.size >= MIN_NEEDED, conversation }
   })
 }

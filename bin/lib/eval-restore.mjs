@@ -332,7 +332,6 @@ function continuationRow(c, { file, format, line, compaction, restore, appended 
     both: summary ? share(`${summary}\n${appended}`) : null,
     // the same over the names the agent wrote itself (continuation.mjs, `written`)
     written: {
-      needed: c.written.length,
       restore: carried(c.written, restore),
       summary: summary ? carried(c.written, summary) : null,
       both: summary ? carried(c.written, `${summary}\n${appended}`) : null,

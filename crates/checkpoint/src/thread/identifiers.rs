@@ -1084,17 +1084,13 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
             // twenty helpers is one file of the work, not twenty of its names)
             let share = (defs.len() as f64 / SHARED_DEFINITIONS).max(1.0).sqrt();
             for d in defs {
-                let mut weight = if before.contains(&d) {
-                    DEFINED_WEIGHT / 2.0
+                let weight = if data {
+                    DATA_FIELD_WEIGHT
                 } else {
-                    DEFINED_WEIGHT
-                } / share;
-                if !used(&d) {
-                    weight *= UNUSED_FACTOR;
-                }
-                if data {
-                    weight = DATA_FIELD_WEIGHT;
-                }
+                    let fresh = if before.contains(&d) { 0.5 } else { 1.0 };
+                    let unused = if used(&d) { 1.0 } else { UNUSED_FACTOR };
+                    DEFINED_WEIGHT * fresh * unused / share
+                };
                 idents.add(&d, weight, at, n);
                 if defined_set.insert(d.clone()) {
                     defined.push(d);
@@ -1315,28 +1311,27 @@ pub(super) fn abbreviated_ids(messages: &[Value], lines: &[Line]) -> Vec<(usize,
     if prefixes.is_empty() {
         return Vec::new();
     }
-    let mut full: Vec<String> = Vec::new();
+    // the full ids each prefix starts (only those: the conversation's other ids are not kept)
+    let mut matching: Vec<HashSet<String>> = vec![HashSet::new(); prefixes.len()];
     for (m, line) in messages.iter().zip(lines) {
         let text = match line {
             Line::User { text, .. } | Line::Agent { text, .. } => Cow::Borrowed(text.as_str()),
             Line::Other => Cow::Owned(super::recent_values::text_of(m)),
         };
-        for v in exact_values(&text) {
-            if is_id_value(v) && !full.iter().any(|f| f == v) {
-                full.push(v.to_string());
+        for v in exact_values(&text).into_iter().filter(|v| is_id_value(v)) {
+            for (ids, (_, prefix)) in matching.iter_mut().zip(&prefixes) {
+                if v.len() > prefix.len() && v.starts_with(prefix) {
+                    ids.insert(v.to_string());
+                }
             }
         }
     }
-    let mut out = Vec::new();
-    for (at, prefix) in prefixes {
-        let mut matching = full
-            .iter()
-            .filter(|f| f.len() > prefix.len() && f.starts_with(prefix));
-        if let (Some(id), None) = (matching.next(), matching.next()) {
-            out.push((at, id.clone()));
-        }
-    }
-    out
+    prefixes
+        .into_iter()
+        .zip(matching)
+        .filter(|(_, ids)| ids.len() == 1)
+        .filter_map(|((at, _), ids)| Some((at, ids.into_iter().next()?)))
+        .collect()
 }
 
 /// Weight of an id a short tool result returns (a fifth of a value the agent wrote).

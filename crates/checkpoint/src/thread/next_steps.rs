@@ -207,19 +207,18 @@ pub(super) fn next_action(messages: &[Value], lines: &[Line]) -> Option<String> 
             list.clear();
         }
         let numbered = !list.is_empty() && !text.contains("- [ ]") && !text.contains("* [ ]");
-        if numbered && !calls_now && !works_after[i]
-            // (a message that ends by asking the user proposes its list)
+        // the agent's last word of the turn: a report (it worked) or an answer (it did not, and
+        // marked no step done); a message that ends by asking the user proposes its list
+        if numbered
+            && !calls_now
+            && !works_after[i]
+            && (worked || !status)
             && context_state::substance::proposal(text).is_none()
         {
-            if worked {
-                if from_text {
-                    next = None;
-                }
-            } else if !status {
+            if !worked {
                 answered = Some(plan_text(&list));
-            } else {
-                next = Some(plan_text(&list));
-                from_text = true;
+            } else if from_text {
+                next = None;
             }
         } else if !list.is_empty() {
             next = Some(plan_text(&list));
