@@ -58,13 +58,32 @@ const LIMIT_WORDS: &[&str] = &[
 #[rustfmt::skip]
 const LIMIT_PIECES: &[&str] = &[
     // Chinese
-    "不要", "不用", "不想", "不喝", "不吃", "别", "禁止", "只", "必须", "总是", "永远", "一定要",
+    "不要", "不用", "不想", "不喝", "不吃", "禁止", "只", "必须", "总是", "永远", "一定要",
     "最多", "最少", "至少", "以内", "预算", "不超过", "避免",
     // Japanese
     "ないで", "だけ", "必ず", "いつも", "禁止", "以内", "予算",
     // Korean
     "하지 마", "말고", "항상", "절대", "이내", "예산",
 ];
+
+/// Characters after which `别` is the imperative `don't` (`别用`, `你别动`, `千万别删`), not a
+/// syllable of a word (`识别`, `区别`, `特别`, `分别`).
+const BIE_AFTER: &[char] = &[
+    '你', '您', '就', '也', '可', '请', '先', '还', '都', '万', '们',
+];
+
+/// Chinese `别` as `don't`: at the start of a clause or after one of [`BIE_AFTER`], and not
+/// opening a word of its own (`别人`, `别的`, `别处`).
+fn forbids_bie(s: &str) -> bool {
+    let cs: Vec<char> = s.chars().collect();
+    (0..cs.len()).any(|i| {
+        cs[i] == '别'
+            && (i == 0 || !cs[i - 1].is_alphanumeric() || BIE_AFTER.contains(&cs[i - 1]))
+            && !cs
+                .get(i + 1)
+                .is_some_and(|n| matches!(n, '人' | '的' | '处' | '名' | '墅'))
+    })
+}
 
 /// Currency signs: a sentence stating an amount in one is a budget.
 const CURRENCY: &[char] = &['$', '€', '£', '¥', '₹', '₽', '₩', '元', '円'];
@@ -139,6 +158,13 @@ fn states_amount(s: &str) -> bool {
 
 /// Whether a sentence of the user's sets a limit (see the module docs).
 pub fn is_constraint(sentence: &str) -> bool {
+    sets_limit(sentence, false)
+}
+
+/// [`is_constraint`] of a sentence that may answer the agent's question: in an answer (a short
+/// reply right after the agent asked, [`Said::Ack`]) a leading plain negation answers it (`no its
+/// good` to `want me to check, or are you good?`); only a limit word or an amount makes a rule.
+fn sets_limit(sentence: &str, answer: bool) -> bool {
     let s = sentence.trim();
     if s.chars().count() > SENTENCE_MAX_CHARS
         || letters(s) < MIN_LETTERS
@@ -148,6 +174,8 @@ pub fn is_constraint(sentence: &str) -> bool {
             w.len() >= 12 && w.chars().any(|c| c.is_ascii_digit()) && w.chars().any(char::is_alphabetic)
         })
         || context_state::substance::is_question(s)
+        // a heading (`### No Built-in To-Dos`) titles a pasted document; nobody says it
+        || s.starts_with('#')
         || !is_prose(s)
     {
         return false;
@@ -165,6 +193,7 @@ pub fn is_constraint(sentence: &str) -> bool {
         .is_some_and(|w| w.ends_with(',') && NEGATIONS.contains(&w.trim_end_matches(',')));
     for (i, &w) in words.iter().enumerate() {
         let leads = i < LEAD_WORDS
+            && !answer
             && NEGATIONS.contains(&w)
             && !answers
             && !words.get(i + 1).is_some_and(|next| JUDGED.contains(next));
@@ -173,7 +202,10 @@ pub fn is_constraint(sentence: &str) -> bool {
             break;
         }
     }
-    has_limit || LIMIT_PIECES.iter().any(|p| lower.contains(p)) || states_amount(s)
+    has_limit
+        || LIMIT_PIECES.iter().any(|p| lower.contains(p))
+        || forbids_bie(s)
+        || states_amount(s)
 }
 
 /// The constraints the user stated, oldest first, the newest [`MAX_CONSTRAINTS`], each once.
@@ -189,7 +221,7 @@ pub(super) fn constraints(lines: &[Line]) -> Vec<String> {
             continue;
         }
         for s in sentences(text) {
-            if is_constraint(s) {
+            if sets_limit(s, *said == Said::Ack) {
                 let g = gist(&squash(s), CONSTRAINT_CHARS);
                 let key = context_state::substance::fold_key(&g);
                 out.retain(|o| context_state::substance::fold_key(o) != key);
@@ -251,6 +283,10 @@ mod tests {
             "not what i wanted.",
             "Not sure about the colours",
             "nicht so gut, mach es nochmal",
+            "### No Built-in To-Dos",
+            "或者然后识别图片内的文字",
+            "这两个方案的区别是什么",
+            "特别好，继续",
         ] {
             assert!(!is_constraint(s), "{s}");
         }
@@ -264,9 +300,33 @@ mod tests {
             "テストは変更しないでください",
             "Not on weekends, please",
             "No emojis in the replies",
+            "别用英文回复",
+            "千万别删数据库",
         ] {
             assert!(is_constraint(s), "{s}");
         }
+    }
+
+    #[test]
+    fn a_negation_answering_the_agents_question_is_no_rule() {
+        let e = extract(&[
+            user("Hire the agents for the dumpster business, one per department"),
+            agent("Done. Want me to check the cost breakdown, or are you good?"),
+            user("no its good"),
+            agent("Great."),
+            user("ok next: write their SOUL.md files"),
+            agent("Which tone should they use?"),
+            user("no emojis, never use slang"),
+        ]);
+        // the answer's limit word still makes a rule; its leading `no` alone does not
+        assert_eq!(e.constraints, ["no emojis, never use slang"]);
+        // the same words said unasked set a rule
+        let e = extract(&[
+            user("Hire the agents for the dumpster business, one per department"),
+            agent("Done."),
+            user("No emojis in the replies"),
+        ]);
+        assert_eq!(e.constraints, ["No emojis in the replies"]);
     }
 
     #[test]
