@@ -306,18 +306,19 @@ describe('restore defects (bin/lib/restore-defects.mjs)', () => {
       'Task: hi',
       'Commands: openclaw channels add --token 123456789:AAabcdefghijklmnopqrstuvwxyz0123456789',
       'Working on: Conversation info (untrusted metadata):',
+      'Key exchanges: [[reply_to_current]] Done, the job runs at 9',
       'Files: nJWT_SECRET, nnode_modules, server.ts',
       'Identifiers: parseConfig, 下午2点之后不喝咖啡/浓茶/奶茶, this is a whole sentence split into words here, src/a.ts',
       '</checkpoint-data>',
     ].join('\n')
     const d = restoreDefects(restore)
     expect(d.credential).toHaveLength(1)
-    expect(d.host).toEqual(['Working on: Conversation info (untrusted metadata):'])
+    expect(d.host).toEqual(['Working on: Conversation info (untrusted metadata):', 'Key exchanges: [[reply_to_current]] Done, the job runs at 9'])
     expect(d.escaped).toEqual(['Files: nJWT_SECRET, nnode_modules, server.ts'])
     expect(d.prose).toEqual(['下午2点之后不喝咖啡/浓茶/奶茶', 'this is a whole sentence split into words here'])
     expect(d.task).toBe('hi')
     expect(d.taskDefect).toBe('greeting')
-    expect(defectCounts(d)).toEqual({ credential: 1, host: 1, escaped: 1, prose: 2, badTask: 1 })
+    expect(defectCounts(d)).toEqual({ credential: 1, host: 2, escaped: 1, prose: 2, badTask: 1 })
     const clean = restoreDefects('<checkpoint-data>\nTask: Fix the login bug in auth.ts\nIdentifiers: loginUser, AUTH_SECRET_NAME\n</checkpoint-data>')
     expect(defectCounts(clean)).toEqual({ credential: 0, host: 0, escaped: 0, prose: 0, badTask: 0 })
   })

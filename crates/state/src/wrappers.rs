@@ -279,10 +279,62 @@ pub fn strip_injections(text: &str) -> String {
     }
 }
 
-/// The text of an agent message without OpenClaw's no-op replies at its edges (`HEARTBEAT_OK`,
-/// `NO_REPLY`, also in bold or code, as heartbeat-*.mjs stripHeartbeatToken reads them): empty
-/// for a heartbeat acknowledgement or a silent turn, which say nothing.
+/// OpenClaw's reply directives an agent writes into its text for the channel (directive-tags-*.mjs,
+/// src/utils/directive-tags.ts: `[[reply_to_current]]`, `[[reply_to: <id>]]`,
+/// `[[audio_as_voice]]`); the host removes them before the user sees the reply.
+const DIRECTIVE_TAGS: &[&str] = &["reply_to_current", "reply_to", "audio_as_voice"];
+
+/// `text` without OpenClaw's reply directives ([`DIRECTIVE_TAGS`], spaces inside the brackets
+/// allowed, any case), except inside a `code` span, where the host keeps them too.
+fn strip_directive_tags(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("[[") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("[[") {
+        let (before, from) = rest.split_at(at);
+        out.push_str(before);
+        let in_code = out.matches('`').count() % 2 == 1;
+        let tag = from[2..]
+            .find("]]")
+            .map(|end| (&from[2..2 + end], 2 + end + 2));
+        let directive = tag.filter(|(inner, _)| {
+            let inner = inner.trim().to_ascii_lowercase();
+            let name = inner.split(':').next().unwrap_or_default().trim();
+            !in_code
+                && !inner.contains('\n')
+                && DIRECTIVE_TAGS.contains(&name)
+                && (name == "reply_to") == inner.contains(':')
+        });
+        match directive {
+            Some((_, len)) => {
+                rest = &from[len..];
+                // the tag and the blanks after it, as the host replaces them
+                if out.ends_with(|c: char| !c.is_whitespace())
+                    && rest.starts_with(|c: char| !c.is_whitespace())
+                {
+                    out.push(' ');
+                }
+                rest = rest.trim_start_matches([' ', '\t']);
+            }
+            None => {
+                out.push_str("[[");
+                rest = &from[2..];
+            }
+        }
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
+/// The text of an agent message without OpenClaw's reply directives ([`DIRECTIVE_TAGS`]) and
+/// without its no-op replies at its edges (`HEARTBEAT_OK`, `NO_REPLY`, also in bold or code, as
+/// heartbeat-*.mjs stripHeartbeatToken reads them): empty for a heartbeat acknowledgement or a
+/// silent turn, which say nothing.
 pub fn strip_no_op_replies(text: &str) -> String {
+    let text = strip_directive_tags(text);
+    let text = text.as_ref();
     if !NO_OP_REPLIES.iter().any(|t| text.contains(t)) {
         return text.to_string();
     }
@@ -850,5 +902,25 @@ mod tests {
             "Use NO_REPLY_MODE in the config"
         );
         assert_eq!(strip_no_op_replies("完成了"), "完成了");
+    }
+
+    #[test]
+    fn reply_directives_are_the_hosts_not_the_agents_words() {
+        assert_eq!(
+            strip_no_op_replies("[[reply_to_current]] Done: the cron job now runs at 9:00."),
+            "Done: the cron job now runs at 9:00."
+        );
+        assert_eq!(
+            strip_no_op_replies("[[ reply_to: 3A78A206879C ]]好的[[audio_as_voice]]"),
+            "好的"
+        );
+        assert_eq!(strip_no_op_replies("[[reply_to_current]] NO_REPLY"), "");
+        // in code the host keeps them, and other double brackets are text
+        for t in [
+            "Start replies with `[[reply_to_current]]` to quote",
+            "See [[wiki link]] and [[reply_to]]",
+        ] {
+            assert_eq!(strip_no_op_replies(t), t);
+        }
     }
 }
