@@ -200,9 +200,15 @@ pub(super) fn thread(turns: &[Turn], out: &mut Extracted) {
                 Role::User => user_text(i),
                 Role::Agent => turns[i].agent_last.as_deref().unwrap_or_default(),
             };
+            // an agent's reply as its words: without its markdown (heading marks, bold, table
+            // pipes and rules), which take the gist's characters and say nothing
+            let text = match role {
+                Role::Agent => Cow::Owned(context_state::substance::plain(text)),
+                Role::User => Cow::Borrowed(text),
+            };
             Exchange {
                 role,
-                gist: gist(text, GIST_CHARS),
+                gist: gist(&text, GIST_CHARS),
             }
         })
         .collect();
@@ -291,6 +297,25 @@ pub(super) mod tests {
         assert_eq!(
             users,
             vec!["The login session expires after 5 minutes instead of an hour; fix it"]
+        );
+    }
+
+    #[test]
+    fn an_agent_exchange_is_its_words_without_markdown() {
+        let e = extract(&[
+            user("Publish version 4.7.2 to the platform and sync GitHub"),
+            working("Publishing."),
+            agent("## ✅ Published\n\n| Platform | Version |\n|------|------|\n| **Xiaping** | **4.7.2** |\n| GitHub | 4.7.2 |"),
+        ]);
+        let said: Vec<_> = e
+            .key_exchanges
+            .iter()
+            .filter(|x| x.role == Role::Agent)
+            .map(|x| x.gist.as_str())
+            .collect();
+        assert_eq!(
+            said,
+            ["✅ Published Platform, Version; Xiaping, 4.7.2; GitHub, 4.7.2"]
         );
     }
 
