@@ -334,6 +334,9 @@ describe('restore defects (bin/lib/restore-defects.mjs)', () => {
       '[cron:8b380d56 PR Review Patrol] PR patrol for bills-bot',
       'System: [2026-03-29 16:44:52 GMT+8] Feishu DM | hello',
       '<ide_opened_file>The user opened src/a.ts</ide_opened_file> fix it',
+      '[OpenClaw session new]',
+      '[User sent media without caption]',
+      '[Chat messages since your last reply - for context] Bob: lunch? [Current message - respond to this] Ann: deploy',
     ])
       expect(taskDefect(t), t).toBe('host')
     for (const t of ['Fix the login bug', 'Hi, can you deploy the dashboard to staging?', '帮我看看服务器的磁盘为什么满了', 'hello world program in rust please']) expect(taskDefect(t), t).toBeNull()

@@ -8,7 +8,9 @@
 //               `secret`, `api_key`;
 //   host        a line holding text the host wrote, not the user: OpenClaw's untrusted-metadata blocks, internal
 //               context, media notes, heartbeat prompt and its no-op replies (`HEARTBEAT_OK`, `NO_REPLY`), message
-//               ids, `System: [` event lines, reply directives (`[[reply_to_current]]`); Claude Code's `<ide_opened_file>`, `<ide_selection>`,
+//               ids, `System: [` event lines, reply directives (`[[reply_to_current]]`), 2026.9 transcript bodies
+//               (`[OpenClaw session new]`, `[User sent media without caption]`), sub-agent task and group-history
+//               wrappers; Claude Code's `<ide_opened_file>`, `<ide_selection>`,
 //               `<system-reminder>`, `<command-name>`, `<local-command-stdout>` and local-command caveat;
 //   escaped     a fragment of JSON-escaped text read with `\n` as the letter n: `nJWT_SECRET`, `nnode_modules`,
 //               `nserver.ts` after a space, comma or parenthesis;
@@ -21,7 +23,7 @@
 export const DEFECT_CLASSES = {
   credential:
     /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}|\bghp_[A-Za-z0-9]{30,}|\bgithub_pat_[A-Za-z0-9_]{30,}|\bxox[abp]-[A-Za-z0-9-]{20,}|\b\d{8,10}:AA[A-Za-z0-9_-]{30,}|\bAKIA[0-9A-Z]{16}\b|(?:Bearer|token|password|passwd|secret|api[_-]?key)["'=:\s]+[A-Za-z0-9_\-.]{24,}/i,
-  host: /\(untrusted metadata\)|<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT|\[media attached|Read HEARTBEAT\.md|HEARTBEAT_OK|NO_REPLY|\[message_id:|^System: \[|<ide_opened_file>|<ide_selection>|<system-reminder>|<command-name>|<local-command-stdout>|Caveat: The messages below|\[\[\s*(?:reply_to_current|reply_to\s*:|audio_as_voice)|\breply_to_current\b/m,
+  host: /\(untrusted metadata\)|<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT|\[media attached|Read HEARTBEAT\.md|HEARTBEAT_OK|NO_REPLY|\[message_id:|^System: \[|<ide_opened_file>|<ide_selection>|<system-reminder>|<command-name>|<local-command-stdout>|Caveat: The messages below|\[\[\s*(?:reply_to_current|reply_to\s*:|audio_as_voice)|\breply_to_current\b|\[OpenClaw (?:session (?:new|reset)|room event|runtime event|interruption)\]|\[User sent media without caption\]|\[Subagent (?:Context|Task)\]|- for context\]|\[Current message - respond to this\]|\[SYSTEM HANDOFF\]|\[Startup context loaded by runtime\]/m,
   escaped: /(?:^|[\s,(])n(?:[A-Z][A-Z0-9]*_[A-Z0-9_]+|node_modules|[a-z]+\.(?:ts|js|json|md))\b/,
 }
 
@@ -47,6 +49,8 @@ const HOST_PROMPTS = [
   /\(untrusted metadata\)|<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT|\[media attached|\[message_id:/,
   /^<(?:ide_opened_file|ide_selection|system-reminder|command-name|command-message|local-command-stdout|local-command-caveat)>/,
   /^Caveat: The messages below/,
+  // OpenClaw 2026.9's transcript bodies of its own (get-reply-*.mjs), sub-agent task and group-history wrappers
+  /^\[OpenClaw (?:session (?:new|reset)|room event|runtime event|interruption)\]|^\[User sent media without caption\]|^\[Subagent (?:Context|Task)\]|^\[(?:Chat messages since your last reply|Recent chat messages) - for context\]|^\[SYSTEM HANDOFF\]|^\[Startup context loaded by runtime\]/,
 ]
 
 // Greetings, in the languages of the bundled sessions and a few more; matched against the whole task.

@@ -82,6 +82,9 @@ const BRACKETED: &[&str] = &[
     "[Internal task completion event]",
     // channel plugins' error notices (`[System: The bot encountered a ... permission error ...]`)
     "[System: ",
+    // OpenClaw: the body of a message of media alone (get-reply-*.mjs,
+    // buildReplyPromptEnvelopeBase: `[User sent media without caption]`)
+    "[User sent media without caption]",
 ];
 
 /// Paragraphs removed from their start to the next blank line.
@@ -94,6 +97,10 @@ const PARAGRAPHS: &[&str] = &[
     // OPENCLAW_RUNTIME_CONTEXT_NOTICE) and the legacy header before it
     "OpenClaw runtime context (internal):",
     "This context is runtime-generated, not user-authored.",
+    // OpenClaw's sub-agent task message (sessions-spawn-tool-*.mjs, buildSubagentTaskMessage:
+    // `[Subagent Context] You are running as a subagent ...`, then `[Subagent Task]`, the task,
+    // `Begin. Execute the assigned task to completion.`): the task is the child's request
+    "[Subagent Context] ",
     // OpenClaw's hint after an inbound image (earlier releases' media note)
     "To send an image back, prefer the message tool",
     // a memory plugin's recall injection (issue 27: `Note: Reference memory below. Build on past
@@ -115,6 +122,8 @@ const LINES: &[&str] = &[
     "Reference UTC: ",
     "Queued #",
     "When reading HEARTBEAT.md, use workspace file",
+    "[Subagent Task]",
+    "Begin. Execute the assigned task to completion.",
     "Delivery: to send a message, use the `message` tool.",
     "Delivery: Final assistant text is not automatically delivered in this run.",
     "Delivery: No visible reply is delivered automatically in this run",
@@ -146,6 +155,18 @@ const PROMPTS: &[&str] = &[
     "[OpenClaw exec completion]",
     "[OpenClaw cron wake]",
     "[OpenClaw session event]",
+    "[OpenClaw runtime event]",
+    "[OpenClaw room event]",
+    "[OpenClaw interruption]",
+    // OpenClaw's transcript of a bare /new or /reset (get-reply-*.mjs, buildReplyPromptEnvelopeBase:
+    // `[OpenClaw session ${startupAction}]`) and the startup context it prepends for the model
+    // (buildSessionStartupContextPrelude)
+    "[OpenClaw session new]",
+    "[OpenClaw session reset]",
+    "[Startup context loaded by runtime]",
+    // OpenClaw's model-fallback handoff (builtin-openclaw-*.mjs: a user message with the state
+    // summary for the fallback model)
+    "[SYSTEM HANDOFF]",
     // OpenClaw's pre-compaction memory flush (extensions/memory-core/index.js,
     // DEFAULT_MEMORY_FLUSH_PROMPT)
     "Pre-compaction memory flush.",
@@ -231,6 +252,30 @@ const ENVELOPE_CHANNELS: &[&str] = &[
 /// strip-inbound-meta-*.mjs LEADING_TIMESTAMP_PREFIX_RE, envelope-*.mjs formatAgentEnvelope).
 const WEEKDAYS: &[&str] = &["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
 
+/// The group-chat history a channel plugin wraps around the message that woke the agent
+/// (plugin-sdk reply-history, history-*.mjs buildHistoryContext: `[Chat messages since your last
+/// reply - for context]` or `[Recent chat messages - for context]`, the others' lines, then
+/// `[Current message - respond to this]` and the message).
+const HISTORY_MARKERS: &[&str] = &[
+    "[Chat messages since your last reply - for context]",
+    "[Recent chat messages - for context]",
+];
+/// What follows it is the message itself (history-*.mjs CURRENT_MESSAGE_MARKER).
+const CURRENT_MESSAGE_MARKER: &str = "[Current message - respond to this]";
+
+/// `text` without a group chat's history ([`HISTORY_MARKERS`]): the message after
+/// [`CURRENT_MESSAGE_MARKER`], or nothing when the history stands alone (what others said is
+/// never the user's request).
+fn strip_chat_history(text: &str) -> &str {
+    let Some(at) = HISTORY_MARKERS.iter().filter_map(|m| text.find(m)).min() else {
+        return text;
+    };
+    match text[at..].find(CURRENT_MESSAGE_MARKER) {
+        Some(c) => text[at + c + CURRENT_MESSAGE_MARKER.len()..].trim_start(),
+        None => text[..at].trim_end(),
+    }
+}
+
 /// The text of a user message without the injections and wrappers above; a slash command a host
 /// wrapped (`<command-name>/compact</command-name><command-args>keep it short</command-args>`)
 /// becomes the command line it stands for (`/compact keep it short`). Empty when nothing of the
@@ -238,6 +283,7 @@ const WEEKDAYS: &[&str] = &["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
 pub fn strip_injections(text: &str) -> String {
     // a cron run's job message is the instruction its session exists for: only the prefix goes
     let text = strip_cron_prefix(text);
+    let text = strip_chat_history(text);
     let command = wrapped_command(text);
     let mut s = text.to_string();
     for tag in ["command-name", "command-args"] {
@@ -902,6 +948,38 @@ mod tests {
             "Use NO_REPLY_MODE in the config"
         );
         assert_eq!(strip_no_op_replies("完成了"), "完成了");
+    }
+
+    #[test]
+    fn openclaw_2026_9_transcript_bodies_of_its_own_say_nothing_of_the_users() {
+        // get-reply-*.mjs buildReplyPromptEnvelopeBase: a bare /new or /reset, media alone
+        for t in [
+            "[OpenClaw session new]",
+            "[OpenClaw session reset]",
+            "[User sent media without caption]",
+            "[OpenClaw room event]\n\nRoom context:\nAnn: lunch?",
+            "[OpenClaw runtime event] Agent steering queue items arrived since your last turn.",
+            "[OpenClaw interruption] The user stopped the run.",
+            "[Startup context loaded by runtime]\nBootstrap files like SOUL.md, USER.md, and MEMORY.md are already provided separately when eligible.\n\n## memory/2026-09-01.md\n- shipped v2",
+            "[SYSTEM HANDOFF] The previous model is no longer active and a fallback model is now active.\nReview the current state below and continue the conversation from where the previous model left off.\n\nCURRENT STATE SUMMARY:\nfixing the parser",
+        ] {
+            assert_eq!(strip_injections(t), "", "{t}");
+        }
+        // sessions-spawn-tool-*.mjs buildSubagentTaskMessage: the task is the child's request
+        let spawn = "[Subagent Context] You are running as a subagent (depth 1/5). Complete the current [Subagent Task]; inherited conversation is background context, not your assignment.\n\n[Subagent Context] This subagent session is persistent and remains available for thread follow-up messages.\n\n[Subagent Task]\n\nAudit src/auth.ts for token leaks\n\nBegin. Execute the assigned task to completion.";
+        assert_eq!(strip_injections(spawn), "Audit src/auth.ts for token leaks");
+        // history-*.mjs buildHistoryContext (plugin-sdk reply-history: channel plugins' group chats)
+        let group = "[Chat messages since your last reply - for context]\nBob: did anyone see the deploy?\nCarol: it failed on staging\n\n[Current message - respond to this]\nAnn: roll back staging to v1.4.2";
+        assert_eq!(strip_injections(group), "Ann: roll back staging to v1.4.2");
+        assert_eq!(
+            strip_injections("[Recent chat messages - for context]\nBob: lunch at noon?"),
+            ""
+        );
+        // the user's note on a reset is the user's own words (transcript: softResetTail)
+        assert_eq!(
+            strip_injections("keep the changelog terse"),
+            "keep the changelog terse"
+        );
     }
 
     #[test]
