@@ -18,6 +18,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRequire } from 'node:module'
+import { spawnSync } from 'node:child_process'
 import { ensureOpenClaw, hostNode, OPENCLAW_VERSION, root } from './host.mjs'
 import { contentText, requestText, startModelServer } from './lib/model-server.mjs'
 import { installPackedPlugin, openclaw as runOpenClaw, packedTarballs } from './lib/install-plugin.mjs'
@@ -709,7 +710,7 @@ try {
     }
   })
   // After the gateway scenario above: its own gateway on the same state dir.
-  await check("gateway: a sub-agent run (sessions_spawn) is sent the tools and parks a read in its own session's store, read back with scratchpad_read", async () => {
+  await check("gateway: a sub-agent run (sessions_spawn) is sent the tools and parks a read in its own session's store, read back with scratchpad_read; the child's checkpoint names its task, not OpenClaw's sub-agent wrapper", async () => {
     // Sub-agents run in a gateway (`--local` answers "published reply runtime missing"); Tool Search off, as
     // sessions_spawn is otherwise one of the cataloged tools behind tool_call.
     const port = await freePort()
@@ -748,6 +749,16 @@ try {
       for (let waited = 0; announces().length === 0 && waited < 60_000; waited += 1000) await new Promise((r) => setTimeout(r, 1000))
       assert.ok(announces().length > 0, "the child's result was announced to the parent session")
       assert.match(requestText(announces()[0].body), /It starts with token_0/, "the announce carries the child's result")
+      // The child's transcript opens with OpenClaw's sub-agent wrapper ([Subagent Context] ..., [Subagent Task], the
+      // task, `Begin. Execute the assigned task to completion.`): read from OpenClaw's store by the CLI, as a user's
+      // `openclaw-context replay` does (a small window: it checkpoints), the child's task is its task, not the wrapper.
+      const childKey = (spawned.match(/agent:main:subagent:[0-9a-f-]+/) ?? [])[0]
+      assert.ok(childKey, `the spawn names the child's session: ${spawned.slice(0, 300)}`)
+      const replayDir = join(work, 'replay-subagent')
+      const replayed = spawnSync(node, [join(root, 'bin/openclaw-context.mjs'), 'replay', stateDir, childKey, '--window', '2000', '--json', '--state-dir', replayDir], { encoding: 'utf8' })
+      assert.equal(replayed.status, 0, `replay of the child from the store: ${replayed.stderr.slice(-400)}`)
+      const childCheckpoint = native.readCheckpoint({ stateDir: replayDir, sessionKey: JSON.parse(replayed.stdout).sessionKey })
+      assert.equal(childCheckpoint?.working.task, '[t26] Read src/lexer.rs and report how it starts.', `the child's task: ${JSON.stringify(childCheckpoint?.working)}`)
       // Its run ends (the reply written to the parent's transcript) before the stop.
       await new Promise((r) => setTimeout(r, 3000))
     } finally {
