@@ -191,6 +191,18 @@ async function openclawUncontended(args, options) {
   }
 }
 
+/**
+ * The task of a session's checkpoint as `openclaw-context replay` reads the session from OpenClaw's store, as a user's
+ * replay does (a 2,000-token window, so that it checkpoints); asserts the replay succeeded.
+ */
+function replayedTask(sessionKey) {
+  const dir = mkdtempSync(join(work, 'replay-'))
+  const r = spawnSync(node, [join(root, 'bin/openclaw-context.mjs'), 'replay', stateDir, sessionKey, '--window', '2000', '--json', '--state-dir', dir], { encoding: 'utf8' })
+  assert.equal(r.status, 0, `replay of ${sessionKey} from OpenClaw's store: ${r.stderr.slice(-400)}`)
+  const working = native.readCheckpoint({ stateDir: dir, sessionKey: JSON.parse(r.stdout).sessionKey })?.working
+  return working?.task ?? `(no task: ${JSON.stringify(working)})`
+}
+
 /** One agent turn; returns the requests the model received during it. */
 async function turn(session, message, { local = true, modelRef } = {}) {
   const before = server.requests.length
@@ -754,11 +766,7 @@ try {
       // `openclaw-context replay` does (a small window: it checkpoints), the child's task is its task, not the wrapper.
       const childKey = (spawned.match(/agent:main:subagent:[0-9a-f-]+/) ?? [])[0]
       assert.ok(childKey, `the spawn names the child's session: ${spawned.slice(0, 300)}`)
-      const replayDir = join(work, 'replay-subagent')
-      const replayed = spawnSync(node, [join(root, 'bin/openclaw-context.mjs'), 'replay', stateDir, childKey, '--window', '2000', '--json', '--state-dir', replayDir], { encoding: 'utf8' })
-      assert.equal(replayed.status, 0, `replay of the child from the store: ${replayed.stderr.slice(-400)}`)
-      const childCheckpoint = native.readCheckpoint({ stateDir: replayDir, sessionKey: JSON.parse(replayed.stdout).sessionKey })
-      assert.equal(childCheckpoint?.working.task, '[t26] Read src/lexer.rs and report how it starts.', `the child's task: ${JSON.stringify(childCheckpoint?.working)}`)
+      assert.equal(replayedTask(childKey), '[t26] Read src/lexer.rs and report how it starts.', "the child's task")
       // Its run ends (the reply written to the parent's transcript) before the stop.
       await new Promise((r) => setTimeout(r, 3000))
     } finally {
@@ -767,7 +775,7 @@ try {
     }
   })
   // After the sub-agent scenario: a cron job's run, in its own gateway on the same state dir (cron runs in a gateway).
-  await check("gateway: a cron run (an isolated job forced by `openclaw cron run`) is sent the tools and parks a read in its own session's store, read back with scratchpad_read; nothing is written under the main session's key", async () => {
+  await check("gateway: a cron run (an isolated job forced by `openclaw cron run`) is sent the tools and parks a read in its own session's store, read back with scratchpad_read; nothing is written under the main session's key; the run's checkpoint names the job's message, not OpenClaw's preamble", async () => {
     const port = await freePort()
     writeConfig({ gatewayPort: port })
     const gw = startGateway({ node, openclawBin, port, env, cwd: workspace })
@@ -820,6 +828,9 @@ try {
       assert.ok(native.listObservationsSync({ stateDir, sessionKey: cronKeys[0] }).some((e) => e.id === id), `the parked read is in the store of ${cronKeys[0]}`)
       assert.deepEqual(native.listObservationsSync({ stateDir, sessionKey: MAIN }), [], "nothing in the main session's store")
       assert.deepEqual(mainFiles(), mainBefore, "nothing written under the main session's key")
+      // Its transcript holds the job's message with OpenClaw's prefix, time line and unattended-run preamble
+      // (isolated-agent-*.mjs): the run's task is the job's message alone.
+      assert.equal(replayedTask(`agent:main:cron:${jobId}`), '[t30] Read src/lexer.rs and report how it starts.', "the cron run's task")
     } finally {
       writeFileSync(join(work, 'gateway-cron.log'), gw.log())
       await gw.stop()

@@ -167,6 +167,9 @@ const PROMPTS: &[&str] = &[
     // OpenClaw's model-fallback handoff (builtin-openclaw-*.mjs: a user message with the state
     // summary for the fallback model)
     "[SYSTEM HANDOFF]",
+    // the preamble OpenClaw appends to a cron run's message (isolated-agent-*.mjs,
+    // appendCronUnattendedRunPreamble)
+    "This is an unattended scheduled run.",
     // OpenClaw's pre-compaction memory flush (extensions/memory-core/index.js,
     // DEFAULT_MEMORY_FLUSH_PROMPT)
     "Pre-compaction memory flush.",
@@ -196,9 +199,20 @@ fn after_cron_prefix(text: &str) -> Option<&str> {
     }
 }
 
-/// Without OpenClaw's `[cron:<id> <name>] ` prefix.
+/// The header of the recent conversation a cron job on the `current` session gets before its
+/// message (isolated-agent-*.mjs formatCurrentConversationContext: `Recent conversation:` and
+/// `- User: ...` / `- Assistant: ...` lines, a blank line before the job's message).
+const CRON_CONVERSATION_HEADER: &str = "Recent conversation:";
+
+/// Without OpenClaw's `[cron:<id> <name>] ` prefix and the recent conversation it may carry.
 fn strip_cron_prefix(text: &str) -> &str {
-    after_cron_prefix(text).unwrap_or(text)
+    match after_cron_prefix(text) {
+        Some(rest) if rest.starts_with(CRON_CONVERSATION_HEADER) => {
+            rest.find("\n\n").map_or("", |i| rest[i..].trim_start())
+        }
+        Some(rest) => rest,
+        None => text,
+    }
 }
 
 /// True for the text of an OpenClaw cron run's turn (`[cron:<job id> <job name>] <message>`):
@@ -813,6 +827,15 @@ mod tests {
             strip_injections(cron),
             "PR patrol for bills-bot.\n\nRepo: /home/bill/bills-bot/"
         );
+        // 2026.9: the time line and the unattended-run preamble after it, the recent conversation
+        // before it (a job on the current session)
+        let run = "[cron:ff79 lexer] Read src/lexer.rs and report how it starts.\nCurrent time: Thursday, November 26th, 2026 - 7:58 PM (UTC)\n\nThis is an unattended scheduled run. Nobody is present to clarify or approve, so complete the task with what you have. If nothing needs doing, reply exactly NO_REPLY.";
+        assert_eq!(
+            strip_injections(run),
+            "Read src/lexer.rs and report how it starts."
+        );
+        let current = "[cron:ff79 digest] Recent conversation:\n- User: what is on today?\n- Assistant: two meetings\n\nSend me the daily digest";
+        assert_eq!(strip_injections(current), "Send me the daily digest");
         for m in [
             hb,
             old,
