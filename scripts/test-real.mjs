@@ -558,6 +558,8 @@ try {
     assert.match(text, /backfill the rows/, 'and the plan')
     assert.match(text, /Identifiers: [^\n]*backfillUserRows\(\)/, 'and the function its write defined')
     assert.match(text, new RegExp(`Identifiers: [^\\n]*${JOB_ID}`), 'and the full id of the job the agent named by its first digits')
+    // the parked read's JSON carries its tool call's id (metadata.toolCallId): plumbing, never an identifier
+    assert.doesNotMatch(text.match(/Identifiers: [^\n]*/)?.[0] ?? '', /\bcall_\d+_\d+\b/, 'no tool call id among the identifiers')
     // the summary has the sections of OpenClaw's own compaction contract, in its order (issue 27)
     assert.match(text, /## Decisions\n[\s\S]*## Open TODOs\n[\s\S]*## Constraints\/Rules\n[\s\S]*## Pending user asks\n[\s\S]*## Exact identifiers\n/, 'in the sections of OpenClaw\'s summary contract')
     // the user's reply to the report is under `## Decisions`, with what the agent reported last

@@ -1339,6 +1339,20 @@ pub(super) const RETURNED_ID_WEIGHT: f64 = EXACT_VALUE_WEIGHT / 5.0;
 /// Longest tool result whose ids are read ([`returned_ids`]).
 pub(super) const RETURNED_ID_CHARS: usize = 2000;
 
+/// Fields that hold a tool call's or a turn's id: the host's and the provider's plumbing (a parked
+/// result's `metadata.toolCallId`, a Claude `tool_use_id`, an OpenAI `call_id`, the `turnId` of
+/// an entry the scratchpad tools list).
+const TOOL_CALL_ID_KEYS: &[&str] = &[
+    "toolCallId",
+    "tool_call_id",
+    "toolUseId",
+    "tool_use_id",
+    "callId",
+    "call_id",
+    "turnId",
+    "turn_id",
+];
+
 /// The ids a tool result states: UUIDs and commit hashes ([`exact_values`]), and the value of a
 /// field named like an id (`"messageId": "1473212038577782817"`, `runId: 1b18…`, `"id": 42017`)
 /// when it has at least 6 characters with a digit. Each once, in order.
@@ -1347,6 +1361,7 @@ pub(super) fn returned_ids(text: &str) -> Vec<&str> {
         .into_iter()
         .filter(|v| is_id_value(v))
         .collect();
+    let mut plumbing: Vec<&str> = Vec::new();
     for (i, _) in text.match_indices(':') {
         let key = text[..i].trim_end().trim_end_matches('"');
         let name = key
@@ -1363,6 +1378,12 @@ pub(super) fn returned_ids(text: &str) -> Vec<&str> {
             .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.')))
             .unwrap_or(rest.len());
         let v = rest[..end].trim_end_matches(['.', ':']);
+        // a tool call's own id (`"toolCallId": "call_2_0"`, `tool_use_id`) is the host's plumbing,
+        // not a value of the work
+        if TOOL_CALL_ID_KEYS.contains(&name) {
+            plumbing.push(v);
+            continue;
+        }
         if v.len() >= 6
             && v.len() <= EXACT_VALUE_CHARS
             && v.chars().any(|c| c.is_ascii_digit())
@@ -1371,6 +1392,7 @@ pub(super) fn returned_ids(text: &str) -> Vec<&str> {
             out.push(v);
         }
     }
+    out.retain(|v| !plumbing.contains(v));
     out
 }
 

@@ -1261,6 +1261,11 @@ fn the_ids_a_short_result_returns_are_names() {
         identifiers::returned_ids("{\"messageId\": \"1473212038577782817\", \"count\": 1234567, \"user_id\": 42, runId: r-20260226-7f}"),
         ["1473212038577782817", "r-20260226-7f"]
     );
+    // a tool call's own id (a parked result's metadata, a Claude tool_use_id) is plumbing
+    assert_eq!(
+        identifiers::returned_ids("{\"scratchpad_id\": \"860ea48cd08f5e58\", \"metadata\": {\"toolCallId\": \"call_2_0\"}, \"tool_use_id\": \"toolu_01AbC2dEf3\", \"turnId\": \"turn-1\"}"),
+        ["860ea48cd08f5e58"]
+    );
 }
 
 #[test]
