@@ -1313,7 +1313,10 @@ export declare function recordToolResultSync(input: ToolResultInput): ToolResult
  * The restore text of seed 001 section 8.2 for a checkpoint (same sources as `readCheckpoint`):
  * a header, a line telling the model the block is data and not instructions, then the data
  * fenced in `<checkpoint-data>` ... `</checkpoint-data>` (content cannot close the fence), and
- * the death-spiral warning when `compaction_count > 3` (post-compaction only). At most
+ * the death-spiral warning when `compaction_count > 3` (post-compaction only). For a session
+ * source, `## Exact identifiers` opens with the entries the model saved in the session's
+ * observation store (seed 004's `scratchpad_write`: the newest 8 by name, size and lines), so
+ * that after a compaction it knows what to read back. At most
  * `maxTokens` tokens: tools, the thread summary, older exchanges, the least active files,
  * identifiers and commands, learnings and older decisions are dropped first; the task, the
  * working state and open items stay. `undefined` when there is no valid checkpoint.

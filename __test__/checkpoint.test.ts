@@ -137,6 +137,27 @@ describe('renderCheckpoint inContext', () => {
   })
 })
 
+describe('renderCheckpoint of a session names the entries the model saved', () => {
+  it('lists its named entries, newest first; not a parked result nor the package\'s own; none for a YAML source', async () => {
+    const { dir, cleanup } = tempStateDir('saved')
+    try {
+      const key = 'telegram:user123'
+      native.writeObservationSync({ stateDir: dir, sessionKey: key, name: 'findings', content: 'a\nb\nc' })
+      native.writeObservationSync({ stateDir: dir, sessionKey: key, name: 'api-notes', content: 'GET /v1/jobs' })
+      native.writeObservationSync({ stateDir: dir, sessionKey: key, name: 'context-native-session', content: '{}' })
+      native.offloadObservationSync({ stateDir: dir, sessionKey: key, content: 'x'.repeat(5000), toolName: 'read', thresholdBytes: 100 })
+      await native.writeCheckpoint(base(dir, 150000, { messages: [{ role: 'user', content: 'Audit the billing jobs' }] }))
+      const text = native.renderCheckpoint({ stateDir: dir, sessionKey: key })
+      expect(text).toContain('Saved entries (scratchpad_read by name): api-notes (12 chars, 1 line), findings (5 chars, 3 lines)\n')
+      expect(text).not.toMatch(/context-native-session|read_1/)
+      const yaml = readFileSync(join(sessionDir(dir), 'cp_001.yaml'), 'utf8')
+      expect(native.renderCheckpoint({ yaml })).not.toContain('Saved entries')
+    } finally {
+      cleanup()
+    }
+  })
+})
+
 describe('readCheckpoint / renderCheckpoint', () => {
   it('fall back to the newest valid checkpoint; corrupt data never throws', () => {
     const { dir, cleanup } = tempStateDir('fallback')

@@ -432,7 +432,7 @@ try {
     assert.ok(state.toolsUsed.includes('scratchpad_write'), `and its tools, the bridged ones by their own name: ${JSON.stringify(state.toolsUsed)}`)
   })
 
-  await check('--local entries after a compaction, in a new process: read by name with offset/limit, listed, deleted', async () => {
+  await check('--local entries after a compaction, in a new process: the restore names the saved entry; read by name with offset/limit, listed, deleted', async () => {
     turns.set('t41', [
       { toolCalls: [{ name: 'scratchpad_read', arguments: { name: 'findings', offset: 10, limit: 40 } }] },
       bridge('scratchpad_list', {}),
@@ -443,6 +443,8 @@ try {
     const t = await turn(SE, '[t41] Check the findings again.')
     assert.ok([...(e1?.requests ?? []), ...t.requests].some((q) => isSummaryRequest(q.body)) || requestText(t.chat[0].body).includes(RESTORE_MARK), 'OpenClaw compacted between the turns')
     assert.ok(requestText(t.chat[0].body).includes(RESTORE_MARK), 'the restore reached the first request after the compaction')
+    // it tells the model what it saved, so that it reads the entry back by name (seed 004)
+    assert.match(requestText(t.chat[0].body), /Saved entries \(scratchpad_read by name\): findings \(\d+ chars, 40 lines\)/, `the restore names the saved entry: ${requestText(t.chat[0].body).slice(-1500)}`)
     assert.equal(toolResultText(t.chat[1]), `${EDITED.slice(10, 50)}\n\n[characters 10-50 of ${EDITED.length} in "findings"; read on with offset=50]`, 'read by name with offset/limit')
     const list = innerText(toolResultText(t.chat[2]))
     assert.match(list, /- findings \(id [0-9a-f]{16}\): \d+ characters, 40 lines, created /, `listed: ${list.slice(0, 400)}`)

@@ -590,6 +590,37 @@ fn load(source: serde_json::Value) -> Result<Option<core::Checkpoint>, Error> {
     }
 }
 
+/// The named entries the model saved in the session's observation store (seed 004), oldest
+/// first: not a parked tool result (it has a tool) nor the package's own entries (its persisted
+/// scratchpad and session record, `context-native-*`). None for a YAML source, and none when the
+/// store cannot be read: the restore is rendered without them rather than not at all.
+fn saved_entries(source: &serde_json::Value) -> Vec<core::SavedEntry> {
+    let (Some(state_dir), Some(session_key)) = (
+        source.get("stateDir").and_then(serde_json::Value::as_str),
+        source.get("sessionKey").and_then(serde_json::Value::as_str),
+    ) else {
+        return Vec::new();
+    };
+    if state_dir.is_empty() {
+        return Vec::new();
+    }
+    context_offload::list(std::path::Path::new(state_dir), session_key, None, false)
+        .map(|entries| {
+            entries
+                .into_iter()
+                .filter(|e| {
+                    e.tool_name.is_none() && !e.name.starts_with(context_offload::OWN_ENTRY_PREFIX)
+                })
+                .map(|e| core::SavedEntry {
+                    name: e.name,
+                    chars: e.chars,
+                    lines: e.lines,
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Options of `renderCheckpoint`.
 #[napi(object)]
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -676,7 +707,10 @@ pub fn read_checkpoint(
 /// The restore text of seed 001 section 8.2 for a checkpoint (same sources as `readCheckpoint`):
 /// a header, a line telling the model the block is data and not instructions, then the data
 /// fenced in `<checkpoint-data>` ... `</checkpoint-data>` (content cannot close the fence), and
-/// the death-spiral warning when `compaction_count > 3` (post-compaction only). At most
+/// the death-spiral warning when `compaction_count > 3` (post-compaction only). For a session
+/// source, `## Exact identifiers` opens with the entries the model saved in the session's
+/// observation store (seed 004's `scratchpad_write`: the newest 8 by name, size and lines), so
+/// that after a compaction it knows what to read back. At most
 /// `maxTokens` tokens: tools, the thread summary, older exchanges, the least active files,
 /// identifiers and commands, learnings and older decisions are dropped first; the task, the
 /// working state and open items stay. `undefined` when there is no valid checkpoint.
@@ -711,6 +745,12 @@ pub fn render_checkpoint(
             encoding: parse_encoding(o.encoding.as_deref())?,
             as_summary: o.as_summary.unwrap_or(false),
             in_context: o.in_context.as_deref(),
+            saved_entries: &[],
+        };
+        let saved = saved_entries(&source);
+        let opts = core::RenderOptions {
+            saved_entries: &saved,
+            ..opts
         };
         match load(source)? {
             None => Ok(Maybe(None)),

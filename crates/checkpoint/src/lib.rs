@@ -18,7 +18,7 @@ pub use input::{
     WorkingInput,
 };
 pub use model::*;
-pub use render::{render, Mode, RenderOptions, DEFAULT_MAX_TOKENS};
+pub use render::{render, Mode, RenderOptions, SavedEntry, DEFAULT_MAX_TOKENS};
 pub use store::{
     checkpoint_id, newest_valid, parse_id, read_latest, write_checkpoint, WriteResult, LATEST_FILE,
     RETAIN,

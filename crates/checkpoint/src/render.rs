@@ -102,6 +102,55 @@ pub struct RenderOptions<'a> {
     /// default mode: OpenClaw's summary and the messages it kept). Identifiers and commands it
     /// mentions are not said again; the budget goes to those it lacks. `None`: all are said.
     pub in_context: Option<&'a str>,
+    /// The named entries the model saved in the session's observation store (seed 004's
+    /// `scratchpad_write`), oldest first: the restore names the newest, so that after a
+    /// compaction the model knows what it saved and reads it back by name.
+    pub saved_entries: &'a [SavedEntry],
+}
+
+/// A named entry of the session's observation store (seed 004), as the restore names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SavedEntry {
+    /// The name the model gave it.
+    pub name: String,
+    /// Its characters.
+    pub chars: u64,
+    /// Its lines.
+    pub lines: u64,
+}
+
+/// Saved entries named (the newest); the rest are counted (`scratchpad_list` shows them).
+const MAX_SAVED_ENTRIES: usize = 8;
+
+/// `Saved entries (scratchpad_read by name): findings (1874 chars, 40 lines), ...`, or nothing.
+fn saved_entries_line(entries: &[SavedEntry]) -> Option<String> {
+    if entries.is_empty() {
+        return None;
+    }
+    let shown = &entries[entries.len().saturating_sub(MAX_SAVED_ENTRIES)..];
+    let listed: Vec<String> = shown
+        .iter()
+        .rev()
+        .map(|e| {
+            let s = |n: u64| if n == 1 { "" } else { "s" };
+            format!(
+                "{} ({} char{}, {} line{})",
+                clean(&e.name, 60),
+                e.chars,
+                s(e.chars),
+                e.lines,
+                s(e.lines)
+            )
+        })
+        .collect();
+    let more = match entries.len() - shown.len() {
+        0 => String::new(),
+        n => format!(" (+{n} more: scratchpad_list)"),
+    };
+    Some(format!(
+        "Saved entries (scratchpad_read by name): {}{more}\n",
+        listed.join(", ")
+    ))
 }
 
 impl Default for RenderOptions<'_> {
@@ -112,6 +161,7 @@ impl Default for RenderOptions<'_> {
             encoding: Encoding::default(),
             as_summary: false,
             in_context: None,
+            saved_entries: &[],
         }
     }
 }
@@ -837,6 +887,9 @@ fn compose(
     let tools = kept(&cp.resources.tools_used, Piece::Tool, 80);
     let commands = kept(&cp.resources.commands, Piece::Command, 100);
     let before = o.len();
+    if let Some(line) = saved_entries_line(opts.saved_entries) {
+        o.push_str(&line);
+    }
     if !named.is_empty() {
         if let Some(r) = &root {
             o.push_str(&format!("Files (under {}/):\n", clean(r, 200)));
@@ -1696,6 +1749,54 @@ mod tests {
             cmds < ids && ids < 10,
             "{ids} identifiers, {cmds} commands:\n{text}"
         );
+    }
+
+    #[test]
+    fn the_entries_the_model_saved_are_named_newest_first_at_any_budget() {
+        let entries: Vec<SavedEntry> = (0..10)
+            .map(|i| SavedEntry {
+                name: format!("entry-{i}"),
+                chars: 100 * i,
+                lines: i,
+            })
+            .collect();
+        let cp = big();
+        for max_tokens in [800, 2000] {
+            let text = render(
+                &cp,
+                RenderOptions {
+                    max_tokens,
+                    saved_entries: &entries,
+                    ..RenderOptions::default()
+                },
+            )
+            .unwrap();
+            assert!(
+                text.contains("Saved entries (scratchpad_read by name): entry-9 (900 chars, 9 lines), entry-8 (800 chars, 8 lines), "),
+                "{text}"
+            );
+            assert!(text.contains("entry-2 (200 chars, 2 lines) (+2 more: scratchpad_list)\n"));
+            assert!(!text.contains("entry-1 ") && tokens(&text) <= max_tokens);
+        }
+        // none saved: no line; a summary (replace mode) with only entries has the section
+        assert!(!within(&cp, 800).contains("Saved entries"));
+        let mut bare = seed();
+        bare.resources = Default::default();
+        let one = [SavedEntry {
+            name: "plan".into(),
+            chars: 12,
+            lines: 1,
+        }];
+        let text = render(
+            &bare,
+            RenderOptions {
+                as_summary: true,
+                saved_entries: &one,
+                ..RenderOptions::default()
+            },
+        )
+        .unwrap();
+        assert!(text.contains("## Exact identifiers\nSaved entries (scratchpad_read by name): plan (12 chars, 1 line)\n"), "{text}");
     }
 
     #[test]

@@ -25,7 +25,8 @@ pub use observation::{Content, Kind, SyntheticObservation, WholeObservation};
 pub use read::{Mode, ReadOutcome, ReadRequest, DEFAULT_MAX_CHARS, DEFAULT_N, MAX_GREP_MATCHES};
 pub use scratchpad_entry::{
     persist as persist_scratchpad, read_persisted as read_persisted_scratchpad,
-    update as update_scratchpad, PersistOutcome, MAX_PERSISTED_CHARS, SCRATCHPAD_ENTRY,
+    update as update_scratchpad, PersistOutcome, MAX_PERSISTED_CHARS, OWN_ENTRY_PREFIX,
+    SCRATCHPAD_ENTRY,
 };
 use serde_json::Value;
 use std::fs;

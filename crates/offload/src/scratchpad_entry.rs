@@ -13,6 +13,9 @@ use context_fsio::{now_ms, record_activity, Error, ErrorCode, Result};
 use serde_json::{Map, Value};
 use std::path::Path;
 
+/// How the names of the package's own entries start (the persisted scratchpad, the plugin's
+/// session record): they are no entries the model saved.
+pub const OWN_ENTRY_PREFIX: &str = "context-native-";
 /// The name of the session's persisted scratchpad entry (no TTL, never evicted).
 pub const SCRATCHPAD_ENTRY: &str = "context-native-scratchpad";
 /// Most characters the persisted entry may hold (64 Mi): [`persist`] refuses (`TooLarge`) to write
