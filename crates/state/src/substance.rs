@@ -124,6 +124,38 @@ pub fn mostly_pasted(text: &str) -> bool {
     total > 0 && (spans + urls) * 2 > total
 }
 
+/// True when a line starts with a shell's prompt: PowerShell's `PS C:\\path> ` and its `>> `
+/// continuation, cmd's `C:\\path>`, a POSIX `$ ` or `user@host:~/path$ `. A message holding one
+/// is a pasted terminal session: what it says is the terminal's, not the user's.
+pub fn is_shell_prompt_line(line: &str) -> bool {
+    let l = line.trim_start();
+    // `C:\\path>`: a drive, its path (with spaces only after PowerShell's `PS `), the prompt mark
+    let drive_prompt = |t: &str, spaced: bool| {
+        let b = t.as_bytes();
+        b.len() > 3
+            && b[0].is_ascii_alphabetic()
+            && b[1] == b':'
+            && b[2] == b'\\'
+            && t.find('>')
+                .is_some_and(|i| spaced || !t[..i].contains(char::is_whitespace))
+    };
+    if let Some(rest) = l.strip_prefix("PS ") {
+        return drive_prompt(rest, true) || (rest.starts_with('/') && rest.contains("> "));
+    }
+    if l.starts_with("$ ") || l.starts_with(">> ") || drive_prompt(l, false) {
+        return true;
+    }
+    // user@host:~/path$ command
+    let Some((who, rest)) = l.split_once(':') else {
+        return false;
+    };
+    who.contains('@')
+        && !who.contains(char::is_whitespace)
+        && rest
+            .split_once("$ ")
+            .is_some_and(|(path, _)| !path.contains(char::is_whitespace))
+}
+
 /// True when a user's reply asks something: a question mark of any script at its end
 /// ([`is_question`]), or a sentence-final question particle where the script marks a question
 /// with one and no mark is needed (Chinese `吗` / `嗎`: `任务处理完了吗`).
@@ -1236,6 +1268,29 @@ mod tests {
         );
         assert!(proposal("Done. Tomorrow brings another day.").is_none());
         assert!(proposal("").is_none());
+    }
+
+    #[test]
+    fn shell_prompts_of_pasted_terminal_sessions() {
+        for l in [
+            "PS C:\\Users\\Digy Agency\\Desktop\\hub> openclaw cron --help",
+            ">> --non-interactive",
+            "C:\\Windows\\system32>openclaw agents list",
+            "$ npm test",
+            "jules@vps:~/bot$ openclaw gateway restart",
+            "PS /home/jules> ls",
+        ] {
+            assert!(is_shell_prompt_line(l), "{l}");
+        }
+        for l in [
+            "Please don't restart the gateway",
+            "$5 per month is the budget",
+            "C:\\Users\\me is my home, use it",
+            "email me at a@b.c: thanks",
+            "> quoted text",
+        ] {
+            assert!(!is_shell_prompt_line(l), "{l}");
+        }
     }
 
     #[test]

@@ -346,7 +346,7 @@ const DIRECTIVE_TAGS: &[&str] = &["reply_to_current", "reply_to", "audio_as_voic
 
 /// `text` without OpenClaw's reply directives ([`DIRECTIVE_TAGS`], spaces inside the brackets
 /// allowed, any case), except inside a `code` span, where the host keeps them too.
-fn strip_directive_tags(text: &str) -> std::borrow::Cow<'_, str> {
+pub fn strip_directive_tags(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.contains("[[") {
         return std::borrow::Cow::Borrowed(text);
     }

@@ -220,6 +220,14 @@ pub(super) fn constraints(lines: &[Line]) -> Vec<String> {
         if *said == Said::Noise || text.chars().count() > PASTED_CHARS {
             continue;
         }
+        // a pasted terminal session (a shell prompt's line): its lines are the terminal's (a
+        // CLI's banner `I don't sleep...`, a `>> --non-interactive` continuation)
+        if text
+            .lines()
+            .any(context_state::substance::is_shell_prompt_line)
+        {
+            continue;
+        }
         for s in sentences(text) {
             if sets_limit(s, *said == Said::Ack) {
                 let g = gist(&squash(s), CONSTRAINT_CHARS);
@@ -327,6 +335,20 @@ mod tests {
             user("No emojis in the replies"),
         ]);
         assert_eq!(e.constraints, ["No emojis in the replies"]);
+    }
+
+    #[test]
+    fn a_pasted_terminal_session_sets_no_rule() {
+        let e = extract(&[
+            user("Set up the cron job for the market report"),
+            agent("Run `openclaw cron --help` and paste what it says."),
+            user("PS C:\\Users\\Jules\\bot> openclaw cron --help\n\n🦞 OpenClaw 2026.3.2 (85377a2) — I don't sleep, I just enter low-power mode.\n\nUsage: openclaw cron [options]"),
+            agent("Now add it."),
+            user("voila:\n>> --non-interactive\nerror: unknown option"),
+            agent("Drop that flag."),
+            user("Never post the report before 8am"),
+        ]);
+        assert_eq!(e.constraints, ["Never post the report before 8am"]);
     }
 
     #[test]

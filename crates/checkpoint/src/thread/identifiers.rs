@@ -849,14 +849,17 @@ pub(super) const THINKING_FACTOR: f64 = 0.4;
 
 /// The text of an agent message's thinking blocks, joined by newlines.
 pub(super) fn thinking_text(m: &Value) -> String {
-    m.get("content")
+    let text = m
+        .get("content")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
         .filter(|b| b.get("type").and_then(Value::as_str) == Some("thinking"))
         .filter_map(|b| b.get("thinking").and_then(Value::as_str))
         .collect::<Vec<_>>()
-        .join("\n")
+        .join("\n");
+    // a reply drafted in the thinking carries the channel's directives too
+    context_state::wrappers::strip_directive_tags(&text).into_owned()
 }
 
 /// A character of a name as the word count of [`identifiers`] splits text: letters, digits, `_`,

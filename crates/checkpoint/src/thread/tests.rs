@@ -249,6 +249,23 @@ fn identifiers_from_the_code_the_agent_wrote() {
 }
 
 #[test]
+fn openclaws_reply_directives_are_no_identifiers_in_text_or_thinking() {
+    let e = extract(&[
+        user("Check the cron job for the noon post"),
+        json!({"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "[[reply_to_current]] 中午好！ the job calls publishDigest"},
+            {"type": "text", "text": "[[reply_to_current]] The `publishDigest` job ran at 12:00."}
+        ], "stopReason": "stop"}),
+    ]);
+    assert_has(&e.identifiers, &["publishDigest"]);
+    assert!(
+        !e.identifiers.iter().any(|i| i.contains("reply_to")),
+        "{:?}",
+        e.identifiers
+    );
+}
+
+#[test]
 fn names_the_user_wrote_and_the_agent_reasoned_about_join_the_identifiers() {
     // a plan pasted by the user (in Chinese), the agent's thinking, a local constant
     let e = extract(&[
