@@ -185,7 +185,26 @@ pub fn is_name(s: &str) -> bool {
     if title_phrase(t) {
         return false;
     }
-    !(slash_prose(t) || escaped_fragment(t))
+    !(slash_prose(t) || escaped_fragment(t) || closes_unopened(t))
+}
+
+/// A piece cut out of longer text: it closes a bracket it never opened (`14)/EMA(50)/EMA(200`
+/// of `RSI(14)/EMA(50)/EMA(200)`).
+fn closes_unopened(t: &str) -> bool {
+    let (mut round, mut square) = (0i32, 0i32);
+    for c in t.chars() {
+        match c {
+            '(' => round += 1,
+            ')' => round -= 1,
+            '[' => square += 1,
+            ']' => square -= 1,
+            _ => {}
+        }
+        if round < 0 || square < 0 {
+            return true;
+        }
+    }
+    false
 }
 
 /// A heading or a label written in code marks (`Validation Outcome: PASS`, `Mem0 Sync`): words
@@ -336,6 +355,8 @@ mod tests {
             "Validation Outcome: PASS",
             "Workspace Compliance: FAIL",
             "Mem0 Sync",
+            "14)/EMA(50)/EMA(200",
+            "x]",
         ] {
             assert!(!is_name(prose), "{prose}");
         }
@@ -366,6 +387,9 @@ mod tests {
             "nextTick",
             "tRPC",
             "README.md",
+            "RSI(14)/EMA(50)",
+            "items[0].id",
+            "$(date)",
         ] {
             assert!(is_name(name), "{name}");
         }
