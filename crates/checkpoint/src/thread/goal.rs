@@ -147,8 +147,27 @@ pub(super) fn thread(turns: &[Turn], out: &mut Extracted) {
     else {
         return;
     };
-    out.task = Some(gist(user_text(first), TASK_CHARS));
-    out.topic = Some(gist(user_text(last), TOPIC_CHARS));
+    // a bare pick (`1`, `option B`) says what it picks: the option of the agent's message before it
+    let said = |i: usize| -> Cow<'_, str> {
+        let text = user_text(i);
+        let picked = i
+            .checked_sub(1)
+            .and_then(|p| turns[p].agent_last.as_deref())
+            .filter(|_| context_state::substance::letters(text) <= context_state::BARE_PICK_LETTERS)
+            .and_then(|agent| {
+                context_state::substance::chosen_option(
+                    agent,
+                    text,
+                    context_state::dialogue::ends_with_question(agent),
+                )
+            });
+        match picked {
+            Some(item) => Cow::Owned(format!("{text} (re: {})", squash(&item))),
+            None => Cow::Borrowed(text),
+        }
+    };
+    out.task = Some(gist(&said(first), TASK_CHARS));
+    out.topic = Some(gist(&said(last), TOPIC_CHARS));
     out.summary = Some(if first == last {
         gist(user_text(first), TOPIC_CHARS)
     } else {
@@ -196,15 +215,13 @@ pub(super) fn thread(turns: &[Turn], out: &mut Extracted) {
     out.key_exchanges = chosen
         .into_iter()
         .map(|(i, role)| {
-            let text = match role {
-                Role::User => user_text(i),
-                Role::Agent => turns[i].agent_last.as_deref().unwrap_or_default(),
-            };
             // an agent's reply as its words: without its markdown (heading marks, bold, table
             // pipes and rules), which take the gist's characters and say nothing
             let text = match role {
-                Role::Agent => Cow::Owned(context_state::substance::plain(text)),
-                Role::User => Cow::Borrowed(text),
+                Role::User => said(i),
+                Role::Agent => Cow::Owned(context_state::substance::plain(
+                    turns[i].agent_last.as_deref().unwrap_or_default(),
+                )),
             };
             Exchange {
                 role,
@@ -298,6 +315,30 @@ pub(super) mod tests {
             users,
             vec!["The login session expires after 5 minutes instead of an hour; fix it"]
         );
+    }
+
+    #[test]
+    fn a_bare_pick_as_the_topic_says_what_it_picks() {
+        let e = extract(&[
+            user("查一下定时任务"),
+            working("有三个任务到期。"),
+            agent("建议：\n1. **先处理 09:00 打卡**（简单，回复\"1\"我立即执行）\n2. **再处理 08:00 InStreet**"),
+            user("1"),
+            working("正在打卡。"),
+        ]);
+        assert_eq!(e.task.as_deref(), Some("查一下定时任务"));
+        assert_eq!(
+            e.topic.as_deref(),
+            Some("1 (re: 先处理 09:00 打卡（简单，回复\"1\"我立即执行）)")
+        );
+        // a request that is no pick stays as it is
+        let e = extract(&[
+            user("查一下定时任务"),
+            agent("1. 打卡\n2. 推广"),
+            user("把定时任务全部取消掉"),
+            working("正在取消。"),
+        ]);
+        assert_eq!(e.topic.as_deref(), Some("把定时任务全部取消掉"));
     }
 
     #[test]
