@@ -313,6 +313,7 @@ pub fn strip_injections(text: &str) -> String {
     for p in PARAGRAPHS {
         s = remove_paragraphs(&s, p);
     }
+    s = remove_event_continuations(&s);
     let mut senders = Vec::new();
     s = remove_inbound_context(&s, &mut senders);
     s = remove_lines(&s);
@@ -564,6 +565,39 @@ fn remove_bracketed(text: &str, open: &str) -> String {
 /// Removes paragraphs starting with `start`, up to the blank line that ends them.
 fn remove_paragraphs(text: &str, start: &str) -> String {
     remove_each(text, start, |after| after.find("\n\n"))
+}
+
+/// Removes the continuation lines of a multi-line system event in an envelope of an earlier
+/// release, which prefixed only an event's first line with `System: [<time>]` (2026.9 prefixes
+/// every line: get-reply-*.mjs drainFormattedSystemEvents): the events come before the inbound
+/// context blocks and the user's words after them, so what lies between the first event line and
+/// the first block header is the events' (a hook's report: `Hook Gmail (error): ...` and its
+/// paragraphs).
+fn remove_event_continuations(text: &str) -> String {
+    let header = |line: &str| {
+        let l = line.trim_end();
+        l.ends_with(INBOUND_CONTEXT_MARKER) || LEGACY_CONTEXT_HEADERS.iter().any(|h| l.ends_with(h))
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(first) = lines.iter().position(|l| {
+        let l = l.trim_start();
+        l.starts_with("System: [") || l.starts_with("System (untrusted): [")
+    }) else {
+        return text.to_string();
+    };
+    let Some(end) = lines[first..]
+        .iter()
+        .position(|l| header(l))
+        .map(|i| first + i)
+    else {
+        return text.to_string();
+    };
+    lines[..first]
+        .iter()
+        .chain(&lines[end..])
+        .copied()
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Removes OpenClaw's inbound context blocks (strip-inbound-meta-*.mjs, stripInboundMetadata): a
@@ -1002,6 +1036,22 @@ mod tests {
         assert_eq!(
             strip_injections("keep the changelog terse"),
             "keep the changelog terse"
+        );
+    }
+
+    #[test]
+    fn a_multi_line_system_event_of_an_earlier_release_is_the_hosts() {
+        // 2026.2: only the event's first line was prefixed; the user's words follow the blocks
+        let hook = "System: [2026-02-15 18:21:38 EST] Hook Gmail (Chirico) (error): This is a GitHub PR review notification.\n\n**Assessment:** This requires Bill's attention.\n- Thread cache memory leak\n\nSending DM to Bill now.\n\nConversation info (untrusted metadata):\n```json\n{\"conversation_label\": \"user:1916\"}\n```\n\nRead HEARTBEAT.md if it exists (workspace context). Follow it strictly.";
+        assert_eq!(strip_injections(hook), "");
+        let asked = "System: [2026-02-15 18:21:38 EST] Exec failed (oceanic-, signal 9)\nstack line 2\n\nConversation info (untrusted metadata):\n```json\n{\"sender\": \"Bill\"}\n```\n\nwhy did the deploy die?";
+        assert_eq!(strip_injections(asked), "why did the deploy die?");
+        // without a block after it, nothing else is taken for the event's
+        assert_eq!(
+            strip_injections(
+                "System: [2026-02-15 18:21:38 EST] Gateway restarted\nnow run the tests"
+            ),
+            "now run the tests"
         );
     }
 
