@@ -513,6 +513,16 @@ const SECRET_LABELS: &[&str] = &[
     "mot de passe",
 ];
 
+/// A label word typed short of a secret word (`edgeone toke: v`, `pass: v`): four letters or
+/// more that start `token`, `secret` or `password`. Only ever read as a label before a
+/// credential-shaped value.
+fn cut_secret_word(word: &str) -> bool {
+    word.len() >= 4
+        && ["token", "secret", "password"]
+            .iter()
+            .any(|w| w.starts_with(word))
+}
+
 /// Characters of a label read before its separator.
 const LABEL_CHARS: usize = 24;
 
@@ -569,7 +579,10 @@ fn labelled_values(text: &str, spans: &mut Vec<(usize, usize)>) {
             .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
             .next()
             .unwrap_or("");
-        if names_secret(last_word) || SECRET_LABELS.iter().any(|w| lower.contains(w)) {
+        if names_secret(last_word)
+            || cut_secret_word(last_word)
+            || SECRET_LABELS.iter().any(|w| lower.contains(w))
+        {
             spans.push((v_start, v_end));
         }
     }
@@ -622,6 +635,8 @@ mod tests {
             // labels in prose and markdown, in several languages
             ("Gitee 令牌:1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d 我再提供一次", "Gitee 令牌:[redacted] 我再提供一次"),
             ("**令牌值:** `Xy3/2bCEGv96OAhb6FOBYThbqh+FzKmzXoT2pt=`", "**令牌值:** `[redacted]`"),
+            // a label typed short of `token`
+            ("Gitee 令牌:[redacted] edgeone toke : nErJUE/2bCEGv96OAhb6FOBYThbqh+FzKmzXoT2ptXs=", "Gitee 令牌:[redacted] edgeone toke : [redacted]"),
             ("**EdgeOne API Token:** `nQ7kLm2Pz8Rt4Vw6Yx1Ab3Cd5Ef=`", "**EdgeOne API Token:** `[redacted]`"),
             ("数据库密码： Hk29dLq8Zp3x", "数据库密码： [redacted]"),
             ("- Access token = 9f8e7d6c5b4a3f2e1d0c", "- Access token = [redacted]"),

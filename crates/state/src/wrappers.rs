@@ -290,6 +290,20 @@ fn strip_chat_history(text: &str) -> &str {
     }
 }
 
+/// The paths OpenClaw's media notes name (`[media attached: <path> (<type>) | <url>]`,
+/// `[media attached 1/2: <path> ...]`).
+fn media_paths(text: &str) -> Vec<&str> {
+    text.match_indices("[media attached")
+        .filter_map(|(i, _)| {
+            let note = &text[i..];
+            let note = &note[..note.find(']').unwrap_or(note.len())];
+            let path = note.split_once(": ")?.1;
+            let end = path.find([' ', '|']).unwrap_or(path.len());
+            Some(path[..end].trim()).filter(|p| !p.is_empty())
+        })
+        .collect()
+}
+
 /// The text of a user message without the injections and wrappers above; a slash command a host
 /// wrapped (`<command-name>/compact</command-name><command-args>keep it short</command-args>`)
 /// becomes the command line it stands for (`/compact keep it short`). Empty when nothing of the
@@ -298,6 +312,7 @@ pub fn strip_injections(text: &str) -> String {
     // a cron run's job message is the instruction its session exists for: only the prefix goes
     let text = strip_cron_prefix(text);
     let text = strip_chat_history(text);
+    let attached = media_paths(text);
     let command = wrapped_command(text);
     let mut s = text.to_string();
     for tag in ["command-name", "command-args"] {
@@ -332,7 +347,16 @@ pub fn strip_injections(text: &str) -> String {
     } else {
         rest.to_string()
     };
-    let rest = rest.as_str();
+    // a message of media alone whose body the channel filled with the media's own path
+    let rest = if !attached.is_empty()
+        && rest
+            .lines()
+            .all(|l| l.trim().is_empty() || attached.contains(&l.trim()))
+    {
+        ""
+    } else {
+        rest.as_str()
+    };
     match command {
         Some(c) if rest.is_empty() => c,
         Some(c) => format!("{c}\n{rest}"),
@@ -1052,6 +1076,17 @@ mod tests {
                 "System: [2026-02-15 18:21:38 EST] Gateway restarted\nnow run the tests"
             ),
             "now run the tests"
+        );
+    }
+
+    #[test]
+    fn a_body_that_is_the_attached_medias_path_says_nothing() {
+        let image = "[media attached: /w/media/inbound/163c.webp (image/webp) | /w/media/inbound/163c.webp]\nConversation info (untrusted metadata):\n```json\n{\"sender\": \"haidong\"}\n```\n\n/w/media/inbound/163c.webp";
+        assert_eq!(strip_injections(image), "");
+        let captioned = "[media attached: /w/media/inbound/163c.webp (image/webp)]\nwhy did the 18:00 job fail? see /w/media/inbound/163c.webp";
+        assert_eq!(
+            strip_injections(captioned),
+            "why did the 18:00 job fail? see /w/media/inbound/163c.webp"
         );
     }
 
