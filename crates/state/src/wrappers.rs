@@ -591,6 +591,13 @@ fn remove_paragraphs(text: &str, start: &str) -> String {
     remove_each(text, start, |after| after.find("\n\n"))
 }
 
+/// A header line of an inbound context block: it ends with the provenance marker or an earlier
+/// release's `(untrusted metadata):` label.
+fn context_header(line: &str) -> bool {
+    let l = line.trim_end();
+    l.ends_with(INBOUND_CONTEXT_MARKER) || LEGACY_CONTEXT_HEADERS.iter().any(|h| l.ends_with(h))
+}
+
 /// Removes the continuation lines of a multi-line system event in an envelope of an earlier
 /// release, which prefixed only an event's first line with `System: [<time>]` (2026.9 prefixes
 /// every line: get-reply-*.mjs drainFormattedSystemEvents): the events come before the inbound
@@ -598,10 +605,6 @@ fn remove_paragraphs(text: &str, start: &str) -> String {
 /// the first block header is the events' (a hook's report: `Hook Gmail (error): ...` and its
 /// paragraphs).
 fn remove_event_continuations(text: &str) -> String {
-    let header = |line: &str| {
-        let l = line.trim_end();
-        l.ends_with(INBOUND_CONTEXT_MARKER) || LEGACY_CONTEXT_HEADERS.iter().any(|h| l.ends_with(h))
-    };
     let lines: Vec<&str> = text.lines().collect();
     let Some(first) = lines.iter().position(|l| {
         let l = l.trim_start();
@@ -611,7 +614,7 @@ fn remove_event_continuations(text: &str) -> String {
     };
     let Some(end) = lines[first..]
         .iter()
-        .position(|l| header(l))
+        .position(|l| context_header(l))
         .map(|i| first + i)
     else {
         return text.to_string();
@@ -630,11 +633,7 @@ fn remove_event_continuations(text: &str) -> String {
 /// (chat history); a `Context: ⟦openclaw:ctx⟧` channel block runs to the end. The sender names
 /// the metadata gives (`"sender"`, `"name"`, `"label"`) are pushed to `senders`.
 fn remove_inbound_context(text: &str, senders: &mut Vec<String>) -> String {
-    let header = |line: &str| {
-        let l = line.trim_end();
-        l.ends_with(INBOUND_CONTEXT_MARKER) || LEGACY_CONTEXT_HEADERS.iter().any(|h| l.ends_with(h))
-    };
-    if !text.lines().any(header) {
+    if !text.lines().any(context_header) {
         return text.to_string();
     }
     let mut note_sender = |l: &str| {
@@ -654,7 +653,7 @@ fn remove_inbound_context(text: &str, senders: &mut Vec<String>) -> String {
     let mut out: Vec<&str> = Vec::new();
     let mut lines = text.lines().peekable();
     while let Some(line) = lines.next() {
-        if !header(line) {
+        if !context_header(line) {
             out.push(line);
             continue;
         }
