@@ -1013,6 +1013,16 @@ pub fn render(cp: &Checkpoint, opts: RenderOptions<'_>) -> Result<String> {
         return Ok(full);
     }
     let last = at(total);
+    if !fits(&last) && !opts.saved_entries.is_empty() {
+        // a budget too small for the saved entries' line too: the restore goes without it
+        return render(
+            cp,
+            RenderOptions {
+                saved_entries: &[],
+                ..opts
+            },
+        );
+    }
     if !fits(&last) {
         return Err(Error::invalid_arg(format!(
             "maxTokens {} is too small for a restore text: even the frame with the working state \
@@ -1797,6 +1807,26 @@ mod tests {
         )
         .unwrap();
         assert!(text.contains("## Exact identifiers\nSaved entries (scratchpad_read by name): plan (12 chars, 1 line)\n"), "{text}");
+        // a budget that only the frame and working state fit: rendered without them, not refused
+        let long: Vec<SavedEntry> = (0..8)
+            .map(|i| SavedEntry {
+                name: format!("{i}-{}", "n".repeat(58)),
+                chars: 1,
+                lines: 1,
+            })
+            .collect();
+        let bare_text = within(&bare, 1000);
+        let budget = tokens(&bare_text) + 20;
+        let text = render(
+            &bare,
+            RenderOptions {
+                max_tokens: budget,
+                saved_entries: &long,
+                ..RenderOptions::default()
+            },
+        )
+        .unwrap();
+        assert!(!text.contains("Saved entries") && tokens(&text) <= budget);
     }
 
     #[test]
