@@ -572,8 +572,16 @@ const SOURCE_TS: &str = "{ stateDir: string; sessionKey: string } | { yaml: stri
 /// Loads the checkpoint a source names. Missing or corrupt data gives `None`, never an error;
 /// bad arguments and unsafe paths (a symlinked session directory) are errors.
 fn load(source: serde_json::Value) -> Result<Option<core::Checkpoint>, Error> {
-    let source: Source = from_js(source, "source")
-        .map_err(|_| Error::invalid_arg(format!("source must be {SOURCE_TS}")))?;
+    load_source(parse_source(source)?)
+}
+
+/// The source a `{ stateDir, sessionKey } | { yaml }` argument names.
+fn parse_source(source: serde_json::Value) -> Result<Source, Error> {
+    from_js(source, "source").map_err(|_| Error::invalid_arg(format!("source must be {SOURCE_TS}")))
+}
+
+/// [`load`] of a parsed source.
+fn load_source(source: Source) -> Result<Option<core::Checkpoint>, Error> {
     match source {
         Source::Yaml { yaml } => Ok(core::from_yaml(&yaml).ok()),
         Source::Session {
@@ -594,11 +602,12 @@ fn load(source: serde_json::Value) -> Result<Option<core::Checkpoint>, Error> {
 /// first: not a parked tool result (it has a tool) nor the package's own entries (its persisted
 /// scratchpad and session record, `context-native-*`). None for a YAML source, and none when the
 /// store cannot be read: the restore is rendered without them rather than not at all.
-fn saved_entries(source: &serde_json::Value) -> Vec<core::SavedEntry> {
-    let (Some(state_dir), Some(session_key)) = (
-        source.get("stateDir").and_then(serde_json::Value::as_str),
-        source.get("sessionKey").and_then(serde_json::Value::as_str),
-    ) else {
+fn saved_entries(source: &Source) -> Vec<core::SavedEntry> {
+    let Source::Session {
+        state_dir,
+        session_key,
+    } = source
+    else {
         return Vec::new();
     };
     if state_dir.is_empty() {
@@ -747,12 +756,13 @@ pub fn render_checkpoint(
             in_context: o.in_context.as_deref(),
             saved_entries: &[],
         };
+        let source = parse_source(source)?;
         let saved = saved_entries(&source);
         let opts = core::RenderOptions {
             saved_entries: &saved,
             ..opts
         };
-        match load(source)? {
+        match load_source(source)? {
             None => Ok(Maybe(None)),
             Some(cp) => core::render(&cp, opts).map(|text| Maybe(Some(text))),
         }

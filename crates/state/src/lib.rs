@@ -829,6 +829,16 @@ pub fn record_messages(
     })
 }
 
+/// The option of the agent's message a bare pick names (`1`, `lets do 2`, `option B`: at most
+/// [`BARE_PICK_LETTERS`] letters besides its number or letter; [`substance::chosen_option`], a
+/// bulleted item by its place only when the message asked), or `None`.
+pub fn bare_pick(agent: &str, reply: &str) -> Option<String> {
+    if substance::letters(reply) > BARE_PICK_LETTERS {
+        return None;
+    }
+    substance::chosen_option(agent, reply, dialogue::ends_with_question(agent))
+}
+
 /// What a short reply right after a long agent message decided, or `None`. A question back, a
 /// reply without two letters of its own and mostly pasted text decide nothing.
 /// - After a message that ends by asking something: a reply that picks one of the options the
@@ -848,13 +858,11 @@ fn decision_what(agent: &str, reply: &str) -> Option<String> {
     let own = substance::letters(reply) >= 2;
     let Some((question, proposal)) = substance::proposal(agent) else {
         // a bare pick (`lets do 2`, `option B`) of a list the agent wrote
-        if substance::letters(reply) <= BARE_PICK_LETTERS {
-            if let Some(item) = substance::chosen_option(agent, reply, false) {
-                return Some(format!(
-                    "{} (user: {reply})",
-                    gist(&item, DECISION_PROPOSAL_CHARS)
-                ));
-            }
+        if let Some(item) = bare_pick(agent, reply) {
+            return Some(format!(
+                "{} (user: {reply})",
+                gist(&item, DECISION_PROPOSAL_CHARS)
+            ));
         }
         let content = kind == substance::Substance::Content || substance::names_something(reply);
         if !own || !content {

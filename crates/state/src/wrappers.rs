@@ -377,10 +377,13 @@ pub fn strip_directive_tags(text: &str) -> std::borrow::Cow<'_, str> {
     }
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
+    // backticks passed so far: odd inside a code span (counted once per piece, not per tag)
+    let mut ticks = 0;
     while let Some(at) = rest.find("[[") {
         let (before, from) = rest.split_at(at);
         out.push_str(before);
-        let in_code = out.matches('`').count() % 2 == 1;
+        ticks += before.matches('`').count();
+        let in_code = ticks % 2 == 1;
         let tag = from[2..]
             .find("]]")
             .map(|end| (&from[2..2 + end], 2 + end + 2));
@@ -605,6 +608,9 @@ fn context_header(line: &str) -> bool {
 /// the first block header is the events' (a hook's report: `Hook Gmail (error): ...` and its
 /// paragraphs).
 fn remove_event_continuations(text: &str) -> String {
+    if !text.contains("System") {
+        return text.to_string();
+    }
     let lines: Vec<&str> = text.lines().collect();
     let Some(first) = lines.iter().position(|l| {
         let l = l.trim_start();

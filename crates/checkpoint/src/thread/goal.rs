@@ -153,14 +153,7 @@ pub(super) fn thread(turns: &[Turn], out: &mut Extracted) {
         let picked = i
             .checked_sub(1)
             .and_then(|p| turns[p].agent_last.as_deref())
-            .filter(|_| context_state::substance::letters(text) <= context_state::BARE_PICK_LETTERS)
-            .and_then(|agent| {
-                context_state::substance::chosen_option(
-                    agent,
-                    text,
-                    context_state::dialogue::ends_with_question(agent),
-                )
-            });
+            .and_then(|agent| context_state::bare_pick(agent, text));
         match picked {
             Some(item) => Cow::Owned(format!("{text} (re: {})", squash(&item))),
             None => Cow::Borrowed(text),
