@@ -3,8 +3,8 @@
 //! antworten`).
 //!
 //! A sentence of the user's own (not a question, not code or pasted output) is a constraint when it
-//! limits: it negates or forbids, says always / never / only / at most, or states an amount with a
-//! currency or per-period unit. Negation and limits are read from a short list of such words in the
+//! limits: it negates or forbids, says always / never / only / at most, sets a standing rule
+//! (`from now on`, `以后先…`), or states an amount with a currency or per-period unit. Negation and limits are read from a short list of such words in the
 //! languages OpenClaw's channels see most (they are the grammar of a rule, not its topic); amounts
 //! from structure (a currency sign or a number per unit).
 
@@ -71,6 +71,43 @@ const LIMIT_PIECES: &[&str] = &[
 const BIE_AFTER: &[char] = &[
     '你', '您', '就', '也', '可', '请', '先', '还', '都', '万', '们',
 ];
+
+/// Phrases that make a sentence of a spaced script a standing rule wherever they stand (`from now
+/// on, publish to the platform first`), lowercase, matched at word edges.
+#[rustfmt::skip]
+const STANDING_PHRASES: &[&str] = &[
+    "from now on", "going forward", "from here on", "henceforth", "ab jetzt", "ab sofort",
+    "künftig", "désormais", "à l'avenir",
+    "de ahora en adelante", "a partir de ahora", "d'ora in poi", "daqui em diante",
+    "впредь", "отныне", "с этого момента", "надалі",
+];
+
+/// Pieces of a script written without spaces that set a standing rule at the start of a clause
+/// (`以后先发布到虾评`, `今後は日本語で`), not inside one (`下午2点以后`: after two, `升级以后`: after
+/// the upgrade).
+#[rustfmt::skip]
+const STANDING_LEADS: &[&str] = &["以后", "今后", "往后", "从现在开始", "今後", "これから", "앞으로"];
+
+/// Whether a sentence sets a standing rule ([`STANDING_PHRASES`], [`STANDING_LEADS`]). (`every
+/// time` / `每次` are not among them: `it crashes every time` reports, it sets nothing.)
+fn sets_standing_rule(lower: &str) -> bool {
+    let edge = |c: Option<char>| !c.is_some_and(char::is_alphanumeric);
+    STANDING_PHRASES.iter().any(|p| {
+        context_state::substance::occurs(lower, p, |before, after| {
+            edge(before.chars().next_back()) && edge(after.chars().next())
+        })
+    }) || lower
+        .split(|c: char| !(c.is_alphanumeric() || context_state::substance::unspaced(c)))
+        .flat_map(|clause| {
+            // a clause may open with who it addresses (`你以后`, `我们以后`)
+            let clause = clause.trim_start_matches(['你', '您', '我', '们']);
+            STANDING_LEADS
+                .iter()
+                .filter(move |l| clause.starts_with(*l))
+        })
+        .next()
+        .is_some()
+}
 
 /// Chinese `别` as `don't`: at the start of a clause or after one of [`BIE_AFTER`], and not
 /// opening a word of its own (`别人`, `别的`, `别处`).
@@ -204,6 +241,7 @@ fn sets_limit(sentence: &str, answer: bool) -> bool {
     }
     has_limit
         || LIMIT_PIECES.iter().any(|p| lower.contains(p))
+        || sets_standing_rule(&lower)
         || forbids_bie(s)
         || states_amount(s)
 }
@@ -269,6 +307,40 @@ mod tests {
                 "下午2点之后不喝咖啡。",
                 "Bitte antworte immer auf Deutsch, und halte das Budget bei ~$10/month",
             ]
+        );
+    }
+
+    #[test]
+    fn a_standing_rule_is_a_constraint_in_any_language() {
+        for s in [
+            "以后先发布到虾评，然后获取虾评的版本号，保证一致性再更新GitHub",
+            "好的，你以后都用中文回复我",
+            "From now on, run the linter before every commit",
+            "going forward, deploy to staging first",
+            "Ab jetzt bitte die Tests zuerst laufen lassen",
+            "désormais, publie d'abord sur la plateforme",
+            "今後は日本語で返事してください",
+            "앞으로 배포 전에 테스트를 실행해 주세요",
+        ] {
+            assert!(is_constraint(s), "{s}");
+        }
+        // `以后` inside a clause is `after`; `every time` reports what happens
+        for s in [
+            "下午2点以后帮我整理一下日报",
+            "升级以后重新启动一下服务",
+            "it crashes every time I open the settings page",
+            "每次都报错，帮我看看日志",
+        ] {
+            assert!(!is_constraint(s), "{s}");
+        }
+        // in a conversation: the rule is kept, the request before it is not
+        let e = extract(&[
+            user("现在发布到虾评平台。 以后先发布到虾评，然后获取虾评的版本号，保证一致性再更新GitHub"),
+            agent("✅ 发布完成！版本一致性已保证"),
+        ]);
+        assert_eq!(
+            e.constraints,
+            ["以后先发布到虾评，然后获取虾评的版本号，保证一致性再更新GitHub"]
         );
     }
 
