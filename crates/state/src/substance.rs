@@ -491,8 +491,9 @@ fn reply_letters(reply: &str) -> Vec<char> {
 /// The option of the agent's message a short reply picks, by structure: options are the
 /// message's numbered, lettered or bulleted items and its headings or bold leads with a label
 /// (`1.`, `(2)`, `B)`, `- Postgres: ...`, `### Option A`, `**方案二：**`). The reply picks one by
-/// its label (`方案1`, `Option B`), its number (`3`, `3.`, `lets do 2`, `2番`: exactly one
-/// number) or its letter (`B`, `option B`, `方案B`). Only when the message `asked` something: a
+/// its label (`方案1`, `Option B`), its number (`3`, `3.`, `lets do 2`, `2番`), several numbers
+/// (`1 and 3`, `1，2，3`, `1-3`: their items joined by `; `, [`several_picked`]) or its letter (`B`,
+/// `option B`, `方案B`). Only when the message `asked` something: a
 /// bulleted item by its place (`2`), or by a label of its own that is most of the reply
 /// (`Postgres`, `sqlite is enough`). When several items carry that number or letter, the last
 /// (options are usually listed last). `None` when nothing is picked or the pick is ambiguous.
@@ -613,8 +614,8 @@ pub fn chosen_option(agent_text: &str, reply: &str, asked: bool) -> Option<Strin
                 .map(|o| o.text.clone());
         }
         [] => {}
-        // `2 or 3`: no single pick
-        _ => return None,
+        // `1, 2 and 3`, `1和3都做`, `1-3`: each of several numbered options; `2 or 3` picks none
+        ns => return several_picked(&items, reply, ns),
     }
     let letters_offered: Vec<char> = reply_letters(reply)
         .into_iter()
@@ -628,6 +629,52 @@ pub fn chosen_option(agent_text: &str, reply: &str, asked: bool) -> Option<Strin
             .map(|o| o.text.clone()),
         _ => None,
     }
+}
+
+/// Most options one reply picks by number (`1-3`, `1, 2, 4 and 5`).
+pub const MAX_PICKS: usize = 6;
+
+/// Words that make a reply naming several numbers a choice still open (`2 or 3`, `2还是3`).
+const EITHER: &[&str] = &["or", "oder", "ou", "o", "или", "або", "either", "vs"];
+const EITHER_PIECES: &[&str] = &["或", "还是", "還是", "か"];
+
+/// The numbered options a reply picks by several numbers (`1, 2 and 3`, `do 1 and 3`, `1和3`,
+/// `1-3`), their texts joined by `; `: only when every number (or each number of a range) is an
+/// offered option's, at most [`MAX_PICKS`], and the reply does not weigh them against each
+/// other (`2 or 3`, `2还是3`). `None` otherwise.
+fn several_picked(items: &[Offered], reply: &str, numbers: &[&str]) -> Option<String> {
+    let lower = reply.to_lowercase();
+    let words = lower.split(|c: char| !c.is_alphanumeric());
+    if words.clone().any(|w| EITHER.contains(&w)) || EITHER_PIECES.iter().any(|p| lower.contains(p))
+    {
+        return None;
+    }
+    let ns: Vec<usize> = numbers
+        .iter()
+        .map(|n| n.parse().ok())
+        .collect::<Option<_>>()?;
+    // `1-3`, `1~3`, `1到3`: two numbers with a range sign between them
+    let between = |a: &str, b: &str| {
+        let (i, j) = (reply.find(a)?, reply.rfind(b)?);
+        (i + a.len() <= j).then(|| reply[i + a.len()..j].trim())
+    };
+    let range = match (numbers, ns.as_slice()) {
+        ([a, b], [lo, hi]) if lo < hi => between(a, b)
+            .is_some_and(|sep| matches!(sep, "-" | "~" | "–" | "到" | "至" | "〜" | "..")),
+        _ => false,
+    };
+    let ns: Vec<usize> = if range { (ns[0]..=ns[1]).collect() } else { ns };
+    if ns.len() > MAX_PICKS {
+        return None;
+    }
+    let mut picked: Vec<&str> = Vec::new();
+    for n in ns {
+        let o = items.iter().rev().find(|o| o.keys.contains(&Key::Num(n)))?;
+        if !picked.contains(&o.text.as_str()) {
+            picked.push(&o.text);
+        }
+    }
+    (picked.len() >= 2).then(|| picked.join("; "))
 }
 
 /// True when `label` stands in `text` as a word (not inside a longer word of letters or digits;
@@ -1305,7 +1352,23 @@ mod tests {
         assert_eq!(pick("2番で").as_deref(), Some("Drop the cache and rebuild"));
         assert_eq!(pick("(1)").as_deref(), Some("Keep the cache"));
         assert_eq!(pick("2 or 3"), None);
+        assert_eq!(pick("2还是3"), None);
         assert_eq!(pick("7"), None);
+        // several numbers: each of the options, in the reply's order; a number not offered, none
+        assert_eq!(
+            pick("do 1 and 3").as_deref(),
+            Some("Keep the cache; Move it to SQLite")
+        );
+        assert_eq!(
+            pick("立即执行1，2，3").as_deref(),
+            Some("Keep the cache; Drop the cache and rebuild; Move it to SQLite")
+        );
+        assert_eq!(
+            pick("1-3").as_deref(),
+            Some("Keep the cache; Drop the cache and rebuild; Move it to SQLite")
+        );
+        assert_eq!(pick("2 and 7"), None);
+        assert_eq!(pick("3 first then 3"), None);
         assert_eq!(chosen_option("no list here?", "1", true), None);
         // a rule or an emoji after the number is no option
         assert_eq!(chosen_option("1. ---\n2. 🎉\n", "1", true), None);
