@@ -189,8 +189,21 @@ pub fn is_name(s: &str) -> bool {
 }
 
 /// A piece cut out of longer text: it closes a bracket it never opened (`14)/EMA(50)/EMA(200`
-/// of `RSI(14)/EMA(50)/EMA(200)`).
+/// of `RSI(14)/EMA(50)/EMA(200)`), or, after text of its own, a markup tag it never opened or
+/// never ends (`Title</small></h1` of `<h1>Title<br><small>Title</small></h1>`; a tag alone,
+/// `</div>` or `<br><small>`, is the markup the work writes).
 fn closes_unopened(t: &str) -> bool {
+    let cut_tag = t.match_indices("</").any(|(i, _)| {
+        let rest = &t[i + 2..];
+        let name: String = rest
+            .chars()
+            .take_while(char::is_ascii_alphanumeric)
+            .collect();
+        !name.is_empty() && i > 0 && (!rest.contains('>') || !t[..i].contains(&format!("<{name}")))
+    });
+    if cut_tag {
+        return true;
+    }
     let (mut round, mut square) = (0i32, 0i32);
     for c in t.chars() {
         match c {
@@ -357,6 +370,8 @@ mod tests {
             "Mem0 Sync",
             "14)/EMA(50)/EMA(200",
             "x]",
+            "Title</small></h1",
+            "中文标题</h1>",
         ] {
             assert!(!is_name(prose), "{prose}");
         }
@@ -376,6 +391,9 @@ mod tests {
             "npm run build",
             "ALTER TABLE",
             "SELECT *",
+            "<br><small>",
+            "</div>",
+            "<b>bold</b>",
             "Mem0",
             "New_York",
             "gog calendar list",
