@@ -280,6 +280,17 @@ mod tests {
             text.contains("Password ok") && text.contains("*\\\"Xy3\\\"*"),
             "{text}"
         );
+        // a password the user typed (short, no credential's shape: read by its label) is redacted
+        // where the agent types it again
+        let msgs = vec![
+            json!({"role": "user", "content": "这是github的账号信息：账号：ann\n密码：kaitou@2015 帮我登录clawhub"}),
+            json!({"role": "assistant", "content": [
+                {"type": "toolCall", "name": "exec", "arguments": {"command": "agent-browser fill @e2 \"ann\" && agent-browser fill @e3 \"kaitou@2015\""}}
+            ]}),
+        ];
+        let text = serde_json::to_string(&*redact_messages(&msgs)).unwrap();
+        assert!(!text.contains("kaitou@2015"), "{text}");
+        assert!(text.contains("帮我登录clawhub"), "{text}");
         // nothing to redact: the messages are borrowed as they are
         let plain =
             vec![json!({"role": "user", "content": "commit 3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d"})];

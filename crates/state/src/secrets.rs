@@ -179,6 +179,7 @@ fn credential_spans(text: &str) -> Vec<(usize, usize)> {
     url_credentials(text, &mut spans);
     named_values(text, &mut spans);
     labelled_values(text, &mut spans);
+    password_values(text, &mut spans);
     spans
 }
 
@@ -588,6 +589,155 @@ fn labelled_values(text: &str, spans: &mut Vec<(usize, usize)>) {
     }
 }
 
+/// Words that name a password (a password is short and typed by people, so it is read after
+/// these alone, not after every secret word): ASCII ones as whole words, the others anywhere.
+const PASSWORD_WORDS: &[&str] = &["password", "passwd", "passphrase", "passcode", "pwd"];
+#[rustfmt::skip]
+const PASSWORD_LABELS: &[&str] = &[
+    "密码", "口令", "パスワード", "비밀번호", "암호", "пароль", "passwort", "senha", "contraseña",
+    "mot de passe",
+];
+/// Words between a password's label and its value (`the password is hunter2!x`, `密码是…`).
+#[rustfmt::skip]
+const PASSWORD_COPULAS: &[&str] = &[
+    "is", "was", "ist", "est", "es", "é", "是", "为", "為", "は", "은", "는", "：", ":", "=",
+];
+/// Words between a password and a label after it (`kaitou@2015 这是账号密码`, `x9!pass is my
+/// password`).
+#[rustfmt::skip]
+const PASSWORD_LEADS: &[&str] = &[
+    "is", "my", "the", "our", "as", "这是", "是", "我的", "账号", "帐号", "的", "登录", "邮箱",
+];
+
+/// A value that could be a password people type: 6 to 64 ASCII characters without spaces, a
+/// letter and a digit or symbol among them (`kaitou@2015`, `hunter2`; not a word, `stored`), not a
+/// path, a URL or a placeholder.
+fn password_shaped(v: &str) -> bool {
+    let n = v.chars().count();
+    // code, not a password: a call, an index, a variable, a dotted name (`os.environ[`, `$PW`,
+    // `self.password`, `db_password`)
+    let dotted = v.split('.').all(|p| {
+        p.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    });
+    (6..=64).contains(&n)
+        && v.chars()
+            .all(|c| c.is_ascii_graphic() && !"()[]{}<>$%".contains(c))
+        && v.chars().any(|c| c.is_ascii_alphabetic())
+        && v.chars()
+            .any(|c| c.is_ascii_digit() || "!@#^&*+=?~".contains(c))
+        && !(dotted && v.contains('.'))
+        && !v.contains("://")
+        && plausible_value(v)
+}
+
+/// The end of a password typed in prose from `from`: the next space, quote, backtick, markup or
+/// character outside ASCII, without the sentence's closing punctuation.
+fn password_end(text: &str, from: usize) -> usize {
+    let end = text[from..]
+        .char_indices()
+        .find(|&(_, c)| c.is_whitespace() || !c.is_ascii() || matches!(c, '`' | '"' | '\'' | '*'))
+        .map_or(text.len(), |(k, _)| from + k);
+    from + text[from..end]
+        .trim_end_matches(['.', ',', ';', ':', '!', '?', ')', ']'])
+        .len()
+}
+
+/// A password after or before a label that names one, in prose: `密码：kaitou@2015`, `the
+/// password is hunter2!`, `kaitou@2015 这是账号密码`. A [`password_shaped`] value only, so
+/// prose (`the password is stored in Vault`) stays.
+fn password_values(text: &str, spans: &mut Vec<(usize, usize)>) {
+    let lower = text.to_lowercase();
+    // the label's byte ranges in `text` (lower-casing keeps the byte offsets of ASCII; a text
+    // whose lower case differs in length is read through `lower` only where they agree)
+    if lower.len() != text.len() {
+        return;
+    }
+    let mut labels: Vec<(usize, usize)> = Vec::new();
+    for w in PASSWORD_WORDS {
+        for (i, _) in lower.match_indices(w) {
+            let e = i + w.len();
+            let edge = |c: Option<char>| {
+                !c.is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+            };
+            if edge(lower[..i].chars().next_back()) && edge(lower[e..].chars().next()) {
+                labels.push((i, e));
+            }
+        }
+    }
+    for w in PASSWORD_LABELS {
+        labels.extend(lower.match_indices(w).map(|(i, _)| (i, i + w.len())));
+    }
+    let filler = |c: char| c.is_whitespace() || matches!(c, '*' | '_' | '`' | '"' | '\'');
+    for (start, end) in labels {
+        // after: markup, at most two copulas or separators, markup, then the value
+        let mut at = end;
+        for _ in 0..3 {
+            let rest = &text[at..];
+            let skip = rest.len() - rest.trim_start_matches(filler).len();
+            at += skip;
+            let rest = &text[at..];
+            match PASSWORD_COPULAS.iter().find(|c| {
+                rest.to_lowercase().starts_with(*c)
+                    && !rest[c.len()..].chars().next().is_some_and(|n| {
+                        c.chars().all(|k| k.is_ascii_alphabetic()) && n.is_ascii_alphanumeric()
+                    })
+            }) {
+                Some(c) => at += c.len(),
+                None => break,
+            }
+        }
+        let v_end = password_end(text, at);
+        if at < v_end && password_shaped(&text[at..v_end]) {
+            spans.push((at, v_end));
+            continue;
+        }
+        // before: the words that lead to the label (one at least: a word just before `password`
+        // names something else, `reset2 password`), then the value
+        let mut b = start;
+        let mut leads = 0;
+        for _ in 0..4 {
+            let before = text[..b].trim_end_matches(filler);
+            match PASSWORD_LEADS.iter().find(|l| {
+                before.to_lowercase().ends_with(*l)
+                    && !before[..before.len() - l.len()]
+                        .chars()
+                        .next_back()
+                        .is_some_and(|p| {
+                            l.chars().all(|k| k.is_ascii_alphabetic()) && p.is_ascii_alphanumeric()
+                        })
+            }) {
+                Some(l) => {
+                    b = before.len() - l.len();
+                    leads += 1;
+                }
+                None => {
+                    b = before.len();
+                    break;
+                }
+            }
+        }
+        let before = text[..b].trim_end_matches(filler);
+        let v_start = before
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| {
+                c.is_whitespace() || !c.is_ascii() || matches!(c, '`' | '"' | '\'' | '*')
+            })
+            .map_or(0, |(k, c)| k + c.len_utf8());
+        let v_end = password_end(text, v_start);
+        if leads > 0
+            && v_start < v_end
+            && v_end <= before.len()
+            && password_shaped(&text[v_start..v_end])
+        {
+            spans.push((v_start, v_end));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -640,6 +790,13 @@ mod tests {
             ("**EdgeOne API Token:** `nQ7kLm2Pz8Rt4Vw6Yx1Ab3Cd5Ef=`", "**EdgeOne API Token:** `[redacted]`"),
             ("数据库密码： Hk29dLq8Zp3x", "数据库密码： [redacted]"),
             ("- Access token = 9f8e7d6c5b4a3f2e1d0c", "- Access token = [redacted]"),
+            // a password people type: short, with a symbol, after or before its label
+            ("这是github的账号信息：账号：[email]\n密码：kaitou@2015", "这是github的账号信息：账号：[email]\n密码：[redacted]"),
+            ("kaitou@2015 这是账号密码", "[redacted] 这是账号密码"),
+            ("the password is hunter2!", "the password is [redacted]!"),
+            ("Password: x9!Lq2 (don't share it)", "Password: [redacted] (don't share it)"),
+            ("密码是Abc#2024，账号是ann", "密码是[redacted]，账号是ann"),
+            ("x9!pass7 is my password", "[redacted] is my password"),
         ];
         for (input, want) in cases {
             assert_eq!(redact(input), *want, "{input}");
@@ -673,6 +830,13 @@ mod tests {
             "用户密码长度至少 8 位",
             "the password is stored in Vault",
             "keyboard: us",
+            "password: required",
+            "reset the password at /account/reset",
+            "密码：已经改好了",
+            "the password-reset flow sends a link",
+            "new passwords need 12+ characters",
+            "password = os.environ[\"DB_PW\"]",
+            "run test123 password reset",
         ] {
             assert_eq!(redact(text), text, "{text}");
         }
