@@ -856,6 +856,8 @@ try {
     // A credential of no known shape (32 hex digits, as a hash would be), pasted under a label in the user's own
     // language and quoted back bare by the agent: the label tells it is one, wherever it appears (issue 27).
     const LABELLED = '5f0c2a9e7b1d4c3f8a6e2d0b9c7f1a34'
+    // A password the user types in a sentence: short, with a symbol, no credential's shape: read by its label.
+    const PASSWORD = 'Kx9#rotate24'
     const gw = startGateway({ node, openclawBin, port, env, cwd: workspace })
     const log = gw.log
     try {
@@ -902,7 +904,7 @@ try {
       assert.ok(requestText(polls()[0].body).includes('Rotate the deploy key'), 'the heartbeat ran in the main session (it carries the user\'s turns)')
       // The user moves on after the heartbeat: the current request leads the goal, the first one follows.
       turns.set('t61b', [{ text: 'Noted the new key in docs/keys.md.', usage: { prompt_tokens: 23_000 } }])
-      await turn(MAIN, '[t61b] Now record the new deploy key in docs/keys.md as well.', { local: false })
+      await turn(MAIN, `[t61b] Now record the new deploy key in docs/keys.md as well. The staging console password is ${PASSWORD}.`, { local: false })
 
       // /compact (sessions.compact), then the user's next turn.
       const before = server.requests.length
@@ -928,6 +930,7 @@ try {
       assert.doesNotMatch(goal, /Hi there/, `not the greeting: ${restore}`)
       assert.ok(!restore.includes(TOKEN) && !/ghp_[A-Za-z0-9]{20,}/.test(restore), `no credential in the restore: ${restore}`)
       assert.ok(!restore.includes(LABELLED), `no labelled credential in the restore, under its label or bare: ${restore}`)
+      assert.ok(!restore.includes(PASSWORD), `no typed password in the restore: ${restore}`)
       // The user's task keeps its words, the credential in it replaced (crates/state/src/secrets.rs).
       assert.match(goal, /\[redacted\]/, `the credential in the task is redacted: ${goal}`)
       assert.ok(JSON.stringify(task.chat[1].body).includes(TOKEN), 'the command with the credential was in the conversation before the compaction')
@@ -938,6 +941,7 @@ try {
       for (const y of yaml) {
         assert.ok(!y.includes(TOKEN) && !/ghp_[A-Za-z0-9]{20,}/.test(y), `no credential in the checkpoint YAML: ${y.slice(0, 800)}`)
         assert.ok(!y.includes(LABELLED), `no labelled credential in the checkpoint YAML: ${y.slice(0, 800)}`)
+        assert.ok(!y.includes(PASSWORD), `no typed password in the checkpoint YAML: ${y.slice(0, 800)}`)
         assert.doesNotMatch(y, /HEARTBEAT_OK|heartbeat monitor scratch/, `no heartbeat text in the checkpoint YAML: ${y.slice(0, 800)}`)
       }
       assert.match(yaml.at(-1), /Rotate the deploy key/, 'the checkpoint has the task')
