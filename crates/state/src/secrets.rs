@@ -594,8 +594,8 @@ fn labelled_values(text: &str, spans: &mut Vec<(usize, usize)>) {
 const PASSWORD_WORDS: &[&str] = &["password", "passwd", "passphrase", "passcode", "pwd"];
 #[rustfmt::skip]
 const PASSWORD_LABELS: &[&str] = &[
-    "密码", "口令", "パスワード", "비밀번호", "암호", "пароль", "passwort", "senha", "contraseña",
-    "mot de passe",
+    "密码", "口令", "パスワード", "비밀번호", "암호", "пароль", "Пароль", "passwort", "senha",
+    "contraseña", "mot de passe",
 ];
 /// Words between a password's label and its value (`the password is hunter2!x`, `密码是…`).
 #[rustfmt::skip]
@@ -633,13 +633,30 @@ fn password_shaped(v: &str) -> bool {
         && plausible_value(v)
 }
 
-/// The end of a password typed in prose from `from`: the next space, quote, backtick, markup or
-/// character outside ASCII, without the sentence's closing punctuation.
+/// Longest stretch read for one password (its 64 characters and the punctuation after it): a
+/// longer run without a break is no password, and no text is scanned further per label.
+const PASSWORD_SCAN: usize = 72;
+
+/// Whether a character ends a password typed in prose: a space, a quote, a backtick, markup or
+/// a character outside ASCII.
+fn ends_password(c: char) -> bool {
+    c.is_whitespace() || !c.is_ascii() || matches!(c, '`' | '"' | '\'' | '*')
+}
+
+/// The end of a password typed in prose from `from` (see [`ends_password`]), without the
+/// sentence's closing punctuation; `from` itself when no end comes within [`PASSWORD_SCAN`]
+/// bytes.
 fn password_end(text: &str, from: usize) -> usize {
-    let end = text[from..]
+    let rest = &text[from..];
+    let end = match rest
         .char_indices()
-        .find(|&(_, c)| c.is_whitespace() || !c.is_ascii() || matches!(c, '`' | '"' | '\'' | '*'))
-        .map_or(text.len(), |(k, _)| from + k);
+        .take(PASSWORD_SCAN)
+        .find(|&(_, c)| ends_password(c))
+    {
+        Some((k, _)) => from + k,
+        None if rest.len() <= PASSWORD_SCAN => text.len(),
+        None => return from,
+    };
     from + text[from..end]
         .trim_end_matches(['.', ',', ';', ':', '!', '?', ')', ']'])
         .len()
@@ -647,21 +664,18 @@ fn password_end(text: &str, from: usize) -> usize {
 
 /// A password after or before a label that names one, in prose: `密码：kaitou@2015`, `the
 /// password is hunter2!`, `kaitou@2015 这是账号密码`. A [`password_shaped`] value only, so
-/// prose (`the password is stored in Vault`) stays.
+/// prose (`the password is stored in Vault`) stays. Each label is read within a few words of it:
+/// linear in the text.
 fn password_values(text: &str, spans: &mut Vec<(usize, usize)>) {
-    let lower = text.to_lowercase();
-    // the label's byte ranges in `text` (lower-casing keeps the byte offsets of ASCII; a text
-    // whose lower case differs in length is read through `lower` only where they agree)
-    if lower.len() != text.len() {
-        return;
-    }
+    // ASCII lower case keeps every byte offset of `text`
+    let lower = text.to_ascii_lowercase();
     let mut labels: Vec<(usize, usize)> = Vec::new();
+    let edge = |c: Option<char>| {
+        !c.is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    };
     for w in PASSWORD_WORDS {
         for (i, _) in lower.match_indices(w) {
             let e = i + w.len();
-            let edge = |c: Option<char>| {
-                !c.is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
-            };
             if edge(lower[..i].chars().next_back()) && edge(lower[e..].chars().next()) {
                 labels.push((i, e));
             }
@@ -671,19 +685,18 @@ fn password_values(text: &str, spans: &mut Vec<(usize, usize)>) {
         labels.extend(lower.match_indices(w).map(|(i, _)| (i, i + w.len())));
     }
     let filler = |c: char| c.is_whitespace() || matches!(c, '*' | '_' | '`' | '"' | '\'');
+    // a word is a whole word (an ASCII one not glued to a letter or digit)
+    let word_ends = |w: &str, next: Option<char>| {
+        !(w.bytes().all(|b| b.is_ascii_alphabetic())
+            && next.is_some_and(|n| n.is_ascii_alphanumeric()))
+    };
     for (start, end) in labels {
-        // after: markup, at most two copulas or separators, markup, then the value
+        // after: markup, at most three copulas or separators, markup, then the value
         let mut at = end;
         for _ in 0..3 {
-            let rest = &text[at..];
-            let skip = rest.len() - rest.trim_start_matches(filler).len();
-            at += skip;
-            let rest = &text[at..];
+            at = text.len() - text[at..].trim_start_matches(filler).len();
             match PASSWORD_COPULAS.iter().find(|c| {
-                rest.to_lowercase().starts_with(*c)
-                    && !rest[c.len()..].chars().next().is_some_and(|n| {
-                        c.chars().all(|k| k.is_ascii_alphabetic()) && n.is_ascii_alphanumeric()
-                    })
+                lower[at..].starts_with(*c) && word_ends(c, lower[at + c.len()..].chars().next())
             }) {
                 Some(c) => at += c.len(),
                 None => break,
@@ -699,40 +712,33 @@ fn password_values(text: &str, spans: &mut Vec<(usize, usize)>) {
         let mut b = start;
         let mut leads = 0;
         for _ in 0..4 {
-            let before = text[..b].trim_end_matches(filler);
+            b = text[..b].trim_end_matches(filler).len();
             match PASSWORD_LEADS.iter().find(|l| {
-                before.to_lowercase().ends_with(*l)
-                    && !before[..before.len() - l.len()]
-                        .chars()
-                        .next_back()
-                        .is_some_and(|p| {
-                            l.chars().all(|k| k.is_ascii_alphabetic()) && p.is_ascii_alphanumeric()
-                        })
+                lower[..b].ends_with(*l) && word_ends(l, lower[..b - l.len()].chars().next_back())
             }) {
                 Some(l) => {
-                    b = before.len() - l.len();
+                    b -= l.len();
                     leads += 1;
                 }
-                None => {
-                    b = before.len();
-                    break;
-                }
+                None => break,
             }
         }
+        if leads == 0 {
+            continue;
+        }
         let before = text[..b].trim_end_matches(filler);
-        let v_start = before
+        let v_start = match before
             .char_indices()
             .rev()
-            .find(|&(_, c)| {
-                c.is_whitespace() || !c.is_ascii() || matches!(c, '`' | '"' | '\'' | '*')
-            })
-            .map_or(0, |(k, c)| k + c.len_utf8());
-        let v_end = password_end(text, v_start);
-        if leads > 0
-            && v_start < v_end
-            && v_end <= before.len()
-            && password_shaped(&text[v_start..v_end])
+            .take(PASSWORD_SCAN)
+            .find(|&(_, c)| ends_password(c))
         {
+            Some((k, c)) => k + c.len_utf8(),
+            None if before.len() <= PASSWORD_SCAN => 0,
+            None => continue,
+        };
+        let v_end = password_end(text, v_start);
+        if v_start < v_end && v_end <= before.len() && password_shaped(&text[v_start..v_end]) {
             spans.push((v_start, v_end));
         }
     }
@@ -837,9 +843,26 @@ mod tests {
             "new passwords need 12+ characters",
             "password = os.environ[\"DB_PW\"]",
             "run test123 password reset",
+            "password is ÄÖÜ-not-ascii",
         ] {
             assert_eq!(redact(text), text, "{text}");
         }
+    }
+
+    #[test]
+    fn passwords_in_long_or_mixed_text_are_read_near_their_label() {
+        // every label is read within a few words: a long text of labels and long runs is read once
+        let many = "密码是 İstanbul password is ".repeat(20_000);
+        assert!(redact(&many) == many, "labels without values");
+        let run = format!("密码是{}", "x9".repeat(500_000));
+        assert!(redact(&run) == run, "a run longer than any password");
+        let glued = format!("{}9 is my password", "a".repeat(100_000));
+        assert!(
+            redact(&glued) == glued,
+            "a run longer than any password, before its label"
+        );
+        // a label beside text whose lower case is longer (`İ`) is still read
+        assert_eq!(redact("İ password: k9!x2q"), "İ password: [redacted]");
     }
 
     #[test]
