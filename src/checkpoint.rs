@@ -572,7 +572,7 @@ const SOURCE_TS: &str = "{ stateDir: string; sessionKey: string } | { yaml: stri
 /// Loads the checkpoint a source names. Missing or corrupt data gives `None`, never an error;
 /// bad arguments and unsafe paths (a symlinked session directory) are errors.
 fn load(source: serde_json::Value) -> Result<Option<core::Checkpoint>, Error> {
-    load_source(parse_source(source)?)
+    load_source(&parse_source(source)?)
 }
 
 /// The source a `{ stateDir, sessionKey } | { yaml }` argument names.
@@ -581,9 +581,9 @@ fn parse_source(source: serde_json::Value) -> Result<Source, Error> {
 }
 
 /// [`load`] of a parsed source.
-fn load_source(source: Source) -> Result<Option<core::Checkpoint>, Error> {
+fn load_source(source: &Source) -> Result<Option<core::Checkpoint>, Error> {
     match source {
-        Source::Yaml { yaml } => Ok(core::from_yaml(&yaml).ok()),
+        Source::Yaml { yaml } => Ok(core::from_yaml(yaml).ok()),
         Source::Session {
             state_dir,
             session_key,
@@ -593,7 +593,7 @@ fn load_source(source: Source) -> Result<Option<core::Checkpoint>, Error> {
                     "source.stateDir must be a non-empty path",
                 ));
             }
-            core::read_latest(std::path::Path::new(&state_dir), &session_key)
+            core::read_latest(std::path::Path::new(state_dir), session_key)
         }
     }
 }
@@ -601,7 +601,8 @@ fn load_source(source: Source) -> Result<Option<core::Checkpoint>, Error> {
 /// The named entries the model saved in the session's observation store (seed 004), oldest
 /// first: not a parked tool result (it has a tool) nor the package's own entries (its persisted
 /// scratchpad and session record, `context-native-*`). None for a YAML source, and none when the
-/// store cannot be read: the restore is rendered without them rather than not at all.
+/// store cannot be read: the restore is rendered without them rather than not at all. Read after
+/// [`load_source`] found a checkpoint (which refuses an empty `stateDir`).
 fn saved_entries(source: &Source) -> Vec<core::SavedEntry> {
     let Source::Session {
         state_dir,
@@ -610,9 +611,6 @@ fn saved_entries(source: &Source) -> Vec<core::SavedEntry> {
     else {
         return Vec::new();
     };
-    if state_dir.is_empty() {
-        return Vec::new();
-    }
     context_offload::list(std::path::Path::new(state_dir), session_key, None, false)
         .map(|entries| {
             entries
@@ -757,15 +755,19 @@ pub fn render_checkpoint(
             saved_entries: &[],
         };
         let source = parse_source(source)?;
-        let saved = saved_entries(&source);
-        let opts = core::RenderOptions {
-            saved_entries: &saved,
-            ..opts
+        // the store is listed only for a checkpoint to render
+        let Some(cp) = load_source(&source)? else {
+            return Ok(Maybe(None));
         };
-        match load_source(source)? {
-            None => Ok(Maybe(None)),
-            Some(cp) => core::render(&cp, opts).map(|text| Maybe(Some(text))),
-        }
+        let saved = saved_entries(&source);
+        core::render(
+            &cp,
+            core::RenderOptions {
+                saved_entries: &saved,
+                ..opts
+            },
+        )
+        .map(|text| Maybe(Some(text)))
     })
 }
 
