@@ -195,11 +195,14 @@ pub fn is_name(s: &str) -> bool {
 fn closes_unopened(t: &str) -> bool {
     let cut_tag = t.match_indices("</").any(|(i, _)| {
         let rest = &t[i + 2..];
-        let name: String = rest
-            .chars()
-            .take_while(char::is_ascii_alphanumeric)
-            .collect();
-        !name.is_empty() && i > 0 && (!rest.contains('>') || !t[..i].contains(&format!("<{name}")))
+        let name = &rest[..rest
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .unwrap_or(rest.len())];
+        // `<name` opened before it: the `<` just before this tag's name in the piece
+        let opened = t[..i]
+            .match_indices('<')
+            .any(|(k, _)| t[k + 1..].starts_with(name));
+        !name.is_empty() && i > 0 && (!rest.contains('>') || !opened)
     });
     if cut_tag {
         return true;

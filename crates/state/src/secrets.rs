@@ -492,27 +492,10 @@ fn named_values(text: &str, spans: &mut Vec<(usize, usize)>) {
     }
 }
 
-/// Words of other languages that name a credential in a label (`Gitee 令牌:`, `密码：`).
-const SECRET_LABELS: &[&str] = &[
-    "令牌",
-    "密钥",
-    "秘钥",
-    "密码",
-    "口令",
-    "凭证",
-    "凭据",
-    "トークン",
-    "パスワード",
-    "토큰",
-    "비밀번호",
-    "암호",
-    "токен",
-    "пароль",
-    "contraseña",
-    "passwort",
-    "senha",
-    "mot de passe",
-];
+/// Words of other languages that name a credential in a label (`Gitee 令牌:`), besides those
+/// that name a password ([`PASSWORD_LABELS`], `密码：`).
+#[rustfmt::skip]
+const SECRET_LABELS: &[&str] = &["令牌", "密钥", "秘钥", "凭证", "凭据", "トークン", "토큰", "токен"];
 
 /// A label word typed short of a secret word (`edgeone toke: v`, `pass: v`): four letters or
 /// more that start `token`, `secret` or `password`. Only ever read as a label before a
@@ -541,7 +524,7 @@ fn credential_shaped(v: &str) -> bool {
 /// A value after a label that names a credential, as people write it in prose and markdown:
 /// `**EdgeOne API Token:** `v``, `Gitee 令牌:v`, `密码： v`, `Token = v`. The label is the text
 /// just before the separator (`:`, `：`, `=`), markup left out: its last word names a secret
-/// ([`names_secret`]) or it holds a word of [`SECRET_LABELS`]. Only a [`credential_shaped`]
+/// ([`names_secret`]) or it holds a word of [`SECRET_LABELS`] or [`PASSWORD_LABELS`]. Only a [`credential_shaped`]
 /// value is taken, so prose after a label (`Token: expired yesterday`) stays.
 fn labelled_values(text: &str, spans: &mut Vec<(usize, usize)>) {
     for (i, sep) in text.char_indices() {
@@ -582,7 +565,10 @@ fn labelled_values(text: &str, spans: &mut Vec<(usize, usize)>) {
             .unwrap_or("");
         if names_secret(last_word)
             || cut_secret_word(last_word)
-            || SECRET_LABELS.iter().any(|w| lower.contains(w))
+            || SECRET_LABELS
+                .iter()
+                .chain(PASSWORD_LABELS)
+                .any(|w| lower.contains(w))
         {
             spans.push((v_start, v_end));
         }
@@ -592,6 +578,8 @@ fn labelled_values(text: &str, spans: &mut Vec<(usize, usize)>) {
 /// Words that name a password (a password is short and typed by people, so it is read after
 /// these alone, not after every secret word): ASCII ones as whole words, the others anywhere.
 const PASSWORD_WORDS: &[&str] = &["password", "passwd", "passphrase", "passcode", "pwd"];
+/// Words of other languages that name a password in a label, anywhere (`密码：`, `账号密码`;
+/// `Пароль` too: the text is lower-cased for ASCII only).
 #[rustfmt::skip]
 const PASSWORD_LABELS: &[&str] = &[
     "密码", "口令", "パスワード", "비밀번호", "암호", "пароль", "Пароль", "passwort", "senha",

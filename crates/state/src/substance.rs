@@ -644,8 +644,10 @@ const EITHER_PIECES: &[&str] = &["或", "还是", "還是", "か"];
 /// other (`2 or 3`, `2还是3`). `None` otherwise.
 fn several_picked(items: &[Offered], reply: &str, numbers: &[&str]) -> Option<String> {
     let lower = reply.to_lowercase();
-    let words = lower.split(|c: char| !c.is_alphanumeric());
-    if words.clone().any(|w| EITHER.contains(&w)) || EITHER_PIECES.iter().any(|p| lower.contains(p))
+    if lower
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| EITHER.contains(&w))
+        || EITHER_PIECES.iter().any(|p| lower.contains(p))
     {
         return None;
     }

@@ -4,9 +4,10 @@
 //!
 //! A sentence of the user's own (not a question, not code or pasted output) is a constraint when it
 //! limits: it negates or forbids, says always / never / only / at most, sets a standing rule
-//! (`from now on`, `以后先…`), or states an amount with a currency or per-period unit. Negation and limits are read from a short list of such words in the
-//! languages OpenClaw's channels see most (they are the grammar of a rule, not its topic); amounts
-//! from structure (a currency sign or a number per unit).
+//! (`from now on`, `以后先…`), or states an amount with a currency or per-period unit. Negation,
+//! limits and standing rules are read from a short list of such words in the languages OpenClaw's
+//! channels see most (they are the grammar of a rule, not its topic); amounts from structure (a
+//! currency sign or a number per unit).
 
 use super::*;
 
@@ -96,17 +97,11 @@ fn sets_standing_rule(lower: &str) -> bool {
         context_state::substance::occurs(lower, p, |before, after| {
             edge(before.chars().next_back()) && edge(after.chars().next())
         })
-    }) || lower
-        .split(|c: char| !(c.is_alphanumeric() || context_state::substance::unspaced(c)))
-        .flat_map(|clause| {
-            // a clause may open with who it addresses (`你以后`, `我们以后`)
-            let clause = clause.trim_start_matches(['你', '您', '我', '们']);
-            STANDING_LEADS
-                .iter()
-                .filter(move |l| clause.starts_with(*l))
-        })
-        .next()
-        .is_some()
+    }) || lower.split(|c: char| !c.is_alphanumeric()).any(|clause| {
+        // a clause may open with who it addresses (`你以后`, `我们以后`)
+        let clause = clause.trim_start_matches(['你', '您', '我', '们']);
+        STANDING_LEADS.iter().any(|l| clause.starts_with(l))
+    })
 }
 
 /// Chinese `别` as `don't`: at the start of a clause or after one of [`BIE_AFTER`], and not
