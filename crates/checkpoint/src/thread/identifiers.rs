@@ -996,8 +996,9 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
         }
     }
     // the ids the agent names by their first digits (`ID: b1918bcf...`): the full id it means
-    for (at, v) in abbreviated_ids(messages, lines) {
-        idents.add(&v, EXACT_VALUE_WEIGHT, at, n);
+    let abbreviated = abbreviated_ids(messages, lines);
+    for (at, _, v) in &abbreviated {
+        idents.add(v, EXACT_VALUE_WEIGHT, *at, n);
     }
     // the ids a short tool result returns: what the call created, sent or started (a job, a
     // message, a sub-agent's run), which the agent refers to later; a long result is data
@@ -1135,6 +1136,27 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
         if k.len() > COSTLY_CHARS {
             let tokens = context_tokens::count_tokens(k, context_tokens::Encoding::default());
             u.score /= (tokens as f64 / NAME_TOKENS).max(1.0).sqrt();
+        }
+    }
+    // an abbreviation the agent wrote as a name (`31f9c941...` in a table) is a fragment of the
+    // full id it means, which a later call needs whole: its uses count for the full id
+    for (_, prefix, full) in &abbreviated {
+        let fragments: Vec<String> = idents
+            .items
+            .keys()
+            .filter(|k| {
+                k.starts_with(prefix.as_str())
+                    && k[prefix.len()..].chars().all(|c| c == '.' || c == '…')
+            })
+            .cloned()
+            .collect();
+        for k in fragments {
+            if let Some(u) = idents.items.remove(&k) {
+                let f = idents.items.entry(full.clone()).or_default();
+                f.score += u.score;
+                f.uses += u.uses;
+                f.last = f.last.max(u.last);
+            }
         }
     }
     // a function's bare name and its `name/arity` or `name()` are one item: the bare name's
@@ -1281,8 +1303,9 @@ pub(super) const ABBREVIATED_ID_DIGITS: usize = 6;
 /// The ids the agent's text names by their first digits and an ellipsis (`ID: b1918bcf...`,
 /// `31f9c941…`, as agents shorten UUIDs and hashes in a table or a report), each as the one full
 /// id (a UUID or a commit hash, [`is_exact_value`]) the conversation states that starts with
-/// them, with the index of the message that abbreviates it. A prefix two ids share names neither.
-pub(super) fn abbreviated_ids(messages: &[Value], lines: &[Line]) -> Vec<(usize, String)> {
+/// them: (the index of the message that abbreviates it, the prefix, the full id). A prefix two
+/// ids share names neither.
+pub(super) fn abbreviated_ids(messages: &[Value], lines: &[Line]) -> Vec<(usize, String, String)> {
     let mut prefixes: Vec<(usize, &str)> = Vec::new();
     for (at, line) in lines.iter().enumerate() {
         let Line::Agent { text, .. } = line else {
@@ -1333,7 +1356,7 @@ pub(super) fn abbreviated_ids(messages: &[Value], lines: &[Line]) -> Vec<(usize,
         .into_iter()
         .zip(matching)
         .filter(|(_, ids)| ids.len() == 1)
-        .filter_map(|((at, _), ids)| Some((at, ids.into_iter().next()?)))
+        .filter_map(|((at, prefix), ids)| Some((at, prefix.to_string(), ids.into_iter().next()?)))
         .collect()
 }
 

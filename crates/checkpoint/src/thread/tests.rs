@@ -1339,13 +1339,19 @@ fn an_id_the_agent_abbreviates_is_the_full_id_it_means() {
         user("which scheduled jobs are there?"),
         call_with("exec", json!({"command": "openclaw cron list"})),
         json!({"role": "toolResult", "toolCallId": "t", "toolName": "exec", "content": [{"type": "text", "text": listing}]}),
-        agent("| Job | ID |\n|---|---|\n| review-monitor | b1918bcf... |\n| new | 0123abcd… |"),
+        agent("| Job | ID |\n|---|---|\n| review-monitor | `b1918bcf...` |\n| new | 0123abcd… |"),
     ];
     let lines = read_dialogue(&msgs);
     let ids = identifiers::abbreviated_ids(&msgs, &lines);
     // the prefix names the one id that starts with it; a prefix nothing states names nothing
-    assert_eq!(ids, [(3, job.to_string())]);
-    assert!(extract(&msgs).identifiers.iter().any(|x| x == job));
+    assert_eq!(ids, [(3, "b1918bcf".to_string(), job.to_string())]);
+    // the full id is listed, and the abbreviation written as code is not: it is a fragment of it
+    let listed = extract(&msgs).identifiers;
+    assert!(listed.iter().any(|x| x == job), "{listed:?}");
+    assert!(
+        !listed.iter().any(|x| x.starts_with("b1918bcf.")),
+        "{listed:?}"
+    );
     // a prefix two ids share names neither
     let twice = json!({"role": "toolResult", "toolCallId": "t", "toolName": "exec", "content": [{"type": "text", "text": "b1918bcf-0000-4152-aca3-4a34bd7def86"}]});
     let msgs2 = [
