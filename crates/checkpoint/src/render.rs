@@ -249,6 +249,8 @@ const PROPORTION_ITEMS: usize = 100;
 /// a command line takes many tokens for the names it holds (measured over the bundled and
 /// validation restores: 2.9 of a real summary's items per 100 tokens, identifiers 6.9, files 11).
 const COMMAND_PACE: f64 = 2.0;
+/// Key exchanges (the latest) a summary of its own keeps until the names are gone.
+const LATEST_EXCHANGES: usize = 3;
 /// Characters of a key exchange's gist (seed 001, 11.2).
 const GIST_CHARS: usize = 120;
 /// Longest open item carried from a tool failure shown.
@@ -392,21 +394,29 @@ fn without_planned<'a>(what: &'a str, next: &str) -> Cow<'a, str> {
 /// constraints and decisions: in a restore appended to OpenClaw's summary (800 tokens) the names
 /// are worth more, in a summary of its own (replace mode, 2,000) they fit.
 /// The task, working state, next action and open items are never in it.
-fn drop_order(cp: &Checkpoint, files: usize) -> Vec<Piece> {
+fn drop_order(cp: &Checkpoint, files: usize, as_summary: bool) -> Vec<Piece> {
     let mut v = Vec::new();
     v.extend((0..cp.resources.tools_used.len()).map(Piece::Tool));
     if cp.thread.summary.is_some() {
         v.push(Piece::Summary);
     }
     let ex = &cp.thread.key_exchanges;
+    // in a summary of its own, the latest exchanges (what the agent reported last, the user's
+    // reply, what the agent was doing when the compaction came) are where the work stood: all
+    // the model will know of its progress; they go after the names
+    let latest: Vec<usize> = if as_summary {
+        (ex.len().saturating_sub(LATEST_EXCHANGES)..ex.len()).collect()
+    } else {
+        Vec::new()
+    };
     v.extend(
         (0..ex.len())
-            .filter(|&i| ex[i].role == Role::Agent)
+            .filter(|&i| ex[i].role == Role::Agent && !latest.contains(&i))
             .map(Piece::Exchange),
     );
     v.extend(
         (0..ex.len())
-            .filter(|&i| ex[i].role == Role::User)
+            .filter(|&i| ex[i].role == Role::User && !latest.contains(&i))
             .map(Piece::Exchange),
     );
     v.extend((0..cp.learnings.len()).map(Piece::Learning));
@@ -436,6 +446,7 @@ fn drop_order(cp: &Checkpoint, files: usize) -> Vec<Piece> {
             .then(a.1.cmp(&b.1))
     });
     v.extend(ranked.into_iter().map(|(_, _, p)| p));
+    v.extend(latest.into_iter().map(Piece::Exchange));
     v.extend((newest_decision..nd).map(Piece::Decision));
     v.extend((newest..nc).map(Piece::Constraint));
     v
@@ -987,7 +998,7 @@ pub fn render(cp: &Checkpoint, opts: RenderOptions<'_>) -> Result<String> {
     let shown = shown(cp, opts.as_summary, opts.in_context);
     let cp: &Checkpoint = &shown;
     let pre = Prepared::new(cp);
-    let order = drop_order(cp, pre.files.len());
+    let order = drop_order(cp, pre.files.len(), opts.as_summary);
     let d = order.len();
     let n_items = cp.open_items.len();
     let total = d + SHRINK_CHARS.len() + n_items;
@@ -1725,6 +1736,33 @@ mod tests {
             .collect();
         cp.open_items = (0..5).map(|i| long(i, "open item")).collect();
         cp
+    }
+
+    #[test]
+    fn a_summary_of_its_own_keeps_the_latest_exchanges_past_the_names() {
+        let mut cp = big();
+        cp.resources.identifiers = (0..60).map(|i| format!("parseBlock{i}")).collect();
+        let budget = |as_summary| RenderOptions {
+            max_tokens: 900,
+            as_summary,
+            ..RenderOptions::default()
+        };
+        // the last three exchanges (the agent's report, the user's reply, what it did next)
+        let latest = |text: &str| {
+            (5..8)
+                .filter(|i| text.contains(&format!("exchange {i}:")))
+                .count()
+        };
+        let summary = render(&cp, budget(true)).unwrap();
+        assert!(tokens(&summary) <= 900);
+        assert_eq!(latest(&summary), 3, "{summary}");
+        // the older exchanges went first, and names went before the latest ones
+        assert!(!summary.contains("exchange 4:"), "{summary}");
+        assert!(!summary.contains("parseBlock59"), "{summary}");
+        // a restore that follows the host's own summary gives the budget to the names instead
+        let restore = render(&cp, budget(false)).unwrap();
+        assert_eq!(latest(&restore), 0, "{restore}");
+        assert!(restore.contains("parseBlock0"), "{restore}");
     }
 
     #[test]
