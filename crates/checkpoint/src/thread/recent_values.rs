@@ -84,7 +84,11 @@ pub fn looks_secret(w: &str) -> bool {
 /// The exact values of one word (whitespace-separated), as OpenClaw's pattern finds them.
 fn values_in(word: &str, out: &mut Vec<String>) {
     if let Some(i) = word.find("https://").or_else(|| word.find("http://")) {
-        out.push(sanitize(&word[i..]).to_string());
+        // a URL ends at a character no URL holds: the escaped quote and markup after it in a
+        // tool result's JSON (`…/dark.png\"><source`) are not part of it
+        let url = &word[i..];
+        let end = url.find(['\\', '"', '<', '>', '`']).unwrap_or(url.len());
+        out.push(sanitize(&url[..end]).to_string());
         return;
     }
     // a value ends where a code span, emphasis or full-width punctuation starts (`/api/x`)：**…**`)
@@ -180,6 +184,18 @@ pub(super) fn recent_values(messages: &[Value]) -> Vec<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_url_in_escaped_markup_ends_where_the_markup_starts() {
+        let msgs = vec![
+            json!({"role": "toolResult", "content": [{"type": "text", "text":
+            "{\"body\": \"<img src=\\\"https://cursor.com/assets/fix-dark.png\\\"><source> see https://x.dev/a<b>\"}"}]}),
+        ];
+        assert_eq!(
+            recent_values(&msgs),
+            ["https://cursor.com/assets/fix-dark.png", "https://x.dev/a"]
+        );
+    }
 
     #[test]
     fn urls_paths_ports_numbers_and_ids_of_the_last_ten_messages() {
