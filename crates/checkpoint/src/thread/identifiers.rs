@@ -607,7 +607,8 @@ pub fn exact_values(text: &str) -> Vec<&str> {
             )
     };
     for raw in text.split(delimiter) {
-        let t = raw.trim_end_matches(['.', ':', '!', '?', '*']);
+        // (a JSON escape's backslash before the quote is not the value's: `…/a.png\"`)
+        let t = raw.trim_end_matches(['.', ':', '!', '?', '*', '\\']);
         if out.contains(&t) {
             continue;
         }
@@ -1012,6 +1013,57 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
         }
         for v in returned_ids(&text) {
             idents.add(v, RETURNED_ID_WEIGHT, at, n);
+        }
+    }
+    // the files the tool results of the turn under way name (a review's threads, a search's hits,
+    // a listing): what the agent is looking at now, weighing least, so that they fill what room
+    // the agent's own words leave (a long autonomous turn, a cron run, says little itself)
+    let turn = lines
+        .iter()
+        .rposition(|l| {
+            matches!(
+                l,
+                Line::User {
+                    said: Said::Request,
+                    ..
+                }
+            )
+        })
+        .unwrap_or(0);
+    // (a file the names hold already, by its name, is not said again at more length)
+    let known: HashSet<String> = idents
+        .items
+        .keys()
+        .map(|k| file_name_of(k).to_ascii_lowercase())
+        .collect();
+    for (at, m) in messages.iter().enumerate().skip(turn) {
+        if m.get("role").and_then(Value::as_str) != Some("toolResult") {
+            continue;
+        }
+        let text = super::recent_values::text_of(m);
+        let mut end = text.len().min(RESULT_FILE_CHARS);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let mut seen: HashSet<&str> = HashSet::new();
+        // (split at JSON's quotes and commas too: `{"path":"src/auth.js","line":167}`)
+        let tokens = text[..end].split(|c: char| {
+            c.is_whitespace()
+                || matches!(
+                    c,
+                    '"' | '\'' | ',' | '(' | ')' | '[' | ']' | '{' | '}' | '='
+                )
+        });
+        for token in tokens.filter(|t| !t.is_empty()) {
+            let Some(t) = crate::names::path_mention(token)
+                .map(|t| t.split(':').next().unwrap_or(t))
+                .filter(|t| is_result_file(t) && worth_naming(t))
+            else {
+                continue;
+            };
+            if !known.contains(&file_name_of(t).to_ascii_lowercase()) && seen.insert(t) {
+                idents.add(t, RESULT_FILE_WEIGHT, at, n);
+            }
         }
     }
     // the dependencies its edits add to a package manifest (a library the work now uses)
@@ -1421,6 +1473,38 @@ pub(super) fn returned_ids(text: &str) -> Vec<&str> {
     out.retain(|v| !plumbing.contains(v));
     out
 }
+
+/// The file name a path ends with, without a `:line` after it.
+fn file_name_of(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.split(':').next().unwrap_or(name)
+}
+
+/// A file path as a tool result prints one (`apps/web/src/auth.ts`, `.github/workflows/ci.yml`):
+/// directories without a dot inside their names, a last name with a short extension. Not
+/// `JSON.stringify/JSON.parse`, `keygen.ts/sign.ts`.
+fn is_result_file(t: &str) -> bool {
+    let mut parts: Vec<&str> = t.split('/').filter(|p| !p.is_empty()).collect();
+    let Some(last) = parts.pop() else {
+        return false;
+    };
+    let ext_ok = last.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && (1..=5).contains(&ext.len())
+            && ext.chars().all(|c| c.is_ascii_alphanumeric())
+    });
+    t.contains('/')
+        && ext_ok
+        && parts
+            .iter()
+            .all(|p| *p == "." || *p == ".." || !p.trim_start_matches('.').contains('.'))
+}
+
+/// Weight of a file a tool result of the turn under way names (a quarter of one a call's argument
+/// names): below every name the agent wrote or used.
+pub(super) const RESULT_FILE_WEIGHT: f64 = ARG_MENTION_WEIGHT / 4.0;
+/// Characters of each such tool result read for the files it names.
+pub(super) const RESULT_FILE_CHARS: usize = 16_000;
 
 /// Weight of a file a tool call's argument names (half a file named in the agent's messages).
 pub(super) const ARG_MENTION_WEIGHT: f64 = 0.25;

@@ -404,6 +404,11 @@ fn exact_values_are_urls_ports_ids_hashes_versions_and_service_ids() {
             "ou_f70eb83737eac4282ce8bee3202593c7"
         ]
     );
+    // a URL in escaped JSON ends before the escape's backslash
+    assert_eq!(
+        exact_values(r#"{"body": "<img src=\"https://cursor.com/fix-dark.png\">"}"#),
+        ["https://cursor.com/fix-dark.png"]
+    );
     // the user's and the agent's values, and those of its commands, join the identifiers
     let e = extract(&[
         user("The staging API is https://staging.example.com/api"),
@@ -1413,4 +1418,42 @@ fn the_definitions_of_one_text_share_its_weight_past_a_few() {
     // the one function of its edit outranks each of a script's sixteen, written later
     assert!(at("scanAlpha()").is_some(), "{:?}", e.identifiers);
     assert!(at("scanAlpha()") < at("helper3()"), "{:?}", e.identifiers);
+}
+
+#[test]
+fn the_files_the_results_of_the_turn_under_way_name_fill_the_names() {
+    let output = |text: &str| json!({"role": "toolResult", "toolCallId": "t", "toolName": "exec", "content": [{"type": "text", "text": text}]});
+    let msgs = vec![
+        user("an earlier request: look at src/old/thing.ts"),
+        output("src/old/stale.ts"),
+        user("PR patrol: check the open PRs for unresolved review threads and fix them"),
+        call_with("exec", json!({"command": "gh api graphql -f query=@threads.graphql"})),
+        // compact JSON, a search's `path:line:text` hits, prose joined by a slash
+        output(r#"{"threads":[{"path":"src/api/routes/auth.js","line":167,"isResolved":false},{"path":"src/modules/config.js","line":27}]}"#),
+        output("apps/web/src/lib/identity.ts:18:export const id = 1\nuse JSON.stringify/JSON.parse, keygen.ts/sign.ts"),
+        agent("Two threads are open; `identity.ts` is fine."),
+    ];
+    let ids = extract(&msgs).identifiers;
+    assert_has(&ids, &["src/api/routes/auth.js", "src/modules/config.js"]);
+    // the name the agent wrote is not said again at more length; a hit's line and text go
+    assert!(ids.iter().any(|i| i == "identity.ts"), "{ids:?}");
+    assert!(
+        !ids.iter().any(|i| i.contains("lib/identity.ts")),
+        "{ids:?}"
+    );
+    // prose joined by a slash is no file, and a result of an earlier turn is history
+    for not in [
+        "JSON.stringify/JSON.parse",
+        "keygen.ts/sign.ts",
+        "src/old/stale.ts",
+    ] {
+        assert!(!ids.iter().any(|i| i == not), "{not} in {ids:?}");
+    }
+    // they weigh least: after every name the agent wrote
+    let last_own = ids.iter().position(|i| i == "identity.ts").unwrap();
+    let first_result = ids
+        .iter()
+        .position(|i| i == "src/api/routes/auth.js")
+        .unwrap();
+    assert!(last_own < first_result, "{ids:?}");
 }
