@@ -19,6 +19,7 @@ use crate::secrets::redact_owned;
 use crate::substance::{is_question, paragraphs, substance, Substance};
 use crate::wrappers::{strip_injections, strip_no_op_replies};
 use serde_json::Value;
+use std::collections::{HashMap, HashSet};
 
 /// What a user message is, by its place in the dialogue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,9 +68,46 @@ pub fn ends_with_question(agent_text: &str) -> bool {
 }
 
 /// More than one word, or more than 3 characters of a script written without spaces.
-fn more_than_a_word(text: &str) -> bool {
+pub fn more_than_a_word(text: &str) -> bool {
     let s = crate::capture::squash(text);
     s.split(' ').count() >= 2 || s.chars().filter(|c| crate::substance::unspaced(*c)).count() > 3
+}
+
+/// Times a message arrives word for word before it is a schedule's rather than the user's.
+pub const REPEATED_PROMPT_TIMES: usize = 3;
+/// Fewest characters of such a message (`ok` or `continue` is said again and again).
+pub const REPEATED_PROMPT_CHARS: usize = 40;
+
+/// Empties the user messages that arrive [`REPEATED_PROMPT_TIMES`] times or more word for word
+/// with [`REPEATED_PROMPT_CHARS`] characters or more: a heartbeat prompt the user configured,
+/// which an earlier release sent without its current-time block
+/// ([`crate::wrappers::ends_with_current_time`]), or a reminder, every quarter of an hour. A person
+/// does not type the same long message three times; a schedule does.
+fn forget_repeated_prompts(lines: &mut [Line]) {
+    let mut times: HashMap<&str, usize> = HashMap::new();
+    for line in lines.iter() {
+        if let Line::User { text, .. } = line {
+            let t = text.trim();
+            if t.chars().count() >= REPEATED_PROMPT_CHARS {
+                *times.entry(t).or_default() += 1;
+            }
+        }
+    }
+    let repeated: HashSet<String> = times
+        .into_iter()
+        .filter(|(_, n)| *n >= REPEATED_PROMPT_TIMES)
+        .map(|(t, _)| t.to_string())
+        .collect();
+    if repeated.is_empty() {
+        return;
+    }
+    for line in lines.iter_mut() {
+        if let Line::User { text, .. } = line {
+            if repeated.contains(text.trim()) {
+                text.clear();
+            }
+        }
+    }
 }
 
 /// The messages read once: one [`Line`] per message, in order.
@@ -91,6 +129,7 @@ pub fn read_dialogue(messages: &[Value]) -> Vec<Line> {
             _ => Line::Other,
         })
         .collect();
+    forget_repeated_prompts(&mut lines);
     // whether the agent worked between each user message and the next one of the user's own
     let n = lines.len();
     let mut worked_after = vec![None::<bool>; n];
@@ -290,5 +329,38 @@ mod tests {
             vec!["Fix the login bug in `src/auth.ts` please".to_string()]
         );
         assert!(user_requests(&[]).is_empty());
+    }
+
+    #[test]
+    fn a_long_message_that_arrives_three_times_word_for_word_is_a_schedules() {
+        let hb = "If you are doing something now, reply with your progress. Otherwise read HEARTBEAT.md file, follow it strictly.";
+        let mut msgs = vec![user(
+            "draft the launch post for Friday, 200 words, friendly tone",
+        )];
+        for _ in 0..3 {
+            msgs.push(user(hb));
+            msgs.push(agent("Still drafting."));
+        }
+        // a short message said again and again (`continue`) is the user's
+        msgs.push(user("continue"));
+        msgs.push(user("continue"));
+        msgs.push(user("continue"));
+        let lines = read_dialogue(&msgs);
+        let texts: Vec<&str> = lines
+            .iter()
+            .filter_map(|l| match l {
+                Line::User { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            texts[0],
+            "draft the launch post for Friday, 200 words, friendly tone"
+        );
+        assert!(texts[1..4].iter().all(|t| t.is_empty()), "{texts:?}");
+        assert_eq!(&texts[4..], ["continue"; 3]);
+        // twice is not a schedule
+        let twice = read_dialogue(&msgs[..5]);
+        assert!(matches!(&twice[1], Line::User { text, .. } if text == hb));
     }
 }

@@ -221,6 +221,45 @@ pub fn is_cron_run(text: &str) -> bool {
     after_cron_prefix(text).is_some()
 }
 
+/// How OpenClaw's current-time block starts (current-time-*.mjs appendCronStyleCurrentTimeLine:
+/// `Current time: <local time> (<time zone>)`, then `Reference UTC: <yyyy-mm-dd hh:mm> UTC` since
+/// 2026.3; earlier releases wrote the first line alone).
+const CURRENT_TIME_LINE: &str = "Current time: ";
+const REFERENCE_UTC_LINE: &str = "Reference UTC: ";
+
+/// True when `text` ends with OpenClaw's current-time block. The host appends it to the turns it
+/// starts itself: a heartbeat run's prompt (heartbeat-runner-run-*.mjs, whatever prompt the user
+/// configured in `agents.defaults.heartbeat.prompt`), a cron run's message and the session reset
+/// prompt; a message typed on a channel arrives in an envelope instead.
+pub fn ends_with_current_time(text: &str) -> bool {
+    let mut lines = text.trim_end().lines().rev();
+    let Some(mut last) = lines.next().map(str::trim) else {
+        return false;
+    };
+    if let Some(utc) = last.strip_prefix(REFERENCE_UTC_LINE) {
+        if !utc.ends_with(" UTC") || !utc.starts_with(|c: char| c.is_ascii_digit()) {
+            return false;
+        }
+        let Some(prev) = lines.next() else {
+            return false;
+        };
+        last = prev.trim();
+    }
+    // `<local time> (<time zone>)`, in one release followed by ` / <yyyy-mm-dd hh:mm> UTC`
+    last.strip_prefix(CURRENT_TIME_LINE).is_some_and(|rest| {
+        let Some(close) = rest.rfind(')') else {
+            return false;
+        };
+        let after = rest[close + 1..].trim();
+        rest[..close].contains(" (")
+            && rest[..close].chars().any(|c| c.is_ascii_digit())
+            && (after.is_empty()
+                || after.strip_prefix("/ ").is_some_and(|u| {
+                    u.ends_with(" UTC") && u.starts_with(|c: char| c.is_ascii_digit())
+                }))
+    })
+}
+
 /// OpenClaw's runtime line (system-prompt-params-*.mjs buildRuntimeLine: `Runtime: agent=main |
 /// host=... | model=...`), recognised by its `key=value` fields.
 const RUNTIME_LINE: &str = "Runtime: ";
@@ -309,6 +348,12 @@ fn media_paths(text: &str) -> Vec<&str> {
 /// becomes the command line it stands for (`/compact keep it short`). Empty when nothing of the
 /// user's own is left (a heartbeat poll, a cron turn, the new-session prompt).
 pub fn strip_injections(text: &str) -> String {
+    // a turn the host started with its current-time block and without a cron job's prefix is a
+    // heartbeat run's prompt (a configured one too: `If working, briefly report progress...`) or
+    // the reset prompt: nothing of the user's
+    if !is_cron_run(text) && ends_with_current_time(text) {
+        return String::new();
+    }
     // a cron run's job message is the instruction its session exists for: only the prefix goes
     let text = strip_cron_prefix(text);
     let text = strip_chat_history(text);
@@ -335,8 +380,11 @@ pub fn strip_injections(text: &str) -> String {
     for p in PROMPTS {
         s = remove_prompt(&s, p);
     }
-    let rest = strip_envelope(s.trim());
+    let enveloped = s.trim();
+    let rest = strip_envelope(enveloped);
+    let header = &enveloped[..enveloped.len() - rest.len()];
     let rest = strip_sender_label(rest, &senders);
+    let rest = strip_header_sender(rest, header);
     // a host prompt behind an envelope (`[Tue 2026-04-07 09:57 EST] A subagent task ...`)
     let rest = if PROMPTS.iter().any(|p| rest.contains(p)) {
         let mut r = rest.to_string();
@@ -499,6 +547,26 @@ fn strip_sender_label<'a>(text: &'a str, senders: &[String]) -> &'a str {
     text
 }
 
+/// Without the sender label of a direct chat's envelope (envelope-*.mjs formatInboundEnvelope:
+/// `[Feishu ou_5f3a 2026-02-03 09:14 GMT+8] ou_5f3a: morning`, `[WebChat Ann ...] Ann: hi`): a
+/// leading `label: ` whose label the envelope's header names.
+fn strip_header_sender<'a>(text: &'a str, header: &str) -> &'a str {
+    if header.is_empty() {
+        return text;
+    }
+    match text.find(": ") {
+        Some(i)
+            if i <= 64
+                && !text[..i].contains('\n')
+                && text[..i].chars().any(char::is_alphabetic)
+                && header.contains(&text[..i]) =>
+        {
+            text[i + 2..].trim_start()
+        }
+        _ => text,
+    }
+}
+
 /// Removes Claude Code's other IDE context tags (`<ide_diagnostics>`, `<ide_terminal>`, ...): any
 /// `<ide_name>` block with its closing tag.
 fn remove_ide_tags(text: &str) -> String {
@@ -637,13 +705,19 @@ fn remove_event_continuations(text: &str) -> String {
 /// header line ending with the provenance marker (or an earlier release's `(untrusted
 /// metadata):` label) and its metadata, a fenced block or the lines up to the next blank line
 /// (chat history); a `Context: ⟦openclaw:ctx⟧` channel block runs to the end. The sender names
-/// the metadata gives (`"sender"`, `"name"`, `"label"`) are pushed to `senders`.
+/// the metadata gives (`"sender"`, `"name"`, `"label"`, a direct chat's `"conversation_label"`) are pushed
+/// to `senders`.
 fn remove_inbound_context(text: &str, senders: &mut Vec<String>) -> String {
     if !text.lines().any(context_header) {
         return text.to_string();
     }
     let mut note_sender = |l: &str| {
-        for key in ["\"sender\":", "\"name\":", "\"label\":"] {
+        for key in [
+            "\"sender\":",
+            "\"name\":",
+            "\"label\":",
+            "\"conversation_label\":",
+        ] {
             for (i, _) in l.match_indices(key) {
                 let v = l[i + key.len()..].trim_start();
                 let Some(v) = v.strip_prefix('"').and_then(|v| v.split('"').next()) else {
@@ -914,6 +988,26 @@ mod tests {
         ] {
             assert_eq!(strip_injections(m), "", "{m}");
         }
+        // a heartbeat prompt the user configured (agents.defaults.heartbeat.prompt) is known by the
+        // current-time block the heartbeat runner appends, in each release's form
+        let custom = "If working, briefly report progress with time spent. If idle, read HEARTBEAT.md for instruction.";
+        for time in [
+            "Current time: Monday, March 9th, 2026 — 7:00 AM (Asia/Shanghai)",
+            "Current time: Monday, March 16th, 2026 — 3:20 PM (Asia/Shanghai) / 2026-03-16 07:20 UTC",
+            "Current time: Tuesday, April 21st, 2026 - 10:52 AM (Asia/Shanghai)\nReference UTC: 2026-04-21 02:52 UTC",
+        ] {
+            let wrapped = format!("Conversation info (untrusted metadata):\n```json\n{{\"conversation_label\": \"Ann\"}}\n```\n\n{custom}\n{time}");
+            assert_eq!(strip_injections(&format!("{custom}\n{time}")), "", "{time}");
+            assert_eq!(strip_injections(&wrapped), "", "{time}");
+            // a cron job's message carries the block too, and stays
+            assert!(strip_injections(&format!("[cron:ab12 digest] Send me the digest\n{time}"))
+                .starts_with("Send me the digest"));
+        }
+        // a turn whose block is not its end is not the heartbeat's: the user's words after it stay
+        assert_eq!(
+            strip_injections("Current time: Monday 9 AM (Asia/Shanghai)\nplease check the logs"),
+            "please check the logs"
+        );
         // the user's words before a host prompt stay
         assert_eq!(
             strip_injections(&format!("ベンチマークを直して\n{hb}")),
@@ -940,6 +1034,20 @@ mod tests {
         assert_eq!(
             strip_injections(v2),
             "prepara el informe de ventas de marzo"
+        );
+        // a direct chat's sender label that the envelope header names (formatInboundEnvelope), as
+        // an earlier release wrote a Feishu DM; the chat's label from its metadata
+        let dm = "System: [2026-02-03 09:14:52 GMT+8] Feishu DM from ou_cadc2c27: morning\n\n[Feishu ou_cadc2c27 2026-02-03 09:14 GMT+8] ou_cadc2c27: morning, move the call with Ann to 3pm\n[message_id: om_x100b57]";
+        assert_eq!(
+            strip_injections(dm),
+            "morning, move the call with Ann to 3pm"
+        );
+        let labelled = "Conversation info (untrusted metadata):\n```json\n{\"conversation_label\": \"任亚伦\"}\n```\n\n任亚伦: Are you done?";
+        assert_eq!(strip_injections(labelled), "Are you done?");
+        // a colon in the user's own first words is theirs
+        assert_eq!(
+            strip_injections("[Feishu ou_cadc2c27 2026-02-03 09:14 GMT+8] Note: the call moved"),
+            "Note: the call moved"
         );
         // a weekday stamp, also with a date a scrubbed transcript replaced
         assert_eq!(
