@@ -3,7 +3,8 @@
 //! two pairs).
 //!
 //! A request is substantive when the agent went to work on it (called tools before the next
-//! request), or when it holds a name (a path, a file name, a code span) or at least
+//! request) and it is more than a single word (`morning` opens an assistant's day of work, it
+//! asks for none of it) or a number (a pick), or when it holds a name (a path, a file name, a code span) or at least
 //! [`GOAL_MIN_LETTERS`] letters (a character of a script written without spaces counts as
 //! [`UNSPACED_LETTERS`]); the current request (the topic) needs half as many letters. A greeting that opens a chat (`hi`, `Wake up, my friend!`, `你好`), a
 //! bare number (`1`) or a short remark is not the goal while a substantive request exists: a chat
@@ -43,7 +44,13 @@ pub fn current(text: &str, worked: bool) -> bool {
 }
 
 fn weighs(text: &str, worked: bool, min_letters: usize) -> bool {
-    if worked {
+    // the agent's work makes a request of a short one, not of a single word: an assistant that
+    // opens the day's briefing on `morning`, or reads its memory on `hello` or `你好`, was greeted
+    // (a number is kept: a bare pick of an option the agent offered, `1`)
+    if worked
+        && (context_state::dialogue::more_than_a_word(text)
+            || text.chars().any(|c| c.is_ascii_digit()))
+    {
         return true;
     }
     let letters: usize = text
@@ -242,6 +249,32 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn a_greeting_the_agent_went_to_work_on_is_not_the_task() {
+        for opener in ["morning", "hello", "你好", "Morning!"] {
+            let e = extract(&[
+                user(opener),
+                working("Good morning! Reading today's notes first."),
+                agent("Here is your briefing: 3 meetings, 2 reminders."),
+                user("move the 3pm meeting with Ann to Thursday"),
+                working("Moving it."),
+                agent("Done: the meeting with Ann is on Thursday at 3pm."),
+            ]);
+            assert_eq!(
+                e.task.as_deref(),
+                Some("move the 3pm meeting with Ann to Thursday"),
+                "{opener}"
+            );
+        }
+        // a request of two words the agent worked on still is one
+        let e = extract(&[
+            user("deploy staging"),
+            working("Deploying."),
+            agent("Deployed."),
+        ]);
+        assert_eq!(e.task.as_deref(), Some("deploy staging"));
+    }
+
+    #[test]
     fn a_greeting_or_a_bare_number_is_never_the_goal() {
         for opener in ["hi", "Wake up, my friend!", "1", "你好", "Hallo!"] {
             let e = extract(&[
@@ -403,7 +436,12 @@ pub(super) mod tests {
     fn substantive_counts_letters_names_and_work() {
         assert!(!substantive("ok", false));
         assert!(!substantive("12345", false));
-        assert!(substantive("ok", true));
+        // work makes a request of a short message, not of a single word (a greeting); a number
+        // the agent worked on is a pick
+        assert!(substantive("deploy staging", true));
+        assert!(!substantive("morning", true));
+        assert!(!substantive("你好", true));
+        assert!(substantive("1", true));
         assert!(substantive("see src/auth.ts", false));
         assert!(substantive("rename `fooBar`", false));
         assert!(substantive("健身计划怎么安排比较好", false));

@@ -1250,8 +1250,13 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
         if out.len() >= MAX_IDENTIFIERS {
             break;
         }
-        // prose, pictographs and escaped fragments are no names (crate::names)
+        // prose, pictographs and escaped fragments are no names (crate::names); the host's no-op
+        // replies (`HEARTBEAT_OK`, `NO_REPLY`) are its protocol, never a name of the work, nor is
+        // prose glued to one at a full stop (`discuss.HEARTBEAT_OK`, `HEARTBEAT_OK.Got`)
         if !crate::names::is_name(&id)
+            || id
+                .split(['.', ' '])
+                .any(|p| context_state::wrappers::NO_OP_REPLIES.contains(&p))
             || within.contains(&id)
             || scanned.iter().any(|o| contains_name(o, &id))
         {
