@@ -93,7 +93,7 @@ fn pictograph(c: char) -> bool {
 }
 
 /// Punctuation of scripts written without spaces and full-width forms (`，`, `。`, `：`, `（`).
-fn wide_punctuation(c: char) -> bool {
+pub fn wide_punctuation(c: char) -> bool {
     matches!(c as u32, 0x3000..=0x303F | 0xFF01..=0xFF0F | 0xFF1A..=0xFF20 | 0xFF3B..=0xFF40 | 0xFF5B..=0xFF65)
 }
 

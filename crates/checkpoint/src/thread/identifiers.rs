@@ -607,7 +607,11 @@ pub fn exact_values(text: &str) -> Vec<&str> {
             )
     };
     for raw in text.split(delimiter) {
-        // (a JSON escape's backslash before the quote is not the value's: `…/a.png\"`)
+        // (a JSON escape's backslash before the quote is not the value's: `…/a.png\"`, nor is
+        // full-width punctuation after it: `https://discord.gg/clawd（活発）`)
+        let raw = raw
+            .find(crate::names::wide_punctuation)
+            .map_or(raw, |i| &raw[..i]);
         let t = raw.trim_end_matches(['.', ':', '!', '?', '*', '\\']);
         if out.contains(&t) {
             continue;

@@ -85,9 +85,14 @@ pub fn looks_secret(w: &str) -> bool {
 fn values_in(word: &str, out: &mut Vec<String>) {
     if let Some(i) = word.find("https://").or_else(|| word.find("http://")) {
         // a URL ends at a character no URL holds: the escaped quote and markup after it in a
-        // tool result's JSON (`…/dark.png\"><source`) are not part of it
+        // tool result's JSON (`…/dark.png\"><source`), full-width punctuation after it in CJK
+        // prose (`https://discord.gg/clawd（活発）`) are not part of it
         let url = &word[i..];
-        let end = url.find(['\\', '"', '<', '>', '`']).unwrap_or(url.len());
+        let end = url
+            .find(|c: char| {
+                matches!(c, '\\' | '"' | '<' | '>' | '`') || crate::names::wide_punctuation(c)
+            })
+            .unwrap_or(url.len());
         out.push(sanitize(&url[..end]).to_string());
         return;
     }
@@ -189,11 +194,15 @@ mod tests {
     fn a_url_in_escaped_markup_ends_where_the_markup_starts() {
         let msgs = vec![
             json!({"role": "toolResult", "content": [{"type": "text", "text":
-            "{\"body\": \"<img src=\\\"https://cursor.com/assets/fix-dark.png\\\"><source> see https://x.dev/a<b>\"}"}]}),
+            "{\"body\": \"<img src=\\\"https://cursor.com/assets/fix-dark.png\\\"><source> see https://x.dev/a<b> https://discord.gg/clawd（活発）\"}"}]}),
         ];
         assert_eq!(
             recent_values(&msgs),
-            ["https://cursor.com/assets/fix-dark.png", "https://x.dev/a"]
+            [
+                "https://cursor.com/assets/fix-dark.png",
+                "https://x.dev/a",
+                "https://discord.gg/clawd"
+            ]
         );
     }
 

@@ -409,6 +409,10 @@ fn exact_values_are_urls_ports_ids_hashes_versions_and_service_ids() {
         exact_values(r#"{"body": "<img src=\"https://cursor.com/fix-dark.png\">"}"#),
         ["https://cursor.com/fix-dark.png"]
     );
+    assert_eq!(
+        exact_values("コミュニティ https://discord.gg/clawd（活発）です"),
+        ["https://discord.gg/clawd"]
+    );
     // the user's and the agent's values, and those of its commands, join the identifiers
     let e = extract(&[
         user("The staging API is https://staging.example.com/api"),
