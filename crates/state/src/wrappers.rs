@@ -547,23 +547,39 @@ fn strip_sender_label<'a>(text: &'a str, senders: &[String]) -> &'a str {
     text
 }
 
-/// Without the sender label of a direct chat's envelope (envelope-*.mjs formatInboundEnvelope:
-/// `[Feishu ou_5f3a 2026-02-03 09:14 GMT+8] ou_5f3a: morning`, `[WebChat Ann ...] Ann: hi`): a
-/// leading `label: ` whose label the envelope's header names.
+/// Longest sender label read before a channel envelope's body.
+const SENDER_LABEL_CHARS: usize = 32;
+
+/// Without the sender label of a channel's envelope (envelope-*.mjs formatInboundEnvelope puts
+/// `<sender>: ` before every body it wraps with a sender: `[Feishu ou_5f3a 2026-02-03 09:14
+/// GMT+8] ou_5f3a: morning`, `[Feishu ou_5f3a Thu 2026-02-12 18:51 GMT+8] 任亚伦: Are you done?`):
+/// a leading `label: ` whose label the header names, or, after a channel's header, a short
+/// label (a name of at most three words, no sentence punctuation).
 fn strip_header_sender<'a>(text: &'a str, header: &str) -> &'a str {
     if header.is_empty() {
         return text;
     }
-    match text.find(": ") {
-        Some(i)
-            if i <= 64
-                && !text[..i].contains('\n')
-                && text[..i].chars().any(char::is_alphabetic)
-                && header.contains(&text[..i]) =>
-        {
-            text[i + 2..].trim_start()
-        }
-        _ => text,
+    let Some(i) = text.find(": ") else {
+        return text;
+    };
+    let label = &text[..i];
+    if label.contains('\n') || !label.chars().any(char::is_alphabetic) {
+        return text;
+    }
+    let named = i <= 64 && header.contains(label);
+    let channel = ENVELOPE_CHANNELS
+        .iter()
+        .any(|c| header.trim_start_matches('[').starts_with(&format!("{c} ")));
+    let name_like = label.chars().count() <= SENDER_LABEL_CHARS
+        && label.split_whitespace().count() <= 3
+        && !label.contains([
+            '.', ',', '!', '?', ';', ':', '。', '，', '！', '？', '；', '(', '[',
+        ])
+        && !crate::substance::is_slash_command(label);
+    if named || (channel && name_like) {
+        text[i + 2..].trim_start()
+    } else {
+        text
     }
 }
 
@@ -674,7 +690,8 @@ fn context_header(line: &str) -> bool {
 /// every line: get-reply-*.mjs drainFormattedSystemEvents): the events come before the inbound
 /// context blocks and the user's words after them, so what lies between the first event line and
 /// the first block header is the events' (a hook's report: `Hook Gmail (error): ...` and its
-/// paragraphs).
+/// paragraphs). Without a block after them, the events end at the first blank line (a restart's
+/// payload: `System: [...] GatewayRestart:` and its JSON lines, then the user's words).
 fn remove_event_continuations(text: &str) -> String {
     if !text.contains("System") {
         return text.to_string();
@@ -689,6 +706,7 @@ fn remove_event_continuations(text: &str) -> String {
     let Some(end) = lines[first..]
         .iter()
         .position(|l| context_header(l))
+        .or_else(|| lines[first..].iter().position(|l| l.trim().is_empty()))
         .map(|i| first + i)
     else {
         return text.to_string();
@@ -1044,9 +1062,27 @@ mod tests {
         );
         let labelled = "Conversation info (untrusted metadata):\n```json\n{\"conversation_label\": \"任亚伦\"}\n```\n\n任亚伦: Are you done?";
         assert_eq!(strip_injections(labelled), "Are you done?");
-        // a colon in the user's own first words is theirs
+        // the display name an earlier release put before the body, the header naming the id; a
+        // colon in the user's own words after the label is theirs
         assert_eq!(
-            strip_injections("[Feishu ou_cadc2c27 2026-02-03 09:14 GMT+8] Note: the call moved"),
+            strip_injections(
+                "[Feishu ou_cadc2c27 Thu 2026-02-12 18:51 GMT+8] 任亚伦: Are you done?"
+            ),
+            "Are you done?"
+        );
+        assert_eq!(
+            strip_injections(
+                "[Telegram Ann Lee id:42 2026-02-12 18:51 GMT+8] Ann Lee: Note: the call moved"
+            ),
+            "Note: the call moved"
+        );
+        // an earlier release's event with a payload of several lines and no context block after
+        // it: the event ends at the blank line
+        let restart = "System: [2026-02-13 04:51:45 GMT+8] GatewayRestart:\n{\n  \"kind\": \"config-apply\",\n  \"status\": \"ok\"\n}\n\ncheck the new config works";
+        assert_eq!(strip_injections(restart), "check the new config works");
+        // a stamp alone names no channel: the user's first words stay
+        assert_eq!(
+            strip_injections("[Fri 2026-04-10 16:39 GMT+8] Note: the call moved"),
             "Note: the call moved"
         );
         // a weekday stamp, also with a date a scrubbed transcript replaced
