@@ -103,6 +103,10 @@ fn clearly_path(s: &str) -> bool {
     if s.contains(char::is_whitespace) || s.chars().any(wide_punctuation) {
         return false;
     }
+    // a bracket it never closes: a piece cut out of prose (`送信(結果フォーマット(task.result`)
+    if s.matches(['(', '[']).count() != s.matches([')', ']']).count() {
+        return false;
+    }
     let rooted = ["/", "./", "../", "~/"].iter().any(|r| s.starts_with(r)) && s.len() > 2;
     let last = s.rsplit(['/', '\\']).next().unwrap_or(s);
     let extension = last.rsplit_once('.').is_some_and(|(name, ext)| {
@@ -111,7 +115,10 @@ fn clearly_path(s: &str) -> bool {
             && ext.starts_with(|c: char| c.is_ascii_alphabetic())
             && ext.chars().all(|c| c.is_ascii_alphanumeric())
     });
-    rooted || extension
+    // a root before prose is no path: its last part, in a script without spaces, names a file
+    // only with an extension (`/knowledge_base/配下全ファイル` is "every file under it")
+    let prose_last = last.chars().any(unspaced) && !extension;
+    (rooted && !prose_last) || extension
 }
 
 /// True when a part of a path has text of a script without spaces glued to ASCII letters
@@ -375,6 +382,8 @@ mod tests {
             "x]",
             "Title</small></h1",
             "中文标题</h1>",
+            "送信(結果フォーマット(task.result",
+            "/knowledge_base/配下全ファイル",
         ] {
             assert!(!is_name(prose), "{prose}");
         }
@@ -388,6 +397,7 @@ mod tests {
             "session.compact",
             "src/lib",
             "docs/指南.md",
+            "docs/报告(最终).md",
             "/home/用户/notes",
             "~/.openclaw/openclaw.json",
             "api/v1",
