@@ -1256,11 +1256,13 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
         }
         // prose, pictographs and escaped fragments are no names (crate::names); the host's no-op
         // replies (`HEARTBEAT_OK`, `NO_REPLY`) are its protocol, never a name of the work, nor is
-        // prose glued to one at a full stop (`discuss.HEARTBEAT_OK`, `HEARTBEAT_OK.Got`)
+        // prose glued to one (`discuss.HEARTBEAT_OK`, `HEARTBEAT_OK.Got`, `HEARTBEAT_OKI'm`)
         if !crate::names::is_name(&id)
-            || id
-                .split(['.', ' '])
-                .any(|p| context_state::wrappers::NO_OP_REPLIES.contains(&p))
+            || id.split(['.', ' ']).any(|p| {
+                context_state::wrappers::NO_OP_REPLIES
+                    .iter()
+                    .any(|t| p.starts_with(t))
+            })
             || within.contains(&id)
             || scanned.iter().any(|o| contains_name(o, &id))
         {

@@ -1466,7 +1466,7 @@ fn the_files_the_results_of_the_turn_under_way_name_fill_the_names() {
 fn the_hosts_no_op_replies_are_no_names_even_glued_to_prose() {
     let e = extract(&[
         user("why did the heartbeat say nothing at 3am?"),
-        agent("It replied `HEARTBEAT_OK` as the prompt asks, see `heartbeat.prompt` and `NO_REPLY`. We should discuss.HEARTBEAT_OK.Got it, I will log each run in `memory/heartbeat-state.json`."),
+        agent("It replied `HEARTBEAT_OK` as the prompt asks, see `heartbeat.prompt` and `NO_REPLY`. We should discuss.HEARTBEAT_OK.Got it, `HEARTBEAT_OKI` I will log each run in `memory/heartbeat-state.json`."),
     ]);
     assert_has(
         &e.identifiers,
