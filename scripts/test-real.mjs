@@ -107,14 +107,20 @@ const isMemoryFlush = (body) => {
 }
 
 /**
- * OpenClaw's heartbeat run (agents.defaults.heartbeat): its prompt (2026.9's default; `[OpenClaw heartbeat poll]`
- * is what the transcript keeps of it) is a user message of the run's own, after the conversation's last assistant
- * message (before OpenClaw's internal-context block).
+ * The heartbeat prompt the gateway heartbeat check configures (agents.defaults.heartbeat.prompt), as users of the
+ * channel assistants write theirs: OpenClaw has no template for it, only its current-time block after it.
+ */
+const HEARTBEAT_PROMPT = 'If working, briefly report progress with time spent. If idle, read HEARTBEAT.md for instructions.'
+
+/**
+ * OpenClaw's heartbeat run (agents.defaults.heartbeat): its prompt (2026.9's default or the configured one;
+ * `[OpenClaw heartbeat poll]` is what the transcript keeps of it) is a user message of the run's own, after the
+ * conversation's last assistant message (before OpenClaw's internal-context block).
  */
 const isHeartbeatPoll = (body) => {
   const msgs = body.messages ?? []
   const lastAssistant = msgs.findLastIndex((m) => m.role === 'assistant')
-  return msgs.slice(lastAssistant + 1).some((m) => m.role === 'user' && /^Follow the heartbeat monitor scratch context|\[OpenClaw heartbeat poll\]/.test(contentText(m.content)))
+  return msgs.slice(lastAssistant + 1).some((m) => m.role === 'user' && (/^Follow the heartbeat monitor scratch context|\[OpenClaw heartbeat poll\]/.test(contentText(m.content)) || contentText(m.content).includes(HEARTBEAT_PROMPT)))
 }
 
 /**
@@ -878,7 +884,9 @@ try {
       const afterTask = server.requests.length
       const configPath = join(stateDir, 'openclaw.json')
       const config = JSON.parse(readFileSync(configPath, 'utf8'))
-      config.agents.defaults.heartbeat = { every: '30s', target: 'none' }
+      // A prompt of the user's own (heartbeat.md "prompt"), known by no template: the restore must still not take it
+      // for the task (OpenClaw appends its current-time block to it, crates/state/src/wrappers.rs).
+      config.agents.defaults.heartbeat = { every: '30s', target: 'none', prompt: HEARTBEAT_PROMPT }
       writeFileSync(configPath, `${JSON.stringify(config, null, 2)}\n`)
       // The heartbeat run between the user's turns: wait for the scripted server to see its poll.
       const polls = () => server.requests.slice(afterTask).filter((q) => !isSummaryRequest(q.body) && isHeartbeatPoll(q.body))
@@ -901,6 +909,7 @@ try {
       const off = await openclaw(['system', 'heartbeat', 'disable', '--json'])
       assert.equal(off.code, 0, `system heartbeat disable: ${off.out.slice(0, 300)} ${off.err.split('\n').slice(-4).join(' | ')}`)
       const pollText = lastUserText(polls()[0])
+      assert.ok(requestText(polls()[0].body).includes(HEARTBEAT_PROMPT), `the heartbeat run sent the configured prompt: ${pollText.slice(0, 300)}`)
       assert.ok(requestText(polls()[0].body).includes('Rotate the deploy key'), 'the heartbeat ran in the main session (it carries the user\'s turns)')
       // The user moves on after the heartbeat: the current request leads the goal, the first one follows.
       turns.set('t61b', [{ text: 'Noted the new key in docs/keys.md.', usage: { prompt_tokens: 23_000 } }])
@@ -922,7 +931,7 @@ try {
       assert.ok(at >= 0, `the restore in the first request after the compaction: ${prompt.slice(0, 600)}`)
       const restore = prompt.slice(at, prompt.lastIndexOf('[t62]'))
       assert.match(restore, /Rotate the deploy key/, `the restore names the user's task: ${restore}`)
-      assert.doesNotMatch(restore, /heartbeat monitor|\[OpenClaw heartbeat poll\]/i, `no heartbeat prompt in the restore: ${restore}`)
+      assert.doesNotMatch(restore, /heartbeat monitor|\[OpenClaw heartbeat poll\]|briefly report progress/i, `no heartbeat prompt in the restore: ${restore}`)
       assert.doesNotMatch(restore, /HEARTBEAT/, `no HEARTBEAT text in the restore: ${restore}`)
       // The goal is the task, not the greeting before it (the greeting may stay among the exchanges).
       const goal = restore.slice(restore.indexOf('## Goal'), restore.indexOf('\n## ', restore.indexOf('## Goal') + 1))
@@ -942,7 +951,7 @@ try {
         assert.ok(!y.includes(TOKEN) && !/ghp_[A-Za-z0-9]{20,}/.test(y), `no credential in the checkpoint YAML: ${y.slice(0, 800)}`)
         assert.ok(!y.includes(LABELLED), `no labelled credential in the checkpoint YAML: ${y.slice(0, 800)}`)
         assert.ok(!y.includes(PASSWORD), `no typed password in the checkpoint YAML: ${y.slice(0, 800)}`)
-        assert.doesNotMatch(y, /HEARTBEAT_OK|heartbeat monitor scratch/, `no heartbeat text in the checkpoint YAML: ${y.slice(0, 800)}`)
+        assert.doesNotMatch(y, /HEARTBEAT_OK|heartbeat monitor scratch|briefly report progress/, `no heartbeat text in the checkpoint YAML: ${y.slice(0, 800)}`)
       }
       assert.match(yaml.at(-1), /Rotate the deploy key/, 'the checkpoint has the task')
       if (verbose) console.log(`       heartbeat poll: ${pollText.slice(0, 200)}\n       restore: ${restore}`)

@@ -348,12 +348,7 @@ fn media_paths(text: &str) -> Vec<&str> {
 /// becomes the command line it stands for (`/compact keep it short`). Empty when nothing of the
 /// user's own is left (a heartbeat poll, a cron turn, the new-session prompt).
 pub fn strip_injections(text: &str) -> String {
-    // a turn the host started with its current-time block and without a cron job's prefix is a
-    // heartbeat run's prompt (a configured one too: `If working, briefly report progress...`) or
-    // the reset prompt: nothing of the user's
-    if !is_cron_run(text) && ends_with_current_time(text) {
-        return String::new();
-    }
+    let cron = is_cron_run(text);
     // a cron run's job message is the instruction its session exists for: only the prefix goes
     let text = strip_cron_prefix(text);
     let text = strip_chat_history(text);
@@ -365,6 +360,12 @@ pub fn strip_injections(text: &str) -> String {
     }
     for (open, close) in BLOCKS {
         s = remove_blocks(&s, open, close);
+    }
+    // a turn the host started with its current-time block (before the internal-context block it
+    // may append) and without a cron job's prefix is a heartbeat run's prompt (a configured one
+    // too: `If working, briefly report progress...`) or the reset prompt: nothing of the user's
+    if !cron && ends_with_current_time(&s) {
+        return String::new();
     }
     s = remove_ide_tags(&s);
     for open in BRACKETED {
@@ -1017,6 +1018,9 @@ mod tests {
             let wrapped = format!("Conversation info (untrusted metadata):\n```json\n{{\"conversation_label\": \"Ann\"}}\n```\n\n{custom}\n{time}");
             assert_eq!(strip_injections(&format!("{custom}\n{time}")), "", "{time}");
             assert_eq!(strip_injections(&wrapped), "", "{time}");
+            // as 2026.9.6 sends it in a gateway: the internal-context block after the time block
+            let internal = format!("{custom}\n{time}\n\n<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\nheartbeat scratch\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>");
+            assert_eq!(strip_injections(&internal), "", "{time}");
             // a cron job's message carries the block too, and stays
             assert!(strip_injections(&format!("[cron:ab12 digest] Send me the digest\n{time}"))
                 .starts_with("Send me the digest"));
