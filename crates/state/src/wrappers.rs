@@ -1057,38 +1057,42 @@ mod tests {
             strip_injections(v2),
             "prepara el informe de ventas de marzo"
         );
-        // a direct chat's sender label that the envelope header names (formatInboundEnvelope), as
-        // an earlier release wrote a Feishu DM; the chat's label from its metadata
-        let dm = "System: [2026-02-03 09:14:52 GMT+8] Feishu DM from ou_cadc2c27: morning\n\n[Feishu ou_cadc2c27 2026-02-03 09:14 GMT+8] ou_cadc2c27: morning, move the call with Ann to 3pm\n[message_id: om_x100b57]";
-        assert_eq!(
-            strip_injections(dm),
-            "morning, move the call with Ann to 3pm"
-        );
-        let labelled = "Conversation info (untrusted metadata):\n```json\n{\"conversation_label\": \"任亚伦\"}\n```\n\n任亚伦: Are you done?";
-        assert_eq!(strip_injections(labelled), "Are you done?");
-        // the display name an earlier release put before the body, the header naming the id; a
-        // colon in the user's own words after the label is theirs
-        assert_eq!(
-            strip_injections(
-                "[Feishu ou_cadc2c27 Thu 2026-02-12 18:51 GMT+8] 任亚伦: Are you done?"
+        for (raw, want) in [
+            // a direct chat's sender label that the envelope header names (formatInboundEnvelope),
+            // as an earlier release wrote a Feishu DM
+            (
+                "System: [2026-02-03 09:14:52 GMT+8] Feishu DM from ou_cadc2c27: morning\n\n[Feishu ou_cadc2c27 2026-02-03 09:14 GMT+8] ou_cadc2c27: morning, move the call with Ann to 3pm\n[message_id: om_x100b57]",
+                "morning, move the call with Ann to 3pm",
             ),
-            "Are you done?"
-        );
-        assert_eq!(
-            strip_injections(
-                "[Telegram Ann Lee id:42 2026-02-12 18:51 GMT+8] Ann Lee: Note: the call moved"
+            // the chat's label from its metadata
+            (
+                "Conversation info (untrusted metadata):\n```json\n{\"conversation_label\": \"任亚伦\"}\n```\n\n任亚伦: Are you done?",
+                "Are you done?",
             ),
-            "Note: the call moved"
-        );
-        // an earlier release's event with a payload of several lines and no context block after
-        // it: the event ends at the blank line
-        let restart = "System: [2026-02-13 04:51:45 GMT+8] GatewayRestart:\n{\n  \"kind\": \"config-apply\",\n  \"status\": \"ok\"\n}\n\ncheck the new config works";
-        assert_eq!(strip_injections(restart), "check the new config works");
-        // a stamp alone names no channel: the user's first words stay
-        assert_eq!(
-            strip_injections("[Fri 2026-04-10 16:39 GMT+8] Note: the call moved"),
-            "Note: the call moved"
-        );
+            // the display name an earlier release put before the body, the header naming the id
+            (
+                "[Feishu ou_cadc2c27 Thu 2026-02-12 18:51 GMT+8] 任亚伦: Are you done?",
+                "Are you done?",
+            ),
+            // a colon in the user's own words after the label is theirs
+            (
+                "[Telegram Ann Lee id:42 2026-02-12 18:51 GMT+8] Ann Lee: Note: the call moved",
+                "Note: the call moved",
+            ),
+            // an earlier release's event with a payload of several lines and no context block
+            // after it: the event ends at the blank line
+            (
+                "System: [2026-02-13 04:51:45 GMT+8] GatewayRestart:\n{\n  \"kind\": \"config-apply\",\n  \"status\": \"ok\"\n}\n\ncheck the new config works",
+                "check the new config works",
+            ),
+            // a stamp alone names no channel: the user's first words stay
+            (
+                "[Fri 2026-04-10 16:39 GMT+8] Note: the call moved",
+                "Note: the call moved",
+            ),
+        ] {
+            assert_eq!(strip_injections(raw), want, "{raw}");
+        }
         // a weekday stamp, also with a date a scrubbed transcript replaced
         assert_eq!(
             strip_injections("[Fri 2026-04-10 16:39 GMT+8] 已完成重启，继续完成之前的任务"),
