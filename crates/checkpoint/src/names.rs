@@ -171,8 +171,13 @@ pub fn is_name(s: &str) -> bool {
     if t.is_empty() || t.chars().any(pictograph) {
         return false;
     }
-    // the host's protocol tokens (`HEARTBEAT_OK`, `NO_REPLY`) name nothing of the work
-    if context_state::wrappers::NO_OP_REPLIES.contains(&t) {
+    // the host's protocol tokens (`HEARTBEAT_OK`, `NO_REPLY`) name nothing of the work, nor does
+    // prose glued to one (`discuss.HEARTBEAT_OK`, `HEARTBEAT_OK.Got`, `HEARTBEAT_OKI'm`)
+    if t.split(['.', ' ']).any(|p| {
+        context_state::wrappers::NO_OP_REPLIES
+            .iter()
+            .any(|r| p.starts_with(r))
+    }) {
         return false;
     }
     if t.chars().any(unspaced) || t.chars().any(wide_punctuation) {
@@ -375,6 +380,9 @@ mod tests {
             "/api/auth/register`)：**已停用**",
             "HEARTBEAT_OK",
             "NO_REPLY",
+            "discuss.HEARTBEAT_OK",
+            "HEARTBEAT_OK.Got",
+            "HEARTBEAT_OKI",
             "Validation Outcome: PASS",
             "Workspace Compliance: FAIL",
             "Mem0 Sync",

@@ -118,8 +118,8 @@ const PARAGRAPHS: &[&str] = &[
 const LINES: &[&str] = &[
     "System: ",
     "System (untrusted): ",
-    "Current time: ",
-    "Reference UTC: ",
+    CURRENT_TIME_LINE,
+    REFERENCE_UTC_LINE,
     "Queued #",
     "When reading HEARTBEAT.md, use workspace file",
     "[Subagent Task]",

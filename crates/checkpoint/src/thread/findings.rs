@@ -70,15 +70,7 @@ fn answered_calls(messages: &[Value]) -> Vec<(usize, &str, &Value, &Value)> {
 /// or its start compacted away). A failure of an earlier turn is history: that turn ended with
 /// the agent's report, and the user has asked something else since.
 pub(super) fn turn_calls(messages: &[Value], lines: &[Line]) -> Option<Vec<String>> {
-    let at = lines.iter().rposition(|l| {
-        matches!(
-            l,
-            Line::User {
-                said: Said::Request,
-                ..
-            }
-        )
-    })?;
+    let at = super::latest_request(lines)?;
     Some(
         calls(messages)
             .filter(|(i, _, _)| *i > at)

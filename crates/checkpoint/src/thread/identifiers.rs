@@ -1005,46 +1005,32 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
     for (at, _, v) in &abbreviated {
         idents.add(v, EXACT_VALUE_WEIGHT, *at, n);
     }
-    // the ids a short tool result returns: what the call created, sent or started (a job, a
-    // message, a sub-agent's run), which the agent refers to later; a long result is data
-    for (at, m) in messages.iter().enumerate() {
-        if m.get("role").and_then(Value::as_str) != Some("toolResult") {
-            continue;
-        }
-        let text = super::recent_values::text_of(m);
-        if text.len() > RETURNED_ID_CHARS {
-            continue;
-        }
-        for v in returned_ids(&text) {
-            idents.add(v, RETURNED_ID_WEIGHT, at, n);
-        }
-    }
-    // the files the tool results of the turn under way name (a review's threads, a search's hits,
-    // a listing): what the agent is looking at now, weighing least, so that they fill what room
-    // the agent's own words leave (a long autonomous turn, a cron run, says little itself)
-    let turn = lines
-        .iter()
-        .rposition(|l| {
-            matches!(
-                l,
-                Line::User {
-                    said: Said::Request,
-                    ..
-                }
-            )
-        })
-        .unwrap_or(0);
-    // (a file the names hold already, by its name, is not said again at more length)
+    // the tool results, read once:
+    // - the ids a short one returns: what the call created, sent or started (a job, a message, a
+    //   sub-agent's run), which the agent refers to later; a long result is data;
+    // - the files those of the turn under way name (a review's threads, a search's hits, a
+    //   listing): what the agent is looking at now, weighing least, so that they fill what room
+    //   the agent's own words leave (a long autonomous turn, a cron run, says little itself); a
+    //   file the names hold already, by its name, is not said again at more length
+    let turn = super::latest_request(lines).unwrap_or(0);
     let known: HashSet<String> = idents
         .items
         .keys()
         .map(|k| file_name_of(k).to_ascii_lowercase())
         .collect();
-    for (at, m) in messages.iter().enumerate().skip(turn) {
+    for (at, m) in messages.iter().enumerate() {
         if m.get("role").and_then(Value::as_str) != Some("toolResult") {
             continue;
         }
         let text = super::recent_values::text_of(m);
+        if text.len() <= RETURNED_ID_CHARS {
+            for v in returned_ids(&text) {
+                idents.add(v, RETURNED_ID_WEIGHT, at, n);
+            }
+        }
+        if at < turn {
+            continue;
+        }
         let mut end = text.len().min(RESULT_FILE_CHARS);
         while !text.is_char_boundary(end) {
             end -= 1;
@@ -1254,15 +1240,9 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
         if out.len() >= MAX_IDENTIFIERS {
             break;
         }
-        // prose, pictographs and escaped fragments are no names (crate::names); the host's no-op
-        // replies (`HEARTBEAT_OK`, `NO_REPLY`) are its protocol, never a name of the work, nor is
-        // prose glued to one (`discuss.HEARTBEAT_OK`, `HEARTBEAT_OK.Got`, `HEARTBEAT_OKI'm`)
+        // prose, pictographs, escaped fragments and the host's no-op tokens are no names
+        // (crate::names)
         if !crate::names::is_name(&id)
-            || id.split(['.', ' ']).any(|p| {
-                context_state::wrappers::NO_OP_REPLIES
-                    .iter()
-                    .any(|t| p.starts_with(t))
-            })
             || within.contains(&id)
             || scanned.iter().any(|o| contains_name(o, &id))
         {

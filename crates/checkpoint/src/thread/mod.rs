@@ -150,6 +150,20 @@ impl Tally {
     }
 }
 
+/// The index of the user's latest request (the turn under way starts there), `None` when the
+/// messages hold none (one long turn, or its start compacted away).
+pub(super) fn latest_request(lines: &[Line]) -> Option<usize> {
+    lines.iter().rposition(|l| {
+        matches!(
+            l,
+            Line::User {
+                said: Said::Request,
+                ..
+            }
+        )
+    })
+}
+
 pub(super) fn tool_calls(m: &Value) -> impl Iterator<Item = &Value> {
     m.get("content")
         .and_then(Value::as_array)
