@@ -81,6 +81,10 @@ pub const DECISION_REPORT_CHARS: usize = 60;
 /// Most letters of a reply besides the number or letter it picks an option by when the agent's
 /// message asked nothing (`lets do 2`, `option B`; `hire the full 10` is a count, no pick).
 pub const BARE_PICK_LETTERS: usize = 8;
+/// Most letters of a reply that picks by a list of several numbers (`太好了，立即执行操作1，2，3`,
+/// `great, do 1, 2 and 3`): a list of option numbers picks however the sentence around it is
+/// worded, up to a short one.
+pub const LISTED_PICK_LETTERS: usize = 24;
 /// An agent response longer than this is "long" (7.2 and 11.2).
 pub const LONG_AGENT_CHARS: usize = 500;
 /// Fingerprints of recorded decision-like patterns kept for deduplication.
@@ -830,10 +834,14 @@ pub fn record_messages(
 }
 
 /// The option of the agent's message a bare pick names (`1`, `lets do 2`, `option B`: at most
-/// [`BARE_PICK_LETTERS`] letters besides its number or letter; [`substance::chosen_option`], a
+/// [`BARE_PICK_LETTERS`] letters besides its number or letter, or [`LISTED_PICK_LETTERS`] around
+/// a list of several numbers, [`substance::number_list`]; [`substance::chosen_option`], a
 /// bulleted item by its place only when the message asked), or `None`.
 pub fn bare_pick(agent: &str, reply: &str) -> Option<String> {
-    if substance::letters(reply) > BARE_PICK_LETTERS {
+    let letters = substance::letters(reply);
+    if letters > BARE_PICK_LETTERS
+        && !(letters <= LISTED_PICK_LETTERS && substance::number_list(reply))
+    {
         return None;
     }
     substance::chosen_option(agent, reply, dialogue::ends_with_question(agent))

@@ -631,6 +631,46 @@ pub fn chosen_option(agent_text: &str, reply: &str, asked: bool) -> Option<Strin
     }
 }
 
+/// Words that join the numbers of one list (`1, 2 and 3`, `1和3`, `1到3`).
+const LIST_JOINS: &[&str] = &[
+    "and", "und", "et", "y", "e", "и", "і", "&", "和", "及", "与", "與", "跟", "到", "至", "と",
+];
+
+/// True when the numbers of `reply` are one list of two or more: only separators (`,` `，` `、`
+/// `;` `-` `~` `+` `/`, spaces) and joining words ([`LIST_JOINS`]) between them
+/// (`立即执行操作1，2，3`, `do 1, 2 and 3 now`); `add 2 tests to 3 modules` names two counts.
+pub fn number_list(reply: &str) -> bool {
+    let mut runs = 0usize;
+    let mut numbers = 0usize;
+    let mut gap = String::new();
+    let mut in_number = false;
+    for c in reply.chars() {
+        if c.is_ascii_digit() {
+            if !in_number {
+                numbers += 1;
+                if numbers == 1 || !joins_list(&gap) {
+                    runs += 1;
+                }
+                gap.clear();
+            }
+            in_number = true;
+        } else {
+            in_number = false;
+            if numbers > 0 {
+                gap.push(c);
+            }
+        }
+    }
+    numbers >= 2 && runs == 1
+}
+
+/// True when `gap`, the text between two numbers, only joins them into a list.
+fn joins_list(gap: &str) -> bool {
+    gap.split(|c: char| c.is_whitespace() || ",，、;；-~–+/.．".contains(c))
+        .filter(|w| !w.is_empty())
+        .all(|w| LIST_JOINS.contains(&w.to_lowercase().as_str()))
+}
+
 /// Most options one reply picks by number (`1-3`, `1, 2, 4 and 5`).
 pub const MAX_PICKS: usize = 6;
 
@@ -1154,6 +1194,29 @@ pub fn code_spans(text: &str) -> Vec<&str> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn numbers_joined_by_separators_are_one_list() {
+        for list in [
+            "太好了，立即执行操作1，2，3",
+            "great, do 1, 2 and 3 right away",
+            "1和3都做",
+            "1、2、4",
+            "1-3",
+            "1到3",
+        ] {
+            assert!(number_list(list), "{list}");
+        }
+        for not in [
+            "add 2 tests to 3 modules",
+            "2 or 3",
+            "2还是3",
+            "do 2",
+            "no numbers here",
+        ] {
+            assert!(!number_list(not), "{not}");
+        }
+    }
 
     #[test]
     fn a_heredoc_marker_before_multi_byte_text_is_read_by_characters() {

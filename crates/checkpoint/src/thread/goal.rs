@@ -357,6 +357,17 @@ pub(super) mod tests {
             e.topic.as_deref(),
             Some("1 (re: 先处理 09:00 打卡（简单，回复\"1\"我立即执行）)")
         );
+        // several options picked by a list of their numbers in a sentence of the user's own
+        let e = extract(&[
+            user("查一下定时任务"),
+            agent("建议的下一步：\n1. **更新文档**：修改SKILL.md\n2. **打包上传**：创建ZIP\n3. **同步版本**\n4. **社区推广**"),
+            user("太好了，立即执行操作1，2，3"),
+            working("正在更新文档。"),
+        ]);
+        assert_eq!(
+            e.topic.as_deref(),
+            Some("太好了，立即执行操作1，2，3 (re: 更新文档：修改SKILL.md; 打包上传：创建ZIP; 同步版本)")
+        );
         // a request that is no pick stays as it is
         let e = extract(&[
             user("查一下定时任务"),
