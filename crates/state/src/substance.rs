@@ -601,11 +601,17 @@ pub fn chosen_option(agent_text: &str, reply: &str, asked: bool) -> Option<Strin
                 .filter(|(_, p)| *p == n && n >= 1)
                 .map(|(r, _)| r)
                 .next_back()?;
-            let size = items
+            let run: Vec<&Offered> = items
                 .iter()
                 .filter(|o| o.bullet.is_some_and(|(r, _)| r == last_run))
-                .count();
-            if size < 2 {
+                .collect();
+            // a list whose labels carry numbers (`Tier 0` .. `Tier 3`) is picked by them: a
+            // number none of them carries (`there is tier 4`) is no place in it
+            if run.len() < 2
+                || run
+                    .iter()
+                    .any(|o| o.keys.iter().any(|k| matches!(k, Key::Num(_))))
+            {
                 return None;
             }
             return items
@@ -1194,6 +1200,25 @@ pub fn code_spans(text: &str) -> Vec<&str> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_number_no_label_carries_is_no_place_in_a_list_numbered_by_its_labels() {
+        let tiers = "Right, 4 tiers.\n\n**Four-tier system:**\n- Tier 0: Registered, not verified\n- Tier 1: Passed initiation\n- Tier 2: Parent verified\n- Tier 3: Community recognized\n\nOptions:\n- A) Tier 1 can use some apps\n- B) Tier 1 cannot use any apps\n\nWhat do you think Tier 1 should be able to do?";
+        assert_eq!(
+            chosen_option(tiers, "actually five, there is tier 4", true),
+            None
+        );
+        assert_eq!(
+            chosen_option(tiers, "2", true).as_deref(),
+            Some("Tier 2: Parent verified")
+        );
+        // a list without numbers of its own is still picked by place
+        let plain = "Two ways.\n\n- Keep the cache\n- Drop the cache\n\nWhich one?";
+        assert_eq!(
+            chosen_option(plain, "2", true).as_deref(),
+            Some("Drop the cache")
+        );
+    }
 
     #[test]
     fn numbers_joined_by_separators_are_one_list() {
