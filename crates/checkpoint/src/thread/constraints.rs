@@ -38,6 +38,62 @@ const JUDGED: &[&str] = &[
     "correct", "working", "was", "so", "ganz", "wirklich", "mal", "vraiment", "encore",
 ];
 
+/// Words after a negation that make an idiom, not a limit: `no wonder`, `no matter`, `no doubt`,
+/// `never mind`; `not only` / `nicht nur` / `non seulement` / `no solo` add (`not only X, also
+/// Y`), they do not restrict.
+const IDIOM_AFTER_NEGATION: &[&str] = &[
+    "wonder",
+    "matter",
+    "doubt",
+    "mind",
+    "only",
+    "just",
+    "nur",
+    "seulement",
+    "solo",
+    "sólo",
+    "só",
+    "solamente",
+    "только",
+];
+
+/// Verbs of knowing and seeing after `I don't` / `I never`: the speaker's state of mind
+/// (`i don't know if ...`, `i don't see its doc says it`), not a rule.
+const STATE_OF_MIND: &[&str] = &[
+    "know",
+    "see",
+    "think",
+    "understand",
+    "remember",
+    "recall",
+    "get",
+    "care",
+    "mind",
+    "believe",
+    "knew",
+    "thought",
+    "saw",
+    "expected",
+    "realized",
+    "realised",
+    "noticed",
+];
+
+/// True when the limit word at `i` of `words` makes no limit: it opens an idiom (`no wonder`,
+/// `not only`), is the `only` of a `not only`, tells the speaker's state of mind (`i don't know`,
+/// `we never thought`) or exclaims (`oh, no`).
+fn idiom_at(words: &[&str], i: usize) -> bool {
+    let next = words.get(i + 1).copied().unwrap_or_default();
+    let prev = i.checked_sub(1).map(|p| words[p]).unwrap_or_default();
+    (NEGATIONS.contains(&words[i]) || words[i] == "never") && IDIOM_AFTER_NEGATION.contains(&next)
+        || (IDIOM_AFTER_NEGATION.contains(&words[i]) && NEGATIONS.contains(&prev))
+        || (matches!(prev, "i" | "we")
+            && matches!(words[i], "don't" | "dont" | "never")
+            && STATE_OF_MIND.contains(&next))
+        // an exclamation (`oh, no, ...`)
+        || (NEGATIONS.contains(&words[i]) && matches!(prev, "oh" | "ah" | "uh"))
+}
+
 /// Words that make a sentence a limit wherever they stand, lowercase, matched as whole words
 /// (spaced scripts).
 #[rustfmt::skip]
@@ -66,6 +122,14 @@ const LIMIT_PIECES: &[&str] = &[
     // Korean
     "하지 마", "말고", "항상", "절대", "이내", "예산",
 ];
+
+/// True when `piece` of [`LIMIT_PIECES`] limits in `lower`: somewhere not as the `只` of
+/// `不只` (not only).
+fn limits_by_piece(lower: &str, piece: &str) -> bool {
+    context_state::substance::occurs(lower, piece, |before, _| {
+        !(piece == "只" && before.ends_with('不'))
+    })
+}
 
 /// Characters after which `别` is the imperative `don't` (`别用`, `你别动`, `千万别删`), not a
 /// syllable of a word (`识别`, `区别`, `特别`, `分别`).
@@ -158,6 +222,8 @@ fn letters(s: &str) -> usize {
 /// or URL (a line of a log or a listing).
 fn is_prose(s: &str) -> bool {
     if s.split_whitespace().any(|w| {
+        // a path opens a word, also in brackets or quotes (`(/home/x/index.ts)`)
+        let w = w.trim_start_matches(['(', '[', '"', '\'', '<', '（']);
         w.starts_with('/') || w.starts_with("./") || w.starts_with("~/") || w.contains("://")
     }) {
         return false;
@@ -229,13 +295,13 @@ fn sets_limit(sentence: &str, answer: bool) -> bool {
             && NEGATIONS.contains(&w)
             && !answers
             && !words.get(i + 1).is_some_and(|next| JUDGED.contains(next));
-        if LIMIT_WORDS.contains(&w) || leads {
+        if (LIMIT_WORDS.contains(&w) || leads) && !idiom_at(&words, i) {
             has_limit = true;
             break;
         }
     }
     has_limit
-        || LIMIT_PIECES.iter().any(|p| lower.contains(p))
+        || LIMIT_PIECES.iter().any(|p| limits_by_piece(&lower, p))
         || sets_standing_rule(&lower)
         || forbids_bie(s)
         || states_amount(s)
@@ -402,6 +468,33 @@ mod tests {
             user("No emojis in the replies"),
         ]);
         assert_eq!(e.constraints, ["No emojis in the replies"]);
+    }
+
+    #[test]
+    fn idioms_and_the_speakers_state_of_mind_are_no_rules() {
+        for s in [
+            "no wonder i often see you mention this tool.",
+            "never mind, let's get back work first, too much things to do.",
+            "Not only its language agnostic, It is also modal agnostic.",
+            "I don't know if you aware that you were on and off for the last few days.",
+            "i don't see its doc says it.",
+            "We don't know the size of the manifold, but think the whole universe builds on it.",
+            "Oh, no, i just feel so unreal.",
+            "这个不只是界面的问题，后端也有",
+            "discovered non-bundled plugins may auto-load: lossless-claw (/home/u/.openclaw/extensions/lossless-claw/index.ts).",
+        ] {
+            assert!(!is_constraint(s), "{s}");
+        }
+        // the same words in a rule still make it one
+        for s in [
+            "don't worry about badge, too detailed now.",
+            "only use the staging database",
+            "i don't want any emojis in the report",
+            "No matter what, never push to main",
+            "只用中文回复",
+        ] {
+            assert!(is_constraint(s), "{s}");
+        }
     }
 
     #[test]
