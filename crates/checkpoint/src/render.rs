@@ -257,6 +257,9 @@ const GIST_CHARS: usize = 120;
 const FAILURE_ITEM_CHARS: usize = 160;
 /// Longest identifier shown.
 const IDENTIFIER_SHOWN_CHARS: usize = 60;
+/// Longest URL shown: a URL cut in a part of its path is no address (`…/agents/shanzhu_cat/f…`);
+/// a longer one is cut after a whole part ([`shown_identifier`]).
+const URL_SHOWN_CHARS: usize = 100;
 /// Files the trim left out named by their names alone (`Other files: SKILL.md, jobs.json (+9
 /// more)`): a name costs a few tokens, its path many, and a summary says the name.
 const OTHER_FILE_NAMES: usize = 6;
@@ -523,6 +526,93 @@ fn group_dirs(paths: Vec<String>) -> Vec<String> {
         .collect()
 }
 
+/// An identifier as shown: [`clean`], cut at [`IDENTIFIER_SHOWN_CHARS`]; a URL at
+/// [`URL_SHOWN_CHARS`], and then after its last whole part (`/`, `?`, `&`), so what is shown is
+/// an address or a prefix of one, never a word cut in two.
+fn shown_identifier(s: &str) -> String {
+    if !is_url(s) {
+        return clean(s, IDENTIFIER_SHOWN_CHARS);
+    }
+    let c = clean(s, URL_SHOWN_CHARS);
+    match c.strip_suffix('…') {
+        Some(cut) => match cut.rfind(['/', '?', '&']) {
+            Some(i) if cut[..i].contains("://") && !cut[..i].ends_with(':') => {
+                format!("{}…", &cut[..=i])
+            }
+            _ => c,
+        },
+        None => c,
+    }
+}
+
+fn is_url(s: &str) -> bool {
+    s.split_once("://").is_some_and(|(scheme, rest)| {
+        !scheme.is_empty()
+            && !rest.is_empty()
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
+    })
+}
+
+/// URLs that differ in one part of their path said once, at the first one's place:
+/// `https://h/api/v1/{home, feed?limit=10}`, `https://h/agents/{ana, bo}/follow`. Saves the budget
+/// the repeated host and path would spend; a URL cut short (`…`) is left as it is.
+fn group_urls(items: Vec<String>) -> Vec<String> {
+    // (prefix, the varying parts, suffix): a single URL is its whole text as a prefix
+    let mut groups: Vec<(String, Vec<String>, String)> = Vec::new();
+    let parts = |u: &str| -> Vec<String> { u.split('/').map(str::to_string).collect() };
+    'items: for item in items {
+        if is_url(&item) && !item.ends_with('…') {
+            let p = parts(&item);
+            for g in groups.iter_mut() {
+                if !is_url(&g.0) || g.0.ends_with('…') {
+                    continue;
+                }
+                if !g.1.is_empty() {
+                    // a group: the same prefix and suffix around one part
+                    if let Some(mid) = item
+                        .strip_prefix(g.0.as_str())
+                        .and_then(|r| r.strip_suffix(g.2.as_str()))
+                        .filter(|m| !m.is_empty() && !m.contains('/'))
+                    {
+                        if !g.1.iter().any(|v| v == mid) {
+                            g.1.push(mid.to_string());
+                        }
+                        continue 'items;
+                    }
+                    continue;
+                }
+                // a single URL: the same parts but one, after the host (`https:`, ``, host)
+                let q = parts(&g.0);
+                if q.len() != p.len() || q.len() < 4 {
+                    continue;
+                }
+                let differ: Vec<usize> = (0..p.len()).filter(|&k| p[k] != q[k]).collect();
+                if let [k] = differ[..] {
+                    if k >= 3 && !p[k].is_empty() && !q[k].is_empty() {
+                        let prefix = format!("{}/", q[..k].join("/"));
+                        let suffix = match q[k + 1..].join("/") {
+                            rest if rest.is_empty() && k + 1 == q.len() => String::new(),
+                            rest => format!("/{rest}"),
+                        };
+                        *g = (prefix, vec![q[k].clone(), p[k].clone()], suffix);
+                        continue 'items;
+                    }
+                }
+            }
+        }
+        groups.push((item, Vec::new(), String::new()));
+    }
+    groups
+        .into_iter()
+        .map(|(prefix, vars, suffix)| match vars.as_slice() {
+            [] => prefix,
+            _ => format!("{prefix}{{{}}}{suffix}", vars.join(", ")),
+        })
+        .collect()
+}
+
 /// Folded entries, each once (the first), in order.
 fn distinct(items: Vec<String>) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
@@ -564,7 +654,7 @@ fn merge_contained(items: &[String]) -> Vec<Option<String>> {
     let merged = items.len().min(MAX_IDENTIFIERS);
     let lower: Vec<String> = items[..merged]
         .iter()
-        .map(|s| clean(s, IDENTIFIER_SHOWN_CHARS).to_lowercase())
+        .map(|s| shown_identifier(s).to_lowercase())
         .collect();
     let mut shown: Vec<Option<usize>> = (0..items.len()).map(Some).collect();
     for i in 0..merged {
@@ -936,7 +1026,7 @@ fn compose(
         .iter()
         .enumerate()
         .filter(|(i, _)| keep(Piece::Identifier(*i)))
-        .filter_map(|(_, s)| s.as_deref().map(|s| clean(s, IDENTIFIER_SHOWN_CHARS)))
+        .filter_map(|(_, s)| s.as_deref().map(shown_identifier))
         .collect();
     // nor a path of a file the lists name (relative to their root, or in braces): the
     // identifier `/repo/src/app.ts` or `src/app.ts` when `Files modified:` has `src/{app.ts, …}`
@@ -952,7 +1042,7 @@ fn compose(
                     None => false,
                 })
     });
-    push_inline(&mut o, "Identifiers: ", &idents);
+    push_inline(&mut o, "Identifiers: ", &group_urls(idents));
     push_inline(&mut o, "Tools used: ", &tools);
     if o.len() == before {
         if as_summary {
@@ -1069,6 +1159,42 @@ mod tests {
     use super::*;
     use crate::model::*;
     use crate::yaml::from_yaml;
+
+    #[test]
+    fn urls_are_shown_whole_or_cut_after_a_whole_part_and_said_once_per_path() {
+        let long = format!("https://example.com/api/v1/{}/follow", "agent_".repeat(20));
+        assert_eq!(
+            shown_identifier("https://instreet.coze.site/api/v1/agents/shanzhu_cat_6971/follow"),
+            "https://instreet.coze.site/api/v1/agents/shanzhu_cat_6971/follow"
+        );
+        assert_eq!(shown_identifier(&long), "https://example.com/api/v1/…");
+        assert!(shown_identifier(&"x".repeat(80)).ends_with('…'));
+        let ids = [
+            "https://h.site/api/v1/home",
+            "toolCallId",
+            "https://h.site/api/v1/agents/ana/follow",
+            "https://h.site/api/v1/upvote",
+            "https://h.site/api/v1/agents/bo_7/follow",
+            "https://other.site/api/v1/home",
+            "https://h.site/api/v1/agents/ana/follow",
+            "https://h.site/api/v1/posts?sort=hot&limit=10",
+        ];
+        assert_eq!(
+            group_urls(ids.iter().map(|s| s.to_string()).collect()),
+            [
+                "https://h.site/api/v1/{home, upvote, posts?sort=hot&limit=10}",
+                "toolCallId",
+                "https://h.site/api/v1/agents/{ana, bo_7}/follow",
+                "https://other.site/api/v1/home",
+            ]
+        );
+        // a cut URL, and names that only look alike, stay as they are
+        let cut = vec![
+            "https://h.site/api/…".to_string(),
+            "https://h.site/api/x".to_string(),
+        ];
+        assert_eq!(group_urls(cut.clone()), cut);
+    }
 
     /// The checkpoint rendered as the compaction summary (replace mode).
     fn summary_of(cp: &Checkpoint) -> String {
