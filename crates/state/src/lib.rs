@@ -85,6 +85,10 @@ pub const BARE_PICK_LETTERS: usize = 8;
 /// `great, do 1, 2 and 3`): a list of option numbers picks however the sentence around it is
 /// worded, up to a short one.
 pub const LISTED_PICK_LETTERS: usize = 24;
+/// A user message this long (an hour) after the agent's report, one that asked nothing, decides
+/// nothing about it: the user comes back (the next morning's greeting, good night, a new request),
+/// and a request is the topic by itself. A reply to a question decides however late it comes.
+pub const REPORT_REPLY_GAP_MS: u64 = 3600 * 1000;
 /// An agent response longer than this is "long" (7.2 and 11.2).
 pub const LONG_AGENT_CHARS: usize = 500;
 /// Fingerprints of recorded decision-like patterns kept for deduplication.
@@ -670,6 +674,7 @@ fn walk(messages: &[Value]) -> (Option<String>, Vec<Exchange>, Vec<Pattern>) {
     let mut exchanges: Vec<Exchange> = Vec::new();
     let mut patterns = Vec::new();
     let mut last_agent: Option<String> = None;
+    let mut last_agent_at: Option<u64> = None;
     // One walk: the package's own injections and the host's wrappers are gone, and each user
     // message is a request, an answer or noise by where it stands (see [`dialogue`]).
     for (m, line) in messages.iter().zip(dialogue::read_dialogue(messages)) {
@@ -687,8 +692,14 @@ fn walk(messages: &[Value]) -> (Option<String>, Vec<Exchange>, Vec<Pattern>) {
                     });
                 }
                 if let Some(agent) = last_agent.take() {
+                    let ts = capture::sent_at(m);
+                    // a reply long after a report that asked nothing is the user coming back
+                    // (`good morning`, the next request): it is not about the report
+                    let later = matches!((last_agent_at, ts), (Some(a), Some(t)) if t >= a.saturating_add(REPORT_REPLY_GAP_MS))
+                        && substance::proposal(&agent).is_none();
                     if squashed.chars().count() < DECISION_USER_MAX_CHARS
                         && agent.chars().count() > LONG_AGENT_CHARS
+                        && !later
                         && !wrappers::is_cron_run(&capture::message_text(m))
                     {
                         if let Some(what) = decision_what(&agent, &squashed) {
@@ -696,7 +707,6 @@ fn walk(messages: &[Value]) -> (Option<String>, Vec<Exchange>, Vec<Pattern>) {
                             let lead = (what.starts_with(&lead)
                                 && substance::proposal(&agent).is_none())
                             .then_some(lead);
-                            let ts = capture::sent_at(m);
                             patterns.push(Pattern {
                                 mark: capture::fingerprint(&[
                                     &agent,
@@ -718,6 +728,7 @@ fn walk(messages: &[Value]) -> (Option<String>, Vec<Exchange>, Vec<Pattern>) {
                         gist: gist(&text, GIST_CHARS),
                     });
                     last_agent = Some(text);
+                    last_agent_at = capture::sent_at(m);
                 }
             }
             dialogue::Line::Other => {}

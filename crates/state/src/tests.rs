@@ -702,6 +702,23 @@ fn a_short_reply_with_content_after_a_report_is_a_decision() {
         after(&es_report, "mejor guarda las sesiones en Redis"),
         ["mejor guarda las sesiones en Redis (re: Todas las pruebas pasan.)"]
     );
+    // an hour or more later, the reply opens a new sitting: the next day's greeting or request
+    let later = |reply: &str, gap_ms: u64| {
+        decisions_of(
+            "dec-later",
+            &[
+                msg("user", "migrate the session store", 1_000),
+                msg("assistant", &zh_report, 2_000),
+                msg("user", reply, 2_000 + gap_ms),
+            ],
+        )
+    };
+    assert!(later("おはよー 今日もよろしく", REPORT_REPLY_GAP_MS).is_empty());
+    assert!(later("今日の予定教えて、カレンダーから", 9 * 3600 * 1000).is_empty());
+    assert_eq!(
+        later("用PostgreSQL，不要SQLite", 10 * 60 * 1000),
+        ["用PostgreSQL，不要SQLite (re: 所有测试都通过了。)"]
+    );
     // a question back, a slash command, pasted text decide nothing
     for reply in [
         "what about Redis?",
