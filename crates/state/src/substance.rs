@@ -156,14 +156,65 @@ pub fn is_shell_prompt_line(line: &str) -> bool {
             .is_some_and(|(path, _)| !path.contains(char::is_whitespace))
 }
 
+/// Auxiliaries that open an English question when a subject follows (`did you`, `is it`).
+const QUESTION_AUXILIARIES: &[&str] = &[
+    "do", "does", "did", "is", "are", "was", "were", "can", "could", "would", "will", "should",
+    "have", "has", "shall",
+];
+/// Subjects after such an auxiliary.
+const QUESTION_SUBJECTS: &[&str] = &[
+    "you", "we", "i", "it", "they", "he", "she", "this", "that", "there", "these", "those",
+];
+/// Question words that open an English question when an auxiliary or `about` follows (`what is`,
+/// `why does`, `what about`); `what i mean is ...` states.
+const QUESTION_WORDS: &[&str] = &["what", "why", "how", "where", "when", "who", "which"];
+/// Pieces that ask in Chinese without a question mark (`你是什么模型`, `是不是坏了`).
+const QUESTION_PIECES: &[&str] = &[
+    "是什么",
+    "什么是",
+    "为什么",
+    "為什麼",
+    "怎么样",
+    "怎麼樣",
+    "是不是",
+    "有没有",
+    "有沒有",
+    "能不能",
+    "可不可以",
+];
+
 /// True when a user's reply asks something: a question mark of any script at its end
-/// ([`is_question`]), or a sentence-final question particle where the script marks a question
-/// with one and no mark is needed (Chinese `吗` / `嗎`: `任务处理完了吗`).
+/// ([`is_question`]); where a question needs no mark, a sentence-final particle (Chinese `吗` /
+/// `嗎` / `呢`: `任务处理完了吗`, Japanese `ですか` / `ますか`), a Chinese question piece
+/// ([`QUESTION_PIECES`]: `你是什么模型`), or an English question's opening (`did you surf
+/// anywhere`, `what about Redis`).
 pub fn asks(reply: &str) -> bool {
     let t = reply.trim_end_matches(|c: char| {
         c.is_whitespace() || matches!(c, '。' | '.' | '!' | '！' | '~' | '～')
     });
-    is_question(reply) || t.ends_with(['吗', '嗎'])
+    let words: Vec<String> = t
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .take(2)
+        .map(str::to_lowercase)
+        .collect();
+    let opens_question = match words.as_slice() {
+        [first, second] => {
+            // `do it`, `do this`: an order; `do you`, `do we`: a question
+            (QUESTION_AUXILIARIES.contains(&first.as_str())
+                && QUESTION_SUBJECTS.contains(&second.as_str())
+                && (first != "do" || matches!(second.as_str(), "you" | "we" | "i" | "they")))
+                || (QUESTION_WORDS.contains(&first.as_str())
+                    && (QUESTION_AUXILIARIES.contains(&second.as_str()) || second == "about"))
+        }
+        _ => false,
+    };
+    is_question(reply)
+        || t.ends_with(['吗', '嗎', '呢'])
+        || t.ends_with("ですか")
+        || t.ends_with("ますか")
+        || QUESTION_PIECES.iter().any(|p| t.contains(p))
+        || opens_question
 }
 
 /// True when a paragraph asks something: it ends with a question mark of any script.
@@ -1571,6 +1622,27 @@ mod tests {
         );
         assert!(asks("任务处理完了吗") && asks("開發結束了嗎？") && asks("done?"));
         assert!(!asks("用PostgreSQL，不要SQLite") && !asks("好的"));
+        // without a mark: a particle, a question piece, an English question's opening
+        for q in [
+            "你是什么模型",
+            "这个怎么样呢",
+            "テレグラムのリストはわかりますか",
+            "did you surf anywhere",
+            "what about Redis",
+            "why does the job fail every night",
+        ] {
+            assert!(asks(q), "{q}");
+        }
+        for not in [
+            "do it now",
+            "do this first, then the tests",
+            "what i mean is two nodes at least",
+            "is fine, keep it",
+            "ok, use h4 heading then",
+            "没什么问题，继续",
+        ] {
+            assert!(!asks(not), "{not}");
+        }
         assert_eq!(
             report_gist("Migrated the store.\n\nAll 42 tests pass.\n\n---\n").as_deref(),
             Some("All 42 tests pass.")
