@@ -363,9 +363,20 @@ pub fn proposal(agent_text: &str) -> Option<(String, Option<String>)> {
     before.extend(prose_paragraphs(&agent_text[..offset]).into_iter().rev());
     let proposal = before
         .into_iter()
-        .find(|p| letters(p) >= PROSE_MIN_LETTERS && !is_question(p) && !is_fence(p))
+        .find(|p| letters(p) >= PROSE_MIN_LETTERS && !asks_back(p) && !is_fence(p))
         .map(plain);
     Some((question, proposal))
+}
+
+/// True when a paragraph before the question asks too ([`is_question`]), unless it is a list
+/// whose last item ends with a question mark (`- C) Something else?`): the options offered.
+fn asks_back(p: &str) -> bool {
+    let lines: Vec<&str> = p.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let listed = lines.len() >= 2
+        && lines.last().is_some_and(|l| {
+            offered(l).is_some_and(|(o, bulleted)| bulleted || !o.keys.is_empty())
+        });
+    is_question(p) && !listed
 }
 
 fn is_fence(p: &str) -> bool {
@@ -1585,6 +1596,19 @@ mod tests {
 
     #[test]
     fn proposals_are_prose_with_letters() {
+        // options listed before the question, the last of them ending with a question mark, are
+        // what it proposes; a paragraph that asks is not
+        let options = "| Tier | Apps |\n|---|---|\n| 0 | no |\n\nOptions:\n- A) Tier 1 can use some apps\n- B) Tier 1 cannot use apps\n- C) Something else?\n\nWhat should Tier 1 be able to do?";
+        assert_eq!(
+            proposal(options).and_then(|(_, p)| p).as_deref(),
+            Some("Options: - A) Tier 1 can use some apps - B) Tier 1 cannot use apps - C) Something else?")
+        );
+        let asked =
+            "We keep the cache in memory.\n\nOr should it live in Redis?\n\nWhich one do you want?";
+        assert_eq!(
+            proposal(asked).and_then(|(_, p)| p).as_deref(),
+            Some("We keep the cache in memory.")
+        );
         // a horizontal rule, a table rule, an emoji line or a code block before the question is
         // never the proposal: the nearest paragraph with letters is
         for sep in [
