@@ -150,10 +150,12 @@ pub(super) fn thread(turns: &[Turn], out: &mut Extracted) {
         }
         None => goals.first().or(users.first()).copied(),
     };
-    let (Some(first), Some(&last)) = (task, currents.last().or(goals.last()).or(users.last()))
-    else {
+    let Some(first) = task else {
         return;
     };
+    // what the user asks now: none when nothing since the task is a request (`你好` after the
+    // task): the state's latest request or the task says it, not a greeting
+    let last = currents.last().or(goals.last()).copied();
     // a bare pick (`1`, `option B`) says what it picks: the option of the agent's message before it
     let said = |i: usize| -> Cow<'_, str> {
         let text = user_text(i);
@@ -167,15 +169,14 @@ pub(super) fn thread(turns: &[Turn], out: &mut Extracted) {
         }
     };
     out.task = Some(gist(&said(first), TASK_CHARS));
-    out.topic = Some(gist(&said(last), TOPIC_CHARS));
-    out.summary = Some(if first == last {
-        gist(user_text(first), TOPIC_CHARS)
-    } else {
-        format!(
+    out.topic = last.map(|last| gist(&said(last), TOPIC_CHARS));
+    out.summary = Some(match last {
+        Some(last) if last != first => format!(
             "{} ... {}",
             gist(user_text(first), TOPIC_CHARS),
             gist(user_text(last), TOPIC_CHARS)
-        )
+        ),
+        _ => gist(user_text(first), TOPIC_CHARS),
     });
 
     // Entries are (turn, role); the agent entry of a turn sorts after its user entry.
@@ -265,6 +266,15 @@ pub(super) mod tests {
                 "{opener}"
             );
         }
+        // a greeting after the request the agent worked on is not what it works on now
+        let e = extract(&[
+            user("你是什么模型"),
+            agent("我是 Kimi K2.5。"),
+            user("你好"),
+            working("正在执行 HEARTBEAT.md 检查任务..."),
+            agent("检查完成。"),
+        ]);
+        assert_eq!(e.topic.as_deref(), Some("你是什么模型"), "{e:?}");
         // a request of two words the agent worked on still is one
         let e = extract(&[
             user("deploy staging"),
@@ -441,6 +451,14 @@ pub(super) mod tests {
     fn with_nothing_substantive_the_first_request_stays_the_task() {
         let e = extract(&[user("hi there"), agent("Hello!")]);
         assert_eq!(e.task.as_deref(), Some("hi there"));
+        // but it is not what the user works on now: a compaction's messages holding only a
+        // greeting (the task came before them) leave that to the checkpoint's other sources
+        let e = extract(&[
+            user("你好"),
+            working("正在执行 HEARTBEAT.md 检查任务..."),
+            agent("检查完成。"),
+        ]);
+        assert_eq!(e.topic, None);
     }
 
     #[test]
