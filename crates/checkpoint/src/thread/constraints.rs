@@ -488,7 +488,7 @@ mod tests {
         // the same words in a rule still make it one
         for s in [
             "don't worry about badge, too detailed now.",
-            "only use the staging database",
+            "only deploy from the release branch",
             "i don't want any emojis in the report",
             "No matter what, never push to main",
             "只用中文回复",
