@@ -138,12 +138,27 @@ fn last_compaction(
         return Some(cp.clone());
     }
     let newest = latest.map(|(id, _)| id.as_str());
+    // parsing a checkpoint costs far more than reading it: one whose `trigger` line names no
+    // compaction is passed over unparsed (a session without a compaction yet has only those, and
+    // every write parsed all of them)
     files
         .iter()
         .rev()
         .filter(|(_, id)| Some(id.as_str()) != newest)
-        .filter_map(|(_, id)| load(dir, id).ok())
+        .filter_map(|(_, id)| {
+            let bytes = read_bounded(&dir.join(file_name(id)), MAX_FILE_BYTES).ok()?;
+            let text = String::from_utf8(bytes).ok()?;
+            may_be_compaction(&text).then(|| from_yaml(&text).ok())?
+        })
         .find(|cp| cp.meta.trigger == Trigger::Compaction)
+}
+
+/// False when no line of a checkpoint's YAML that names its `trigger` names a compaction: it was
+/// written at a threshold, not at a compaction (told without parsing it).
+fn may_be_compaction(yaml: &str) -> bool {
+    yaml.lines()
+        .filter(|l| l.contains("trigger"))
+        .any(|l| l.contains("compaction"))
 }
 
 /// Whether a checkpoint with `input_tokens` would duplicate `last` (seed 001, 5.2): the token
