@@ -559,23 +559,20 @@ fn is_url(s: &str) -> bool {
 /// `https://h/api/v1/{home, feed?limit=10}`, `https://h/agents/{ana, bo}/follow`. Saves the budget
 /// the repeated host and path would spend; a URL cut short (`…`) is left as it is.
 fn group_urls(items: Vec<String>) -> Vec<String> {
-    // (prefix, the varying parts, suffix): a single URL is its whole text as a prefix
+    // (prefix, the varying parts, suffix); anything else (a name, a single URL) is its text alone
     let mut groups: Vec<(String, Vec<String>, String)> = Vec::new();
-    let parts = |u: &str| -> Vec<String> { u.split('/').map(str::to_string).collect() };
+    let groupable = |s: &str| is_url(s) && !s.ends_with('…');
     'items: for item in items {
-        if is_url(&item) && !item.ends_with('…') {
-            let p = parts(&item);
-            for g in groups.iter_mut() {
-                if !is_url(&g.0) || g.0.ends_with('…') {
-                    continue;
-                }
+        if groupable(&item) {
+            let p: Vec<&str> = item.split('/').collect();
+            for g in groups.iter_mut().filter(|g| groupable(&g.0)) {
                 if !g.1.is_empty() {
                     // a group: the same prefix and suffix around one part
-                    if let Some(mid) = item
+                    let mid = item
                         .strip_prefix(g.0.as_str())
                         .and_then(|r| r.strip_suffix(g.2.as_str()))
-                        .filter(|m| !m.is_empty() && !m.contains('/'))
-                    {
+                        .filter(|m| !m.is_empty() && !m.contains('/'));
+                    if let Some(mid) = mid {
                         if !g.1.iter().any(|v| v == mid) {
                             g.1.push(mid.to_string());
                         }
@@ -584,22 +581,25 @@ fn group_urls(items: Vec<String>) -> Vec<String> {
                     continue;
                 }
                 // a single URL: the same parts but one, after the host (`https:`, ``, host)
-                let q = parts(&g.0);
-                if q.len() != p.len() || q.len() < 4 {
+                let q: Vec<&str> = g.0.split('/').collect();
+                let differ: Vec<usize> =
+                    (0..p.len()).filter(|&k| q.get(k) != Some(&p[k])).collect();
+                let [k] = differ[..] else { continue };
+                if q.len() != p.len() || k < 3 || p[k].is_empty() || q[k].is_empty() {
                     continue;
                 }
-                let differ: Vec<usize> = (0..p.len()).filter(|&k| p[k] != q[k]).collect();
-                if let [k] = differ[..] {
-                    if k >= 3 && !p[k].is_empty() && !q[k].is_empty() {
-                        let prefix = format!("{}/", q[..k].join("/"));
-                        let suffix = match q[k + 1..].join("/") {
-                            rest if rest.is_empty() && k + 1 == q.len() => String::new(),
-                            rest => format!("/{rest}"),
-                        };
-                        *g = (prefix, vec![q[k].clone(), p[k].clone()], suffix);
-                        continue 'items;
-                    }
-                }
+                let suffix = if k + 1 == q.len() {
+                    String::new()
+                } else {
+                    format!("/{}", q[k + 1..].join("/"))
+                };
+                let grouped = (
+                    format!("{}/", q[..k].join("/")),
+                    vec![q[k].to_string(), p[k].to_string()],
+                    suffix,
+                );
+                *g = grouped;
+                continue 'items;
             }
         }
         groups.push((item, Vec::new(), String::new()));

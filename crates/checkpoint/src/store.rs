@@ -82,11 +82,14 @@ pub fn list(dir: &Path) -> Result<Vec<(u64, String)>> {
 /// link, a FIFO or device, or a file over [`MAX_FILE_BYTES`]; `Corrupt` when unreadable as a
 /// checkpoint.
 pub fn load(dir: &Path, id: &str) -> Result<Checkpoint> {
+    from_yaml(&read_text(dir, id)?)
+}
+
+/// The YAML text of checkpoint `id` in `dir`, unparsed (bounded, UTF-8).
+fn read_text(dir: &Path, id: &str) -> Result<String> {
     let path = dir.join(file_name(id));
     let bytes = read_bounded(&path, MAX_FILE_BYTES)?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| Error::corrupt(format!("{} is not UTF-8", path.display())))?;
-    from_yaml(&text)
+    String::from_utf8(bytes).map_err(|_| Error::corrupt(format!("{} is not UTF-8", path.display())))
 }
 
 /// The id `_latest.json` names, if it is readable (bounded, no link followed, never blocking on
@@ -146,8 +149,7 @@ fn last_compaction(
         .rev()
         .filter(|(_, id)| Some(id.as_str()) != newest)
         .filter_map(|(_, id)| {
-            let bytes = read_bounded(&dir.join(file_name(id)), MAX_FILE_BYTES).ok()?;
-            let text = String::from_utf8(bytes).ok()?;
+            let text = read_text(dir, id).ok()?;
             may_be_compaction(&text).then(|| from_yaml(&text).ok())?
         })
         .find(|cp| cp.meta.trigger == Trigger::Compaction)

@@ -673,8 +673,8 @@ fn walk(messages: &[Value]) -> (Option<String>, Vec<Exchange>, Vec<Pattern>) {
     let mut topic = None;
     let mut exchanges: Vec<Exchange> = Vec::new();
     let mut patterns = Vec::new();
-    let mut last_agent: Option<String> = None;
-    let mut last_agent_at: Option<u64> = None;
+    // the agent's last message and when it was sent
+    let mut last_agent: Option<(String, Option<u64>)> = None;
     // One walk: the package's own injections and the host's wrappers are gone, and each user
     // message is a request, an answer or noise by where it stands (see [`dialogue`]).
     for (m, line) in messages.iter().zip(dialogue::read_dialogue(messages)) {
@@ -691,18 +691,15 @@ fn walk(messages: &[Value]) -> (Option<String>, Vec<Exchange>, Vec<Pattern>) {
                         gist: gist(&squashed, GIST_CHARS),
                     });
                 }
-                if let Some(agent) = last_agent.take() {
+                if let Some((agent, agent_at)) = last_agent.take() {
                     let ts = capture::sent_at(m);
-                    // a reply long after a report that asked nothing is the user coming back
-                    // (`good morning`, the next request): it is not about the report
-                    let later = matches!((last_agent_at, ts), (Some(a), Some(t)) if t >= a.saturating_add(REPORT_REPLY_GAP_MS))
-                        && substance::proposal(&agent).is_none();
+                    let late = matches!((agent_at, ts),
+                        (Some(a), Some(t)) if t >= a.saturating_add(REPORT_REPLY_GAP_MS));
                     if squashed.chars().count() < DECISION_USER_MAX_CHARS
                         && agent.chars().count() > LONG_AGENT_CHARS
-                        && !later
                         && !wrappers::is_cron_run(&capture::message_text(m))
                     {
-                        if let Some(what) = decision_what(&agent, &squashed) {
+                        if let Some(what) = decision_what(&agent, &squashed, late) {
                             let lead = format!("{squashed}{REPLY_QUOTE}");
                             let lead = (what.starts_with(&lead)
                                 && substance::proposal(&agent).is_none())
@@ -727,8 +724,7 @@ fn walk(messages: &[Value]) -> (Option<String>, Vec<Exchange>, Vec<Pattern>) {
                         role: "agent".into(),
                         gist: gist(&text, GIST_CHARS),
                     });
-                    last_agent = Some(text);
-                    last_agent_at = capture::sent_at(m);
+                    last_agent = Some((text, capture::sent_at(m)));
                 }
             }
             dialogue::Line::Other => {}
@@ -868,7 +864,10 @@ pub fn bare_pick(agent: &str, reply: &str) -> Option<String> {
 ///   number or letter names it; a reply with content of its own ([`substance::Substance::Content`],
 ///   or one that names something: `用PostgreSQL，不要SQLite`) is a decision about what the agent
 ///   reported last (`<reply> (re: <gist>)`); an acknowledgement (`thanks`) is none.
-fn decision_what(agent: &str, reply: &str) -> Option<String> {
+///
+/// A reply `late` ([`REPORT_REPLY_GAP_MS`] after the agent's message) to a report that asked
+/// nothing is the user coming back (`good morning`, the next request): no decision about it.
+fn decision_what(agent: &str, reply: &str, late: bool) -> Option<String> {
     // a question back (`what about Redis?`) asks; it decides nothing
     if substance::asks(reply) || substance::mostly_pasted(reply) {
         return None;
@@ -876,6 +875,9 @@ fn decision_what(agent: &str, reply: &str) -> Option<String> {
     let kind = substance::substance(reply);
     let own = substance::letters(reply) >= 2;
     let Some((question, proposal)) = substance::proposal(agent) else {
+        if late {
+            return None;
+        }
         // a bare pick (`lets do 2`, `option B`) of a list the agent wrote
         if let Some(item) = bare_pick(agent, reply) {
             return Some(format!(
