@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 // @ts-ignore plain ESM module without types
-import { recall, repeatedLines, sessionTask, summaryItems, taskPresent, basenameOf } from '../bin/lib/recall.mjs'
+import { recall, repeatedLines, sessionTask, summaryItems, taskPresent, basenameOf, writtenSummary } from '../bin/lib/recall.mjs'
 // @ts-ignore plain ESM module without types
 import { evaluateTranscript, lastTokens, naiveTexts, summarize, transcriptFiles } from '../bin/lib/eval-restore.mjs'
 // @ts-ignore plain ESM module without types
@@ -56,6 +56,32 @@ describe('summaryItems', () => {
     expect(r.missed).toEqual(['runprintmode()'])
     expect(r.byKind.file).toEqual({ found: 1, total: 1 })
     expect(recall([], 'x').recall).toBeNull()
+  })
+
+  it("counts what the summary's writer chose, not what the host appends to any summary", () => {
+    // OpenClaw 2026.9.6's safeguard (finalizeSummaryText) appends these, in this order, after its LLM's summary and
+    // after a compaction provider's alike: the texts as its dist writes them
+    const body = '## Goal\nShip `deployRelease` in src/release.ts\n\n---\n\n**Turn Context (split turn):**\n\n## Decisions\n- use `fastPath`'
+    const suffix = [
+      '\n\n## Recent turns preserved verbatim\n- User: run `bin/run-cron.sh` with job_id 7',
+      '\n\n## Tool Failures\n- exec: `npm run buildAll` failed',
+      '\n\n<read-files>\nsrc/notes.ts\n</read-files>\n\n<modified-files>\nsrc/other.ts\n</modified-files>',
+      '\n\n<workspace-critical-rules>\n## Red Lines\n- `trash` > `rm`, see SOUL.md\n</workspace-critical-rules>',
+    ].join('')
+    const texts = (s: string) => summaryItems(s).map((i: any) => i.text)
+    expect(writtenSummary(body + suffix, 'openclaw')).toBe(body)
+    expect(texts(writtenSummary(body + suffix, 'openclaw'))).toEqual(['release.ts', 'deployrelease', 'fastpath'])
+    // a section the host appends alone is cut too (no preserved turns, only the file lists)
+    expect(writtenSummary(`${body}\n\n<read-files>\nsrc/notes.ts\n</read-files>`, 'openclaw')).toBe(body)
+    // pi appends its file lists to its own summary only: a pi summary is its writer's whole
+    const pi = `${body}\n\n<read-files>\nsrc/notes.ts\n</read-files>`
+    expect(writtenSummary(pi, 'pi')).toBe(pi)
+    expect(texts(writtenSummary(pi, 'pi'))).toContain('notes.ts')
+    // Claude Code's pointer to the transcript file is its own line, not the summary's choice
+    const cc =
+      'Summary:\n1. Fix `parseArgs` in cli.ts\n\nIf you need specific details from before compaction (like exact code snippets, error messages, or content you generated), read the full transcript at: /home/u/.claude/projects/p/4d5611e5-241a-462a-8d15-5122611a9569.jsonl\nContinue.'
+    expect(texts(writtenSummary(cc, 'claude-code'))).toEqual(['cli.ts', 'parseargs'])
+    expect(texts(cc)).toContain('4d5611e5-241a-462a-8d15-5122611a9569.jsonl')
   })
 
   it('repeated lines, the task rule, and task presence', () => {

@@ -146,11 +146,12 @@ async function cmdReplay(args) {
   if (html !== undefined) {
     const { renderPage, sessionView, writePage } = await import('./lib/html-report.mjs')
     const { native } = await import('./lib/native.mjs')
+    const { transcriptKind } = await import('./lib/eval-restore.mjs')
     const name = source?.sessionKey ? `${source.agentId}/${source.sessionKey}` : (file ?? 'session')
     const page = renderPage({
       title: `openclaw-context replay: ${name}`,
       intro: `What @openclaw/context-native would have done on this session: replayed with a window of ${report.window.toLocaleString('en-US')} tokens, tool results over ${report.offload.thresholdBytes ?? thresholdBytes ?? 4096} bytes offloaded. Each restore is the one the next prompt after the compaction would carry.`,
-      sessions: [sessionView(name, report)],
+      sessions: [sessionView(name, report, report.compactions, transcriptKind(parsed))],
       countTokens: (t) => native.countTokens(t ?? ''),
     })
     writePage(html, page)

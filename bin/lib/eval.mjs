@@ -135,7 +135,7 @@ export async function runEval(positionals, { agent, maxTokens = DEFAULT_MAX_TOKE
       renderPage({
         title: `openclaw-context eval: ${measured.length} session(s) with compactions`,
         intro: `Per real compaction, OpenClaw's own summary beside the restore @openclaw/context-native would have injected (at most ${maxTokens} tokens), and what the restore kept of the files, code spans and identifiers the summary named. Sessions without a compaction are left out (${results.length - measured.length}).`,
-        sessions: measured.map((r) => sessionView(r.file, r.replay, r.compactions)),
+        sessions: measured.map((r) => sessionView(r.file, r.replay, r.compactions, r.format)),
         countTokens: (t) => native.countTokens(t ?? ''),
       }),
     )

@@ -6,7 +6,7 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { fmt, pct } from './format.mjs'
-import { recall, summaryItems } from './recall.mjs'
+import { recall, summaryItems, writtenSummary } from './recall.mjs'
 import { CHECKPOINT_AT, GAUGE_AT } from './replay.mjs'
 
 const esc = (s) =>
@@ -35,9 +35,12 @@ export function highlight(text, items) {
   return out + esc(text.slice(pos))
 }
 
-/** What the restore kept of the summary: the eval measure's items, split into kept and missed. */
-export function keptOfSummary(summary, restore) {
-  const items = summaryItems(summary ?? '')
+/**
+ * What the restore kept of the summary: the eval measure's items (of what the summary's writer chose, `format` the
+ * transcript's: recall.mjs `writtenSummary`), split into kept and missed.
+ */
+export function keptOfSummary(summary, restore, format) {
+  const items = summaryItems(writtenSummary(summary ?? '', format))
   const r = recall(items, restore ?? '')
   const missed = new Set(r.missed)
   return {
@@ -51,10 +54,12 @@ export function keptOfSummary(summary, restore) {
 /**
  * One session's view from a `replay(..., { detail: true })` report; `compactions` may come from elsewhere (eval's
  * rows, with the restore at its budget): `[{ line, turn, tokensBefore, summary, restore, restoreTokens? }]`.
+ * `format` is the transcript's ('openclaw', 'claude-code', 'pi': eval-restore.mjs `transcriptKind`).
  */
-export function sessionView(name, report, compactions = report.compactions) {
+export function sessionView(name, report, compactions = report.compactions, format = 'pi') {
   return {
     name,
+    format,
     window: report.window,
     gaugeAt: report.gauge?.gaugeAt ?? GAUGE_AT,
     checkpointAt: report.gauge?.checkpointAt ?? CHECKPOINT_AT,
@@ -122,10 +127,10 @@ function chart(v, countTokens) {
   return parts.join('\n')
 }
 
-function compactionSection(c, k, countTokens) {
+function compactionSection(c, k, countTokens, format) {
   const summaryTokens = countTokens(c.summary)
   const restoreTokens = countTokens(c.restore)
-  const m = keptOfSummary(c.summary, c.restore)
+  const m = keptOfSummary(c.summary, c.restore, format)
   const keptLine =
     m.items === 0
       ? 'The summary names no file, code span or identifier to look for in the restore.'
@@ -167,7 +172,7 @@ export function renderPage({ title, intro, sessions, countTokens }) {
 <p class="facts">${fmt(v.turns)} assistant turns, window ${fmt(v.window)} tokens, peak ${pct(peak)}; ${v.checkpoints.length} checkpoint(s), ${v.compactions.length} compaction(s), ${v.offloads.length} result(s) offloaded.</p>
 <figure>${chart(v, countTokens)}
 <figcaption><span class="key curve-key"></span> context used per assistant turn (provider usage) <span class="key checkpoint-key"></span> checkpoint <span class="key compaction-key"></span> compaction</figcaption></figure>
-${v.compactions.map((c, k) => compactionSection(c, k, countTokens)).join('\n')}
+${v.compactions.map((c, k) => compactionSection(c, k, countTokens, v.format)).join('\n')}
 ${offloadSection(v)}
 </article>`
     })

@@ -58,6 +58,34 @@ function isIdentifier(word, call) {
   return /[a-z][A-Z]/.test(w) || /[A-Za-z0-9]_[A-Za-z0-9]/.test(w) || (call && /[a-z]/.test(w))
 }
 
+// What a host appends to a summary whoever wrote it, so not a choice of the summary's writer. OpenClaw 2026.9.6's
+// compaction safeguard (`finalizeSummaryText`, `assembleSuffix` in its dist) appends the same sections to its own
+// LLM's summary and to a compaction provider's (the plugin's restore in replace mode): the recent turns it preserves
+// verbatim, the tool failures, the read and modified files, the workspace's critical rules from AGENTS.md; they come
+// after the summary's body and its split-turn section, in this order. Claude Code ends its summary with a pointer to
+// the session's transcript file. pi's compaction appends its file lists to its own summary only, so a pi summary is
+// taken whole.
+const OPENCLAW_SUFFIX_HEADS = ['\n## Recent turns preserved verbatim', '\n## Tool Failures', '\n<read-files>', '\n<modified-files>', '\n<workspace-critical-rules>']
+const CLAUDE_CODE_POINTER = /If you need specific details from before compaction[^\n]*?read the full transcript at: \S+/g
+
+/**
+ * The part of a real summary its writer chose: the summary without what the host appends to any summary (above).
+ * Items of the rest would be a miss of the restore that the model still reads, in default mode in the summary, in
+ * replace mode after the restore.
+ * @param {string} summary
+ * @param {string} format the transcript's format: 'openclaw', 'claude-code' or 'pi'
+ */
+export function writtenSummary(summary, format) {
+  if (format === 'claude-code') return summary.replace(CLAUDE_CODE_POINTER, '')
+  if (format !== 'openclaw') return summary
+  let end = summary.length
+  for (const head of OPENCLAW_SUFFIX_HEADS) {
+    const at = summary.indexOf(head)
+    if (at >= 0 && at < end) end = at
+  }
+  return summary.slice(0, end).trimEnd()
+}
+
 /**
  * The items a summary kept: `[{ kind: 'file' | 'code' | 'ident', text }]`, `text` lower-cased, deduplicated.
  * @param {string} summary
