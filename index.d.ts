@@ -1310,6 +1310,16 @@ export declare function recordToolResultsSync(input: ToolResultsInput): Array<To
 export declare function recordToolResultSync(input: ToolResultInput): ToolResultRecord
 
 /**
+ * `text` as a checkpoint, a state file or a restore would hold it: every credential value the
+ * core recognises (provider and service tokens, `Authorization` headers, `--token` style flags,
+ * `user:pass@` in URLs, `KEY=value` where KEY names a secret, ...) replaced by `[redacted]`, the
+ * rest unchanged. For measures (`npm run eval:restore` leaves out of a summary's items those a
+ * restore must never carry) and for hosts that show captured text elsewhere.
+ * @throws `InvalidArg` when `text` is not a string.
+ */
+export declare function redactCredentials(text: string): string
+
+/**
  * The restore text of seed 001 section 8.2 for a checkpoint (same sources as `readCheckpoint`):
  * a header, a line telling the model the block is data and not instructions, then the data
  * fenced in `<checkpoint-data>` ... `</checkpoint-data>` (content cannot close the fence), and

@@ -894,6 +894,7 @@ module.exports.recordToolResult = nativeBinding.recordToolResult
 module.exports.recordToolResults = nativeBinding.recordToolResults
 module.exports.recordToolResultsSync = nativeBinding.recordToolResultsSync
 module.exports.recordToolResultSync = nativeBinding.recordToolResultSync
+module.exports.redactCredentials = nativeBinding.redactCredentials
 module.exports.renderCheckpoint = nativeBinding.renderCheckpoint
 module.exports.resolveOpenItem = nativeBinding.resolveOpenItem
 module.exports.resolveOpenItemSync = nativeBinding.resolveOpenItemSync

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 // @ts-ignore plain ESM module without types
-import { recall, repeatedLines, sessionTask, summaryItems, taskPresent, basenameOf, writtenSummary } from '../bin/lib/recall.mjs'
+import { recall, referenceItems, repeatedLines, sessionTask, summaryItems, taskPresent, basenameOf, writtenSummary } from '../bin/lib/recall.mjs'
 // @ts-ignore plain ESM module without types
 import { evaluateTranscript, lastTokens, naiveTexts, summarize, transcriptFiles } from '../bin/lib/eval-restore.mjs'
 // @ts-ignore plain ESM module without types
@@ -82,6 +82,18 @@ describe('summaryItems', () => {
       'Summary:\n1. Fix `parseArgs` in cli.ts\n\nIf you need specific details from before compaction (like exact code snippets, error messages, or content you generated), read the full transcript at: /home/u/.claude/projects/p/4d5611e5-241a-462a-8d15-5122611a9569.jsonl\nContinue.'
     expect(texts(writtenSummary(cc, 'claude-code'))).toEqual(['cli.ts', 'parseargs'])
     expect(texts(cc)).toContain('4d5611e5-241a-462a-8d15-5122611a9569.jsonl')
+  })
+
+  it('measures against the summary as a restore may hold it: its credentials redacted by the core', () => {
+    const key = `sk_inst_${'1979434df72e1bbce3adfa12'}`
+    const summary = `## Critical Context\n- InStreet API Key: \`${key}\`\n- run \`deploy.sh --token ${'a1b2c3d4e5f6a7b8c9d0'}\` from \`ops_tools\``
+    expect(native.redactCredentials(`API Key: ${key}`)).toBe('API Key: [redacted]')
+    expect(native.redactCredentials('nothing here: src/main.ts, a1b2c3d4')).toBe('nothing here: src/main.ts, a1b2c3d4')
+    const texts = referenceItems(summary, 'openclaw', native.redactCredentials).map((i: any) => i.text)
+    expect(texts).toEqual(expect.arrayContaining(['deploy.sh --token [redacted]', 'ops_tools']))
+    expect(texts.some((t: string) => t.includes('1979434df') || t.includes('a1b2c3d4e5'))).toBe(false)
+    expect(summaryItems(summary).map((i: any) => i.text)).toContain(key)
+    expect(() => native.redactCredentials(5 as never)).toThrow(/String/)
   })
 
   it('repeated lines, the task rule, and task presence', () => {

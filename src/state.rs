@@ -511,3 +511,14 @@ pub fn user_requests(
         Ok(core::dialogue::user_requests(&m))
     })
 }
+
+/// `text` as a checkpoint, a state file or a restore would hold it: every credential value the
+/// core recognises (provider and service tokens, `Authorization` headers, `--token` style flags,
+/// `user:pass@` in URLs, `KEY=value` where KEY names a secret, ...) replaced by `[redacted]`, the
+/// rest unchanged. For measures (`npm run eval:restore` leaves out of a summary's items those a
+/// restore must never carry) and for hosts that show captured text elsewhere.
+/// @throws `InvalidArg` when `text` is not a string.
+#[napi(strict, catch_unwind)]
+pub fn redact_credentials(text: String) -> String {
+    core::secrets::redact_owned(text)
+}

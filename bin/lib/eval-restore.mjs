@@ -33,7 +33,7 @@ import { fileURLToPath } from 'node:url'
 import { native } from './native.mjs'
 import { replay } from './replay.mjs'
 import { firstKeptIndex, parseTranscript } from './transcript.mjs'
-import { recall, repeatedLines, sessionTask, summaryItems, taskPresent, writtenSummary } from './recall.mjs'
+import { recall, referenceItems, repeatedLines, sessionTask, taskPresent } from './recall.mjs'
 import { carried, continuationCases } from './continuation.mjs'
 import { defectCounts, restoreDefects } from './restore-defects.mjs'
 
@@ -255,7 +255,7 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
     // and commands it states are not said twice (plugin/index.ts), the budget goes to those it lacks.
     const appended = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens, inContext: summary }) ?? ''
     if (cont?.scored) continuation.push(continuationRow(cont, { file: name, format: kind, line, compaction: k + 1, restore, appended, wide, maxTokens, replaceTokens }))
-    const items = summaryItems(writtenSummary(summary, kind))
+    const items = referenceItems(summary, kind, native.redactCredentials)
     if (items.length === 0) {
       notes.push(
         `${name}:${line}: compaction ${k + 1}: ${summary.trim() ? 'the summary names no file, code span or identifier' : 'no real summary'} to compare a restore with; reported, not counted`,

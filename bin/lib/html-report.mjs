@@ -6,7 +6,8 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { fmt, pct } from './format.mjs'
-import { recall, summaryItems, writtenSummary } from './recall.mjs'
+import { native } from './native.mjs'
+import { recall, referenceItems } from './recall.mjs'
 import { CHECKPOINT_AT, GAUGE_AT } from './replay.mjs'
 
 const esc = (s) =>
@@ -36,11 +37,11 @@ export function highlight(text, items) {
 }
 
 /**
- * What the restore kept of the summary: the eval measure's items (of what the summary's writer chose, `format` the
- * transcript's: recall.mjs `writtenSummary`), split into kept and missed.
+ * What the restore kept of the summary: the eval measure's items (recall.mjs `referenceItems`, `format` the
+ * transcript's), split into kept and missed.
  */
 export function keptOfSummary(summary, restore, format) {
-  const items = summaryItems(writtenSummary(summary ?? '', format))
+  const items = referenceItems(summary ?? '', format, native.redactCredentials)
   const r = recall(items, restore ?? '')
   const missed = new Set(r.missed)
   return {

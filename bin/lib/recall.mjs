@@ -87,6 +87,18 @@ export function writtenSummary(summary, format) {
 }
 
 /**
+ * The items a restore is measured against: those of the part of `summary` its writer chose (`writtenSummary`), as
+ * a restore may hold them, credentials replaced by `redact` (the core's `redactCredentials`: a secret the summary
+ * kept is no item a restore may carry).
+ * @param {string} summary
+ * @param {string} format
+ * @param {(text: string) => string} redact
+ */
+export function referenceItems(summary, format, redact) {
+  return summaryItems(redact(writtenSummary(summary, format)))
+}
+
+/**
  * The items a summary kept: `[{ kind: 'file' | 'code' | 'ident', text }]`, `text` lower-cased, deduplicated.
  * @param {string} summary
  */
