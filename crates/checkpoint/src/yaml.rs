@@ -10,7 +10,8 @@
 
 use crate::model::*;
 use context_fsio::{Error, Result};
-use yaml_rust2::parser::{Event, EventReceiver, Parser};
+use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
+use yaml_rust2::scanner::Marker;
 use yaml_rust2::{Yaml, YamlLoader};
 
 /// Whether `c` may appear unescaped inside a double-quoted scalar: YAML's printable set without
@@ -341,49 +342,55 @@ fn section<'a>(doc: &'a Yaml, key: &str) -> Result<&'a Yaml> {
 /// Deepest nesting of a checkpoint document (schema v1 needs 4 levels).
 const MAX_DEPTH: usize = 32;
 
-/// Scans the events before building the tree: the writer never emits anchors or aliases, and
-/// yaml-rust2 expands every alias into a copy, so a few hundred bytes of nested aliases ("billion
-/// laughs") would take exponential time and memory. Found by the reliability suite (issue 8):
-/// `readCheckpoint({ yaml })` hung. Aliases and nesting deeper than [`MAX_DEPTH`] are `Corrupt`.
-fn precheck(text: &str) -> Result<()> {
+/// Builds the tree while it scans the events, in one pass: the writer never emits anchors or
+/// aliases, and yaml-rust2 expands every alias into a copy, so a few hundred bytes of nested
+/// aliases ("billion laughs") would take exponential time and memory. Found by the reliability
+/// suite (issue 8): `readCheckpoint({ yaml })` hung. Once an alias or nesting deeper than
+/// [`MAX_DEPTH`] is seen, no event reaches the tree any more (nothing is copied, nothing grows),
+/// and the document is `Corrupt`. (It was a scan of its own before the tree was built: the YAML
+/// was parsed twice, a fifth of `renderCheckpoint`'s time.)
+fn load_guarded(text: &str) -> Result<YamlLoader> {
     #[derive(Default)]
-    struct Scan {
+    struct Guarded {
+        tree: YamlLoader,
         depth: usize,
-        max_depth: usize,
         aliases: usize,
+        too_deep: bool,
     }
-    impl EventReceiver for Scan {
-        fn on_event(&mut self, ev: Event) {
+    impl MarkedEventReceiver for Guarded {
+        fn on_event(&mut self, ev: Event, mark: Marker) {
             match ev {
                 Event::Alias(_) => self.aliases += 1,
                 Event::SequenceStart(..) | Event::MappingStart(..) => {
                     self.depth += 1;
-                    self.max_depth = self.max_depth.max(self.depth);
+                    self.too_deep |= self.depth > MAX_DEPTH;
                 }
                 Event::SequenceEnd | Event::MappingEnd => self.depth = self.depth.saturating_sub(1),
                 _ => {}
             }
+            if self.aliases == 0 && !self.too_deep {
+                self.tree.on_event(ev, mark);
+            }
         }
     }
-    let mut scan = Scan::default();
+    let mut g = Guarded::default();
     Parser::new_from_str(text)
-        .load(&mut scan, true)
+        .load(&mut g, true)
         .map_err(|e| bad(&format!("invalid YAML ({e})")))?;
-    if scan.aliases > 0 {
+    if g.aliases > 0 {
         return Err(bad("YAML aliases are not part of a checkpoint"));
     }
-    if scan.max_depth > MAX_DEPTH {
+    if g.too_deep {
         return Err(bad("the document is nested too deeply"));
     }
-    Ok(())
+    Ok(g.tree)
 }
 
 /// Parses a checkpoint document. `Corrupt` for anything that is not a well-formed schema v1
 /// checkpoint (bad YAML, wrong schema or version, wrong types, unknown enum values).
 pub fn from_yaml(text: &str) -> Result<Checkpoint> {
-    precheck(text)?;
-    let docs = YamlLoader::load_from_str(text).map_err(|e| bad(&format!("invalid YAML ({e})")))?;
-    let doc = match docs.as_slice() {
+    let tree = load_guarded(text)?;
+    let doc = match tree.documents() {
         [d] => d,
         _ => return Err(bad("expected exactly one YAML document")),
     };

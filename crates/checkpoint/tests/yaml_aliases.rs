@@ -49,3 +49,29 @@ fn a_checkpoint_the_reader_would_refuse_is_not_written() {
     assert_eq!(cp.meta.checkpoint_id, "cp_001");
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+/// The tree is built in the same pass as the alias and depth scan: a key given twice (which the
+/// loader stops at) still leaves no checkpoint, and the same document without it reads.
+#[test]
+fn a_key_given_twice_is_refused() {
+    let root = std::env::temp_dir().join(format!("cp-dup-key-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let input = context_checkpoint::CheckpointInput::new(
+        &root,
+        "k",
+        context_checkpoint::Trigger::Auto80Pct,
+        1000,
+        200_000,
+    );
+    let w = context_checkpoint::write_checkpoint(&input).unwrap();
+    let yaml = std::fs::read_to_string(&w.path).unwrap();
+    assert_eq!(from_yaml(&yaml).unwrap().meta.checkpoint_id, "cp_001");
+    let twice = yaml.replacen(
+        "schema_version: 1\n",
+        "schema_version: 1\nschema_version: 1\n",
+        1,
+    );
+    assert_ne!(twice, yaml);
+    assert_eq!(from_yaml(&twice).unwrap_err().code, ErrorCode::Corrupt);
+    std::fs::remove_dir_all(&root).unwrap();
+}
