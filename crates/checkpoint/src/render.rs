@@ -352,6 +352,25 @@ fn common_root(files: &[(String, bool)]) -> Option<String> {
         .map(|(d, _)| d.to_string())
 }
 
+/// The files as listed under `root`: a path given both absolute and relative to the session's
+/// root (`/Users/hope/setup.js` written once, `setup.js` once) is one file shown once, in the
+/// place of its first, changed when either was.
+fn shown_once(files: Vec<(String, bool)>, root: Option<&str>) -> Vec<(String, bool)> {
+    let mut at: HashMap<String, usize> = HashMap::new();
+    let mut out: Vec<(String, bool)> = Vec::with_capacity(files.len());
+    for (path, changed) in files {
+        let shown = relative(&path, root).to_string();
+        match at.get(&shown) {
+            Some(&i) => out[i].1 |= changed,
+            None => {
+                at.insert(shown, out.len());
+                out.push((path, changed));
+            }
+        }
+    }
+    out
+}
+
 fn relative<'a>(path: &'a str, root: Option<&str>) -> &'a str {
     match root {
         Some(r) => path
@@ -695,6 +714,7 @@ impl Prepared {
     fn new(cp: &Checkpoint) -> Prepared {
         let files = without_listed_dirs(ranked_files(cp));
         let root = common_root(&files);
+        let files = shown_once(files, root.as_deref());
         let w = &cp.working;
         let task = w.task.as_deref().filter(|t| !t.trim().is_empty());
         let topic = w.topic.as_deref().filter(|t| !t.trim().is_empty());
@@ -1778,6 +1798,19 @@ mod tests {
         assert_eq!(common_root(&files).as_deref(), Some("/p/q"));
         assert_eq!(relative("/tmp/out.html", Some("/p/q")), "/tmp/out.html");
         assert_eq!(relative("/p/q/r/b.rs", Some("/p/q")), "r/b.rs");
+        // a file written once by its absolute path and once relative to the root is one file
+        let twice = vec![
+            ("/p/q/setup.js".to_string(), false),
+            ("/p/q/r/b.rs".to_string(), false),
+            ("setup.js".to_string(), true),
+        ];
+        assert_eq!(
+            shown_once(twice, Some("/p/q")),
+            [
+                ("/p/q/setup.js".to_string(), true),
+                ("/p/q/r/b.rs".to_string(), false)
+            ]
+        );
     }
 
     #[test]

@@ -123,15 +123,17 @@ fn values_in(word: &str, out: &mut Vec<String>) {
         let end = rest.find(|c: char| !is_id_char(c)).unwrap_or(rest.len());
         let piece = &rest[..end];
         let after = &rest[end..];
-        // a decimal: digits '.' digits
+        // a number with a point: digits '.' digits, whole however many parts it has (a version
+        // `4.6.2`, an address `127.0.0.1`: not `4.6` and `127.0`), but not the seconds of a clock
+        // time (`05:07:39.024` in a log line: when, not what)
         if piece.chars().all(|c| c.is_ascii_digit()) && after.starts_with('.') {
-            let frac_len = after[1..]
-                .find(|c: char| !c.is_ascii_digit())
-                .unwrap_or(after.len() - 1);
-            if frac_len > 0 {
-                let n = &rest[..end + 1 + frac_len];
-                out.push(n.to_string());
-                rest = &rest[end + 1 + frac_len..];
+            let dotted = dotted_len(after);
+            if dotted > 0 {
+                let n = &rest[..end + dotted];
+                if !clock_seconds(w, rest) {
+                    out.push(n.to_string());
+                }
+                rest = &rest[end + dotted..];
                 continue;
             }
         }
@@ -140,6 +142,59 @@ fn values_in(word: &str, out: &mut Vec<String>) {
         }
         rest = after;
     }
+}
+
+/// Bytes of the `.digits` parts at the start of `after` (`.0.0.1` of `127.0.0.1`), 0 when none.
+fn dotted_len(after: &str) -> usize {
+    let mut len = 0;
+    let b = after.as_bytes();
+    while b.get(len) == Some(&b'.') {
+        let digits = b[len + 1..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        if digits == 0 {
+            break;
+        }
+        len += 1 + digits;
+    }
+    len
+}
+
+/// Whether the number at `rest` (a suffix of `word`) follows `HH:MM:`: the seconds of a clock
+/// time.
+fn clock_seconds(word: &str, rest: &str) -> bool {
+    let head = &word.as_bytes()[..word.len() - rest.len()];
+    head.len() >= 5
+        && head.ends_with(b":")
+        && head[head.len() - 3..head.len() - 1]
+            .iter()
+            .all(u8::is_ascii_digit)
+        && head[head.len() - 4] == b':'
+}
+
+/// The ids of the tool calls in `messages` (`toolCall` blocks' `id`, results' `toolCallId`): a
+/// call's id names an exchange that is gone after the compaction, nothing the agent uses again.
+fn call_ids(messages: &[Value]) -> HashSet<&str> {
+    let mut ids = HashSet::new();
+    for m in messages {
+        if let Some(id) = m.get("toolCallId").and_then(Value::as_str) {
+            ids.insert(id);
+        }
+        if let Some(Value::Array(blocks)) = m.get("content") {
+            for b in blocks {
+                if matches!(
+                    b.get("type").and_then(Value::as_str),
+                    Some("toolCall" | "tool_use")
+                ) {
+                    if let Some(id) = b.get("id").and_then(Value::as_str) {
+                        ids.insert(id);
+                    }
+                }
+            }
+        }
+    }
+    ids
 }
 
 /// A value without a trailing `:line` / `:line:col` (the key values are compared by): the frames
@@ -173,12 +228,13 @@ pub(super) fn recent_values(messages: &[Value]) -> Vec<String> {
             values_in(word, &mut found);
         }
     }
+    let calls = call_ids(messages);
     let mut seen = HashSet::new();
     found
         .into_iter()
         .filter(|v| {
             let n = v.chars().count();
-            (MIN_CHARS..=MAX_CHARS).contains(&n) && !looks_secret(v)
+            (MIN_CHARS..=MAX_CHARS).contains(&n) && !looks_secret(v) && !calls.contains(v.as_str())
         })
         .filter(|v| seen.insert(place_free(v).to_uppercase()))
         .take(MAX_RECENT_VALUES)
@@ -246,6 +302,17 @@ mod tests {
                 "api.internal:8443"
             ]
         );
+    }
+
+    #[test]
+    fn versions_and_addresses_whole_clock_seconds_and_call_ids_never() {
+        // a log tail as the exec tool returns it, and the call it answers
+        let msgs = vec![
+            json!({"role": "assistant", "content": [{"type": "toolCall", "id": "call_b4a50a37302649089548d7e6", "name": "exec", "arguments": {"command": "tail log"}}]}),
+            json!({"role": "toolResult", "toolCallId": "call_b4a50a37302649089548d7e6", "content": [{"type": "text", "text":
+            "2026-02-05T05:07:39.024Z gateway 4.6.2 listening on 127.0.0.1 (call_b4a50a37302649089548d7e6) 05:07:39.026 retry in 22.22 s"}]}),
+        ];
+        assert_eq!(recent_values(&msgs), ["4.6.2", "127.0.0.1", "22.22"]);
     }
 
     #[test]
