@@ -219,7 +219,7 @@ pub fn extract(messages: &[Value]) -> Extracted {
         status: status(messages),
         next_action: next_action(messages, &lines),
         identifiers: identifiers(messages, &lines),
-        recent_values: recent_values(messages),
+        recent_values: recent_values(messages, &lines),
         commands: commands(messages),
         constraints: constraints(&lines),
         fixes: fixes(messages),

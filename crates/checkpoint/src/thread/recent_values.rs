@@ -219,12 +219,18 @@ fn place_free(v: &str) -> &str {
 }
 
 /// The exact values of the last [`RECENT_MESSAGES`] messages, first found first, each once, at
-/// most [`MAX_RECENT_VALUES`].
-pub(super) fn recent_values(messages: &[Value]) -> Vec<String> {
+/// most [`MAX_RECENT_VALUES`]. A user's message is read as the walk read it (`lines`): their own
+/// words, not the host's envelope around them (a channel's message and sender ids in its
+/// metadata block, `System:` event lines), which is never an identifier (issue 27).
+pub(super) fn recent_values(messages: &[Value], lines: &[Line]) -> Vec<String> {
     let from = messages.len().saturating_sub(RECENT_MESSAGES);
     let mut found = Vec::new();
-    for m in &messages[from..] {
-        for word in text_of(m).split_whitespace() {
+    for (m, line) in messages[from..].iter().zip(&lines[from..]) {
+        let text = match line {
+            Line::User { text, .. } | Line::Agent { text, .. } => Cow::Borrowed(text.as_str()),
+            Line::Other => Cow::Owned(text_of(m)),
+        };
+        for word in text.split_whitespace() {
             values_in(word, &mut found);
         }
     }
@@ -253,7 +259,7 @@ mod tests {
             "{\"body\": \"<img src=\\\"https://cursor.com/assets/fix-dark.png\\\"><source> see https://x.dev/a<b> https://discord.gg/clawd（活発）\"}"}]}),
         ];
         assert_eq!(
-            recent_values(&msgs),
+            recent_values(&msgs, &read_dialogue(&msgs)),
             [
                 "https://cursor.com/assets/fix-dark.png",
                 "https://x.dev/a",
@@ -274,7 +280,7 @@ mod tests {
              config /etc/app/config.yaml, commit 3f9a2c1d7e, order 1234567, price 10.99."}]}),
         );
         assert_eq!(
-            recent_values(&msgs),
+            recent_values(&msgs, &read_dialogue(&msgs)),
             [
                 "https://ci.example.com/run/42",
                 "api.internal:8443",
@@ -295,7 +301,7 @@ mod tests {
             .collect();
         let msgs = vec![json!({"role": "user", "content": trace + "and api.internal:8443"})];
         assert_eq!(
-            recent_values(&msgs),
+            recent_values(&msgs, &read_dialogue(&msgs)),
             [
                 "http://localhost:3000/chunk-36jrqfj4.js:30815:13",
                 "chunk-36jrqfj4.js:2038",
@@ -312,14 +318,28 @@ mod tests {
             json!({"role": "toolResult", "toolCallId": "call_b4a50a37302649089548d7e6", "content": [{"type": "text", "text":
             "2026-02-05T05:07:39.024Z gateway 4.6.2 listening on 127.0.0.1 (call_b4a50a37302649089548d7e6) 05:07:39.026 retry in 22.22 s"}]}),
         ];
-        assert_eq!(recent_values(&msgs), ["4.6.2", "127.0.0.1", "22.22"]);
+        assert_eq!(
+            recent_values(&msgs, &read_dialogue(&msgs)),
+            ["4.6.2", "127.0.0.1", "22.22"]
+        );
+    }
+
+    #[test]
+    fn the_hosts_envelope_of_a_user_message_holds_no_value() {
+        // a Feishu message as OpenClaw 2026.9.6 delivers it: the metadata block, then the user's words
+        let msgs = vec![json!({"role": "user", "content":
+            "Conversation info (untrusted metadata):\n```json\n{\n  \"message_id\": \"om_x100b54223b429ca8c393aa0d4dea8ae\",\n  \"sender_id\": \"ou_cadc2c270c8e9803d8f069eb8ce19b75\"\n}\n```\n\ndeploy build 20260311 to test.clawish.com:8443"})];
+        assert_eq!(
+            recent_values(&msgs, &read_dialogue(&msgs)),
+            ["20260311", "test.clawish.com:8443"]
+        );
     }
 
     #[test]
     fn credentials_are_never_taken() {
         let msgs = vec![json!({"role": "user", "content":
             "token sk-proj-AbC123dEf456GhI789 and ghp_1234567890abcdefABCDEF and AbCdEf1234567890XyZw9 but id 550e8400-e29b-41d4-a716-446655440000"})];
-        let v = recent_values(&msgs);
+        let v = recent_values(&msgs, &read_dialogue(&msgs));
         assert!(
             v.iter()
                 .all(|x| !x.starts_with("sk-") && !x.starts_with("ghp_") && !x.starts_with("AbCd")),
