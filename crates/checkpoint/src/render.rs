@@ -191,6 +191,34 @@ pub fn clean(s: &str, max: usize) -> String {
     }
 }
 
+/// A decision as shown, at most `max` characters. One that quotes what the user accepted first
+/// (`<proposal> (asked: <question>; user: <reply>)`, `<question> (user: <reply>)`) is cut in the
+/// quote: the question and the reply after it are what make it a decision, and a cut at its end
+/// left a proposal the user was never shown to accept.
+fn shown_decision(what: &str, max: usize) -> String {
+    let whole = clean(what, what.len());
+    if whole.chars().count() <= max {
+        return whole;
+    }
+    let tail_at = whole.rfind(" (asked: ").or_else(|| whole.rfind(" (user: "));
+    let Some(at) = tail_at.filter(|_| whole.ends_with(')')) else {
+        return clean(&whole, max);
+    };
+    let (head, tail) = whole.split_at(at);
+    // the tail keeps its reply whole; its question is cut when the tail alone would take more than
+    // half the room
+    let tail = match tail.split_once("; user: ") {
+        Some((asked, reply)) if tail.chars().count() > max / 2 => {
+            let asked = asked.trim_start_matches(" (asked: ");
+            let room = (max / 2).saturating_sub(reply.chars().count() + 16).max(12);
+            format!(" (asked: {}; user: {reply}", clean(asked, room))
+        }
+        _ => tail.to_string(),
+    };
+    let room = max.saturating_sub(tail.chars().count()).max(24);
+    format!("{}{tail}", clean(head, room))
+}
+
 /// Replaces every `<` that starts a tag named `checkpoint...` (`</checkpoint-data>`,
 /// `< / CHECKPOINT-DATA >`, `<checkpoint-data>`, and their look-alikes: invisible characters,
 /// full-width forms, escapes and entities; see [`crate::fence`]) with `‹`, so content cannot fake
@@ -903,10 +931,10 @@ fn compose(
             match &d.when {
                 Some(when) => format!(
                     "{} ({})",
-                    clean(&what, DECISION_SHOWN_CHARS),
+                    shown_decision(&what, DECISION_SHOWN_CHARS),
                     short_time(when, &m.created_at)
                 ),
-                None => clean(&what, DECISION_SHOWN_CHARS),
+                None => shown_decision(&what, DECISION_SHOWN_CHARS),
             }
         })
         .collect();
@@ -2126,6 +2154,31 @@ mod tests {
             summary
                 .contains("- use the staging server (re: Deploy to staging or to production?)\n"),
             "{summary}"
+        );
+    }
+
+    #[test]
+    fn a_long_accepted_proposal_is_cut_in_the_proposal_not_in_the_acceptance() {
+        let long = "Potentially missing: - App discovery — How claws find L2 apps - App verification/trust — Are apps verified? Do they have tiers? - Cross-app data — Can apps share data with user consent? - App communication";
+        let what = format!("{long} (asked: Should I add these to `need-discuss.md` for discussion?; user: yes, what else)");
+        let shown = shown_decision(&what, DECISION_SHOWN_CHARS);
+        assert!(shown.chars().count() <= DECISION_SHOWN_CHARS, "{shown}");
+        assert!(
+            shown.starts_with("Potentially missing: - App discovery"),
+            "{shown}"
+        );
+        assert!(shown.ends_with("; user: yes, what else)"), "{shown}");
+        assert!(shown.contains("(asked: Should I add these"), "{shown}");
+        // a reply first, then what it answered: cut at its end as before
+        let reply = format!("no, keep the cache in memory (re: {long})");
+        assert_eq!(
+            shown_decision(&reply, DECISION_SHOWN_CHARS),
+            clean(&reply, DECISION_SHOWN_CHARS)
+        );
+        // short ones whole
+        assert_eq!(
+            shown_decision("x (asked: y?; user: ok)", DECISION_SHOWN_CHARS),
+            "x (asked: y?; user: ok)"
         );
     }
 
