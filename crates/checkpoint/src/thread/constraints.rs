@@ -124,10 +124,12 @@ const LIMIT_PIECES: &[&str] = &[
 ];
 
 /// True when `piece` of [`LIMIT_PIECES`] limits in `lower`: somewhere not as the `只` of
-/// `不只` (not only).
+/// `不只` (not only), nor as the `だけ` of `だけど` / `だけれど` (but: `…やってもらいながらだけど、
+/// うまくいかない` reports, it limits nothing).
 fn limits_by_piece(lower: &str, piece: &str) -> bool {
-    context_state::substance::occurs(lower, piece, |before, _| {
+    context_state::substance::occurs(lower, piece, |before, after| {
         !(piece == "只" && before.ends_with('不'))
+            && !(piece == "だけ" && (after.starts_with('ど') || after.starts_with("れど")))
     })
 }
 
@@ -164,7 +166,12 @@ fn sets_standing_rule(lower: &str) -> bool {
     }) || lower.split(|c: char| !c.is_alphanumeric()).any(|clause| {
         // a clause may open with who it addresses (`你以后`, `我们以后`)
         let clause = clause.trim_start_matches(['你', '您', '我', '们']);
-        STANDING_LEADS.iter().any(|l| clause.starts_with(l))
+        // `これからよろしくお願いします` greets (I look forward to working with you), it sets nothing
+        STANDING_LEADS.iter().any(|l| {
+            clause
+                .strip_prefix(l)
+                .is_some_and(|rest| !rest.trim_start_matches('も').starts_with("よろしく"))
+        })
     })
 }
 
@@ -428,6 +435,10 @@ mod tests {
             "或者然后识别图片内的文字",
             "这两个方案的区别是什么",
             "特别好，继续",
+            // a greeting and a complaint of an unseen Telegram chat: `これから` + `よろしく` greets,
+            // `だけど` is `but`
+            "これからよろしくお願いします いろいろとあなたの機能を増やしていきますね♪",
+            "何もわからないからAIにやってもらいながらだけど、うまくいかない(＞人＜;",
         ] {
             assert!(!is_constraint(s), "{s}");
         }
@@ -443,6 +454,8 @@ mod tests {
             "No emojis in the replies",
             "别用英文回复",
             "千万别删数据库",
+            "これからは日本語だけで返信して",
+            "今後は必ず確認してから実行して",
         ] {
             assert!(is_constraint(s), "{s}");
         }

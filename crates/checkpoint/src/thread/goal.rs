@@ -23,6 +23,8 @@ pub(super) struct Turn {
     agent_chars: usize,
     /// The agent's last text in the turn (its final word).
     agent_last: Option<String>,
+    /// When the agent's last message of the turn was sent, if it says.
+    agent_at: Option<u64>,
     /// The agent called tools in the turn.
     worked: bool,
 }
@@ -91,6 +93,7 @@ pub(super) fn turns(messages: &[Value], lines: &[Line]) -> Vec<Turn> {
                 at: context_state::sent_at(m),
                 agent_chars: 0,
                 agent_last: None,
+                agent_at: None,
                 worked: false,
             }),
             Line::Agent { text, worked } => {
@@ -100,11 +103,13 @@ pub(super) fn turns(messages: &[Value], lines: &[Line]) -> Vec<Turn> {
                         at: None,
                         agent_chars: 0,
                         agent_last: None,
+                        agent_at: None,
                         worked: false,
                     });
                 }
                 let t = turns.last_mut().expect("a turn was pushed");
                 t.worked |= *worked;
+                t.agent_at = context_state::sent_at(m).or(t.agent_at);
                 if !text.trim().is_empty() {
                     t.agent_chars += text.chars().count();
                     t.agent_last = Some(text.clone());
@@ -194,12 +199,18 @@ pub(super) fn thread(turns: &[Turn], out: &mut Extracted) {
             must.push((i, Role::Agent));
         }
     }
-    // Pivots: a user message right after a long agent response, newest first.
+    // Pivots: a user message right after a long agent response, newest first; not one sent an
+    // hour or more after it (`おはようございます 今日もよろしく` the next morning): the user came
+    // back, they did not answer it.
+    let answered = |i: usize| match (turns[i - 1].agent_at, turns[i].at) {
+        (Some(a), Some(u)) => u < a.saturating_add(context_state::REPORT_REPLY_GAP_MS),
+        _ => true,
+    };
     let pivots = users
         .iter()
         .rev()
         .copied()
-        .filter(|&i| i > 0 && turns[i - 1].agent_chars > LONG_AGENT_CHARS)
+        .filter(|&i| i > 0 && turns[i - 1].agent_chars > LONG_AGENT_CHARS && answered(i))
         .map(|i| (i, Role::User));
     let mut chosen = must;
     chosen.sort_by_key(|&(i, r)| (i, r == Role::Agent));
@@ -351,6 +362,45 @@ pub(super) mod tests {
             users,
             vec!["The login session expires after 5 minutes instead of an hour; fix it"]
         );
+    }
+
+    #[test]
+    fn a_message_hours_after_a_long_report_is_no_pivot() {
+        let at = |m: Value, t: u64| {
+            let mut m = m;
+            m["timestamp"] = json!(t);
+            m
+        };
+        const H: u64 = 3600 * 1000;
+        let report = format!(
+            "Here is the week's plan for the bakery account. {}",
+            "Monday: croissants. ".repeat(30)
+        );
+        let exchanges = |greeting_at: u64| {
+            let e = extract(&[
+                at(user("Plan the week's posts for the bakery account"), H),
+                at(working(&report), H + 1000),
+                at(user("おはようございます 今日もよろしく"), greeting_at),
+                at(agent("おはようございます！"), greeting_at + 1000),
+                at(user("post the croissant photo first"), greeting_at + 2000),
+                at(working("Posting."), greeting_at + 3000),
+                at(user("then the schedule for Friday"), greeting_at + 4000),
+                at(working("Scheduling."), greeting_at + 5000),
+            ]);
+            e.key_exchanges
+                .into_iter()
+                .filter(|x| x.role == Role::User)
+                .map(|x| x.gist)
+                .collect::<Vec<_>>()
+        };
+        // three hours later the user came back (a pause of 8 hours would start a new sitting): no
+        // answer to the report
+        let late = exchanges(4 * H);
+        assert!(!late.iter().any(|g| g.starts_with("おはよう")), "{late:?}");
+        // right after it, a reply is one
+        assert!(exchanges(H + 60_000)
+            .iter()
+            .any(|g| g.starts_with("おはよう")));
     }
 
     #[test]
