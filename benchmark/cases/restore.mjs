@@ -23,7 +23,9 @@ export async function run({ report, log }) {
     why:
       'the Claude Code summaries are 2,900-4,200 tokens (4-5x the budget) and name 85-139 items each, most of them code from the ' +
       'edits (function names with arity, CSS classes, attribute values, bead ids run once); at 800 tokens the restore holds about half ' +
-      'of those, at 2,000 tokens two thirds (the pi compactions, whose summaries are about 1,000 tokens, are above 80% at 800)',
+      'of those, at 2,000 tokens two thirds (the pi compactions, whose summaries are about 1,000 tokens, are above 80% at 800); the ' +
+      'OpenClaw summaries keep the channel message and sender ids of its metadata blocks (its audit asks its LLM for the raw last ' +
+      "messages' values), host text the restore leaves out",
     close:
       'a larger budget where the restore replaces the summary (2,000 tokens: see the row below), and names the extraction does not ' +
       'take yet (kebab-case CSS names, `name/arity` forms, one-off commands) ranked by how the agent used them',
