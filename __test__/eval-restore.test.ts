@@ -92,6 +92,8 @@ describe('summaryItems', () => {
     const texts = referenceItems(summary, 'openclaw', native.redactCredentials).map((i: any) => i.text)
     expect(texts).toEqual(expect.arrayContaining(['deploy.sh --token [redacted]', 'ops_tools']))
     expect(texts.some((t: string) => t.includes('1979434df') || t.includes('a1b2c3d4e5'))).toBe(false)
+    // the span that held only the key names nothing once it is redacted
+    expect(texts).not.toContain('[redacted]')
     expect(summaryItems(summary).map((i: any) => i.text)).toContain(key)
     expect(() => native.redactCredentials(5 as never)).toThrow(/String/)
   })

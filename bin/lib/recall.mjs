@@ -95,7 +95,8 @@ export function writtenSummary(summary, format) {
  * @param {(text: string) => string} redact
  */
 export function referenceItems(summary, format, redact) {
-  return summaryItems(redact(writtenSummary(summary, format)))
+  // a span that held only the secret (`\`sk_inst_…\``) is left as the marker alone: it names nothing
+  return summaryItems(redact(writtenSummary(summary, format))).filter((it) => it.text.replace(/\[redacted\]/g, '').trim() !== '')
 }
 
 /**
