@@ -660,6 +660,50 @@ fn group_urls(items: Vec<String>) -> Vec<String> {
         .collect()
 }
 
+/// Places in one file said once, at the first one's place, in line order: `src/routes/guilds.js:{39, 82, 108}`
+/// for a review's `src/routes/guilds.js:39`, `…:82`, `…:108`. The file is what the agent works
+/// in; its name said six times takes the room of five other names.
+fn group_lines(items: Vec<String>) -> Vec<String> {
+    let place = |s: &str| -> Option<(String, String)> {
+        let (file, line) = s.rsplit_once(':')?;
+        let file_like = file.contains('.')
+            && !file.contains(char::is_whitespace)
+            && !file.ends_with(['.', '/'])
+            && !is_url(file);
+        (file_like && !line.is_empty() && line.chars().all(|c| c.is_ascii_digit()))
+            .then(|| (file.to_string(), line.to_string()))
+    };
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    let mut at: HashMap<String, usize> = HashMap::new();
+    for item in items {
+        match place(&item) {
+            Some((file, line)) => match at.get(&file) {
+                Some(&i) => {
+                    if !out[i].1.contains(&line) {
+                        out[i].1.push(line);
+                    }
+                }
+                None => {
+                    at.insert(file.clone(), out.len());
+                    out.push((file, vec![line]));
+                }
+            },
+            None => out.push((item, Vec::new())),
+        }
+    }
+    out.into_iter()
+        .map(|(head, mut lines)| {
+            lines.sort_by_key(|l| l.parse::<u64>().unwrap_or(u64::MAX));
+            (head, lines)
+        })
+        .map(|(head, lines)| match lines.as_slice() {
+            [] => head,
+            [one] => format!("{head}:{one}"),
+            _ => format!("{head}:{{{}}}", lines.join(", ")),
+        })
+        .collect()
+}
+
 /// Folded entries, each once (the first), in order.
 fn distinct(items: Vec<String>) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
@@ -1090,7 +1134,7 @@ fn compose(
                     None => false,
                 })
     });
-    push_inline(&mut o, "Identifiers: ", &group_urls(idents));
+    push_inline(&mut o, "Identifiers: ", &group_lines(group_urls(idents)));
     push_inline(&mut o, "Tools used: ", &tools);
     if o.len() == before {
         if as_summary {
@@ -1242,6 +1286,29 @@ mod tests {
             "https://h.site/api/x".to_string(),
         ];
         assert_eq!(group_urls(cut.clone()), cut);
+        // places in one file (a review's threads), said once at the first one's place
+        let places = [
+            "src/api/server.js:39",
+            "tests/api/server.test.js:80",
+            "src/api/routes/guilds.js:108",
+            "SELECT *",
+            "src/api/routes/guilds.js:249",
+            "src/api/server.js:39",
+            "src/api/routes/guilds.js:82",
+            "localhost:3000",
+            "https://h.site:8443",
+        ];
+        assert_eq!(
+            group_lines(places.iter().map(|s| s.to_string()).collect()),
+            [
+                "src/api/server.js:39",
+                "tests/api/server.test.js:80",
+                "src/api/routes/guilds.js:{82, 108, 249}",
+                "SELECT *",
+                "localhost:3000",
+                "https://h.site:8443",
+            ]
+        );
     }
 
     /// The checkpoint rendered as the compaction summary (replace mode).
