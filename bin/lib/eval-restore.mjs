@@ -494,7 +494,7 @@ export function formatReport(results, s, { missed = false } = {}) {
   }
   lines.push('')
   lines.push(
-    `mean over ${s.compactions} compactions: summary ${Math.round(s.meanSummaryTokens)} tokens, restore ${Math.round(s.meanRestoreTokens)} (max ${s.maxRestoreTokens}); recall ${pct(s.meanRecall).trim()} vs last ${pct(s.meanNaiveLast).trim()}, first+last ${pct(s.meanNaiveFirstLast).trim()} (better naive ${pct(s.meanBetterNaive).trim()}, margin ${(s.marginOverBetterNaive * 100).toFixed(1)} points); task in ${s.taskPresent}/${s.taskChecked}; repeated lines ${s.repeatedLines}`,
+    `mean over ${s.compactions} compactions: summary ${Math.round(s.meanSummaryTokens)} tokens, restore ${Math.round(s.meanRestoreTokens)} (max ${s.maxRestoreTokens}); recall ${(s.meanRecall * 100).toFixed(2)}% vs last ${pct(s.meanNaiveLast).trim()}, first+last ${pct(s.meanNaiveFirstLast).trim()} (better naive ${pct(s.meanBetterNaive).trim()}, margin ${(s.marginOverBetterNaive * 100).toFixed(1)} points); task in ${s.taskPresent}/${s.taskChecked}; repeated lines ${s.repeatedLines}`,
   )
   for (const [f, b] of Object.entries(s.byFormat)) {
     lines.push(`  ${f}: ${b.compactions} compactions, recall ${pct(b.meanRecall).trim()} (better naive ${pct(b.meanBetterNaive).trim()}); at ${wide} tokens ${pct(b.meanReplaceRecall).trim()}`)
