@@ -356,11 +356,13 @@ fn load_guarded(text: &str) -> Result<YamlLoader> {
         depth: usize,
         aliases: usize,
         too_deep: bool,
+        documents: usize,
     }
     impl MarkedEventReceiver for Guarded {
         fn on_event(&mut self, ev: Event, mark: Marker) {
             match ev {
                 Event::Alias(_) => self.aliases += 1,
+                Event::DocumentStart => self.documents += 1,
                 Event::SequenceStart(..) | Event::MappingStart(..) => {
                     self.depth += 1;
                     self.too_deep |= self.depth > MAX_DEPTH;
@@ -382,6 +384,11 @@ fn load_guarded(text: &str) -> Result<YamlLoader> {
     }
     if g.too_deep {
         return Err(bad("the document is nested too deeply"));
+    }
+    // counted here, not from the tree: a document the tree stopped at (a key given twice) is
+    // missing from it, and the one before it must not pass for the only one
+    if g.documents != 1 {
+        return Err(bad("expected exactly one YAML document"));
     }
     Ok(g.tree)
 }

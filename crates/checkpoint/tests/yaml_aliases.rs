@@ -73,5 +73,12 @@ fn a_key_given_twice_is_refused() {
     );
     assert_ne!(twice, yaml);
     assert_eq!(from_yaml(&twice).unwrap_err().code, ErrorCode::Corrupt);
+    // nor does a valid checkpoint followed by a second document the loader stops in
+    let second = format!("{yaml}---\na: 1\na: 2\n");
+    assert_eq!(from_yaml(&second).unwrap_err().code, ErrorCode::Corrupt);
+    assert_eq!(
+        from_yaml(&format!("{yaml}---\na: 1\n")).unwrap_err().code,
+        ErrorCode::Corrupt
+    );
     std::fs::remove_dir_all(&root).unwrap();
 }
