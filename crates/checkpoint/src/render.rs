@@ -13,7 +13,7 @@ use crate::model::{Checkpoint, Decision, Role, Status};
 use crate::thread::MAX_IDENTIFIERS;
 use context_fsio::{parse_rfc3339, rfc3339, Error, Result};
 use context_state::substance::fold_key;
-use context_state::REPLY_QUOTE;
+use context_state::{ASKED_QUOTE, REPLY_QUOTE, USER_QUOTE, USER_REPLY};
 use context_tokens::{count_tokens, ChunkCounter, Encoding};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -200,18 +200,20 @@ fn shown_decision(what: &str, max: usize) -> String {
     if whole.chars().count() <= max {
         return whole;
     }
-    let tail_at = whole.rfind(" (asked: ").or_else(|| whole.rfind(" (user: "));
+    let tail_at = whole.rfind(ASKED_QUOTE).or_else(|| whole.rfind(USER_QUOTE));
     let Some(at) = tail_at.filter(|_| whole.ends_with(')')) else {
         return clean(&whole, max);
     };
     let (head, tail) = whole.split_at(at);
     // the tail keeps its reply whole; its question is cut when the tail alone would take more than
     // half the room
-    let tail = match tail.split_once("; user: ") {
+    let tail = match tail
+        .strip_prefix(ASKED_QUOTE)
+        .and_then(|t| t.split_once(USER_REPLY))
+    {
         Some((asked, reply)) if tail.chars().count() > max / 2 => {
-            let asked = asked.trim_start_matches(" (asked: ");
             let room = (max / 2).saturating_sub(reply.chars().count() + 16).max(12);
-            format!(" (asked: {}; user: {reply}", clean(asked, room))
+            format!("{ASKED_QUOTE}{}{USER_REPLY}{reply}", clean(asked, room))
         }
         _ => tail.to_string(),
     };

@@ -510,6 +510,14 @@ pub fn record_tool_results(
 
 /// What joins a reply recorded as a decision to what it answered: `<reply> (re: <proposal>)`.
 pub const REPLY_QUOTE: &str = " (re: ";
+/// What joins a proposal the user accepted, or an option they picked, to the agent's question:
+/// `<proposal> (asked: <question>; user: <reply>)`.
+pub const ASKED_QUOTE: &str = " (asked: ";
+/// What joins the question of [`ASKED_QUOTE`] to the user's reply.
+pub const USER_REPLY: &str = "; user: ";
+/// What joins an option the user picked, or a question they acknowledged, to their reply when
+/// there is no question to quote: `<option> (user: <reply>)`.
+pub const USER_QUOTE: &str = " (user: ";
 
 /// How a failure entry of that call starts (`bash npm run check: `): a later success of the
 /// call resolves the entries that start so, and a failure is told to be that call's by it.
@@ -881,7 +889,7 @@ fn decision_what(agent: &str, reply: &str, late: bool) -> Option<String> {
         // a bare pick (`lets do 2`, `option B`) of a list the agent wrote
         if let Some(item) = bare_pick(agent, reply) {
             return Some(format!(
-                "{} (user: {reply})",
+                "{}{USER_QUOTE}{reply})",
                 gist(&item, DECISION_PROPOSAL_CHARS)
             ));
         }
@@ -898,7 +906,7 @@ fn decision_what(agent: &str, reply: &str, late: bool) -> Option<String> {
     let q = gist(&question, DECISION_QUESTION_CHARS);
     if let Some(item) = substance::chosen_option(agent, reply, true) {
         return Some(format!(
-            "{} (asked: {q}; user: {reply})",
+            "{}{ASKED_QUOTE}{q}{USER_REPLY}{reply})",
             gist(&item, DECISION_PROPOSAL_CHARS)
         ));
     }
@@ -911,10 +919,10 @@ fn decision_what(agent: &str, reply: &str, late: bool) -> Option<String> {
     };
     Some(match (kind, proposal) {
         (substance::Substance::Ack, Some(p)) => format!(
-            "{} (asked: {q}; user: {reply})",
+            "{}{ASKED_QUOTE}{q}{USER_REPLY}{reply})",
             gist(&p, DECISION_PROPOSAL_CHARS)
         ),
-        (substance::Substance::Ack, None) => format!("{q} (user: {reply})"),
+        (substance::Substance::Ack, None) => format!("{q}{USER_QUOTE}{reply})"),
         (_, _) if !own => return None,
         (_, Some(p)) => format!(
             "{reply} (re: {}; asked: {q})",

@@ -1383,10 +1383,7 @@ pub(super) fn abbreviated_ids(messages: &[Value], lines: &[Line]) -> Vec<(usize,
     // the full ids each prefix starts (only those: the conversation's other ids are not kept)
     let mut matching: Vec<HashSet<String>> = vec![HashSet::new(); prefixes.len()];
     for (m, line) in messages.iter().zip(lines) {
-        let text = match line {
-            Line::User { text, .. } | Line::Agent { text, .. } => Cow::Borrowed(text.as_str()),
-            Line::Other => Cow::Owned(super::recent_values::text_of(m)),
-        };
+        let text = super::recent_values::line_text(m, line);
         for v in exact_values(&text).into_iter().filter(|v| is_id_value(v)) {
             for (ids, (_, prefix)) in matching.iter_mut().zip(&prefixes) {
                 if v.len() > prefix.len() && v.starts_with(prefix) {

@@ -32,6 +32,15 @@ pub(super) fn text_of(m: &Value) -> String {
     }
 }
 
+/// The text of a message as the walk read it: a user's own words (without the host's envelope)
+/// and an agent's visible text from `line`, any other message's text blocks ([`text_of`]).
+pub(super) fn line_text<'a>(m: &Value, line: &'a Line) -> Cow<'a, str> {
+    match line {
+        Line::User { text, .. } | Line::Agent { text, .. } => Cow::Borrowed(text.as_str()),
+        Line::Other => Cow::Owned(text_of(m)),
+    }
+}
+
 /// OpenClaw's `sanitizeExtractedIdentifier`: opening marks off the start, closing marks and
 /// sentence punctuation off the end.
 fn sanitize(v: &str) -> &str {
@@ -176,25 +185,16 @@ fn clock_seconds(word: &str, rest: &str) -> bool {
 /// The ids of the tool calls in `messages` (`toolCall` blocks' `id`, results' `toolCallId`): a
 /// call's id names an exchange that is gone after the compaction, nothing the agent uses again.
 fn call_ids(messages: &[Value]) -> HashSet<&str> {
-    let mut ids = HashSet::new();
-    for m in messages {
-        if let Some(id) = m.get("toolCallId").and_then(Value::as_str) {
-            ids.insert(id);
-        }
-        if let Some(Value::Array(blocks)) = m.get("content") {
-            for b in blocks {
-                if matches!(
-                    b.get("type").and_then(Value::as_str),
-                    Some("toolCall" | "tool_use")
-                ) {
-                    if let Some(id) = b.get("id").and_then(Value::as_str) {
-                        ids.insert(id);
-                    }
-                }
-            }
-        }
-    }
-    ids
+    messages
+        .iter()
+        .flat_map(|m| {
+            let calls = tool_calls(m).filter_map(|c| c.get("id").and_then(Value::as_str));
+            m.get("toolCallId")
+                .and_then(Value::as_str)
+                .into_iter()
+                .chain(calls)
+        })
+        .collect()
 }
 
 /// A value without a trailing `:line` / `:line:col` (the key values are compared by): the frames
@@ -226,11 +226,7 @@ pub(super) fn recent_values(messages: &[Value], lines: &[Line]) -> Vec<String> {
     let from = messages.len().saturating_sub(RECENT_MESSAGES);
     let mut found = Vec::new();
     for (m, line) in messages[from..].iter().zip(&lines[from..]) {
-        let text = match line {
-            Line::User { text, .. } | Line::Agent { text, .. } => Cow::Borrowed(text.as_str()),
-            Line::Other => Cow::Owned(text_of(m)),
-        };
-        for word in text.split_whitespace() {
+        for word in line_text(m, line).split_whitespace() {
             values_in(word, &mut found);
         }
     }
