@@ -1740,6 +1740,14 @@ export interface ToolResultInput {
    */
   exitCode?: number
   /**
+   * The result's `details` as OpenClaw gives them (its tools report a failure there with
+   * `isError` false: `{status: "error", tool, error}`): a failure by OpenClaw's own rule
+   * (`isToolResultError`): `ok` or `success` false, a failure `status` (`error`, `failed`,
+   * `timeout`, `denied`, …), `timedOut`, or an `error`, whose text is then the failure's. Only
+   * their top-level fields are read: pass those (a command's output in them need not cross).
+   */
+  details?: Record<string, unknown>
+  /**
    * The error text of a failed call, or a command's output when `exitCode` may say it failed;
    * read only for a failure: its first and last non-empty lines are kept (200 chars).
    */

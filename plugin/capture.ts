@@ -72,6 +72,20 @@ const MAX_ARG_CHARS = 1024
  * string (a written file's content, an edit's text) is cut to its first 1,024 characters. The buffer then holds
  * little, and the write converts little.
  */
+/**
+ * What the state reads of a result's `details` to tell a failure (OpenClaw's rule: crates/state `details_failed`):
+ * their top-level flags, numbers and short strings (`status`, `ok`, `error`, `exitCode`, …), not the payload
+ * beside them (`exec`'s `aggregated` output, a fetch's text), which need not be held or converted.
+ */
+export function statusFields(details: unknown): Record<string, unknown> | undefined {
+  if (!details || typeof details !== 'object' || Array.isArray(details)) return undefined
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(details)) {
+    if (typeof v === 'boolean' || typeof v === 'number' || (typeof v === 'string' && v.length <= 4 * MAX_ARG_CHARS)) out[k] = v
+  }
+  return Object.keys(out).length > 0 ? out : undefined
+}
+
 export function captureParams(v: unknown, depth = 0): unknown {
   if (typeof v === 'string') return v.length > MAX_ARG_CHARS ? v.slice(0, MAX_ARG_CHARS) : v
   if (!v || typeof v !== 'object' || depth > 8) return v
@@ -96,7 +110,8 @@ export function bufferToolResult(stateDir: string, sessionKey: string, result: R
   }
   // A failure is kept by its first and last lines: a long error text keeps its head and its tail.
   const error = result.error !== undefined && result.error.length > 4 * MAX_ARG_CHARS ? `${result.error.slice(0, 2 * MAX_ARG_CHARS)}\n${result.error.slice(-2 * MAX_ARG_CHARS)}` : result.error
-  b.pending.push({ ...result, params: captureParams(result.params), ...(error !== undefined ? { error } : {}) })
+  const details = statusFields(result.details)
+  b.pending.push({ ...result, params: captureParams(result.params), ...(error !== undefined ? { error } : {}), ...(details ? { details } : {}) })
   // A run whose agent_end never comes (OpenClaw blocks it without hooks.allowConversationAccess) still has its
   // captures written, a batch at a time, instead of piling up.
   if (b.pending.length >= MAX_PENDING && !b.flight) flushCaptures(stateDir, sessionKey).catch(() => undefined)

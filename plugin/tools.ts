@@ -260,9 +260,12 @@ export function registerTools(api: OpenClawPluginApi, s: ToolSettings, store: Sc
         // The bridge's own discovery calls are not the agent's work.
         // Buffered for the turn's one write (capture.ts), not written per result.
         if (event.toolName !== 'tool_search' && event.toolName !== 'tool_describe') {
-          // A failure is a result flagged as an error or a command that exited non-zero: OpenClaw's exec reports
-          // the exit code in `details.exitCode` with `isError` false (measured: scripts/test-real.mjs). The state
-          // decides (crates/state failure_text); its text is handed over whenever it may say what failed.
+          // A failure is a result flagged as an error, a command that exited non-zero (OpenClaw's exec reports
+          // the exit code in `details.exitCode` with `isError` false: measured, scripts/test-real.mjs), or one
+          // whose `details` say it failed: OpenClaw's tools return what they throw as `{status: "error", tool,
+          // error}`, and the middleware sees `isError` false (OpenClaw flags the transcript's message after it).
+          // The state decides (crates/state failure_text) from the flag, the exit code and the details' status
+          // fields; the text (its head and tail: capture.ts) is what it keeps of a failure.
           const exitCode = obj(event.result.details).exitCode
           const exited = typeof exitCode === 'number' && Number.isInteger(exitCode)
           bufferToolResult(s.stateDir, sessionKey, {
@@ -270,7 +273,8 @@ export function registerTools(api: OpenClawPluginApi, s: ToolSettings, store: Sc
             params: call.args,
             isError: event.isError === true,
             ...(exited ? { exitCode } : {}),
-            ...(event.isError === true || exited ? { error: text } : {}),
+            details: obj(event.result.details),
+            error: text,
           })
         }
         if (!s.offload.enabled || relayed || event.isError || ownTools.has(call.toolName)) return

@@ -546,6 +546,10 @@ try {
       // one that fails in the current turn and stays so: OpenClaw's exec reports its exit code, not an error, and
       // it is one all the same
       { toolCalls: [{ name: 'exec', arguments: { command: 'ls verify-tenants.mjs' } }] },
+      // OpenClaw's tools return what they throw as `{status: "error", tool, error}`: what failed is the details'
+      // error, not the first and last lines of that JSON (`{ … }`) (crates/state failure_text)
+      { toolCalls: [{ name: 'read', arguments: { path: 'tenant-map.json' } }] },
+      { toolCalls: [{ name: 'web_fetch', arguments: { url: 'http://127.0.0.1:9/tenants' } }] },
       { text: 'Writing the backfill.', usage: { prompt_tokens: 113_000 } },
     ])
     turns.set('t11', [{ text: 'Backfilling.', usage: { prompt_tokens: 30_000 } }])
@@ -573,6 +577,9 @@ try {
     // the user's reply to the report is under `## Decisions`, with what the agent reported last
     assert.match(text, /\n- `sh check-backfill\.sh` failed \([^\n]*Command exited with code \d+\)?\); passed later, after changing check-backfill\.sh\n/, `the finding: ${text.slice(text.indexOf('Learnings'), text.indexOf('Learnings') + 400)}`)
     assert.match(text, /## Open TODOs\n[^#]*- Unresolved tool failure: exec ls verify-tenants\.mjs: [^\n]*Command exited with code 2\)?\n/, `the failed command, open: ${text.slice(text.indexOf('## Goal'), text.indexOf('## Goal') + 1500)}`)
+    const todos = text.slice(text.indexOf('## Open TODOs'), text.indexOf('## Constraints/Rules'))
+    assert.match(todos, /\n- Unresolved tool failure: read tenant-map\.json: File not found: [^\n]*tenant-map\.json/, `the tool that threw, with what it said: ${todos}`)
+    assert.match(todos, /\n- Unresolved tool failure: web_fetch \{"url":"http:\/\/127\.0\.0\.1:9\/tenants"\}: (?!\{ … \})[^\n]{12,}/, `the fetch that failed, with what it said: ${todos}`)
     assert.doesNotMatch(text, /Unresolved tool failure: exec ls old-tenants/, 'the failure of a turn the user moved on from is no TODO')
     assert.match(text, /## Decisions\n- [^\n]*keep the old table for a week \(re: The migration is written\.\)/, `the decision: ${text.slice(text.indexOf('## Decisions'), text.indexOf('## Decisions') + 300)}`)
   })

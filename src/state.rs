@@ -48,6 +48,13 @@ pub struct ToolResultInput {
     /// non-zero one is a failure, also when `isError` is false, and its failure ends with
     /// `Command exited with code N`.
     pub exit_code: Option<i64>,
+    /// The result's `details` as OpenClaw gives them (its tools report a failure there with
+    /// `isError` false: `{status: "error", tool, error}`): a failure by OpenClaw's own rule
+    /// (`isToolResultError`): `ok` or `success` false, a failure `status` (`error`, `failed`,
+    /// `timeout`, `denied`, …), `timedOut`, or an `error`, whose text is then the failure's. Only
+    /// their top-level fields are read: pass those (a command's output in them need not cross).
+    #[napi(ts_type = "Record<string, unknown>")]
+    pub details: Option<Value>,
     /// The error text of a failed call, or a command's output when `exitCode` may say it failed;
     /// read only for a failure: its first and last non-empty lines are kept (200 chars).
     pub error: Option<String>,
@@ -186,6 +193,7 @@ fn core_tool_result(i: ToolResultInput) -> Result<core::ToolResult, Error> {
         params: i.params,
         is_error: i.is_error.unwrap_or(false),
         exit_code: i.exit_code,
+        details: i.details,
         error: i.error,
         access,
     })

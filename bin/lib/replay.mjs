@@ -54,6 +54,17 @@ function lightContent(content) {
     .map((b) => ({ type: 'text', text: b.text.length > LIGHT_RESULT_CHARS ? `${b.text.slice(0, half)}\n[...]\n${b.text.slice(-half)}` : b.text }))
 }
 
+/**
+ * A tool result's `details` as the plugin hands them to the state (plugin/capture.ts statusFields): their
+ * top-level flags, numbers and short strings, by which a failure is told (crates/state details_failed); a
+ * result without any has none.
+ */
+function statusOf(details) {
+  if (!details || typeof details !== 'object' || Array.isArray(details)) return undefined
+  const out = Object.fromEntries(Object.entries(details).filter(([, v]) => ['boolean', 'number'].includes(typeof v) || (typeof v === 'string' && v.length <= LIGHT_RESULT_CHARS)))
+  return Object.keys(out).length > 0 ? out : undefined
+}
+
 /** Files named by a tool call's arguments, as pi's compaction fileOps lists them. */
 function addFileOps(ops, name, args) {
   if (!args || typeof args !== 'object') return
@@ -214,8 +225,8 @@ export async function replay(parsed, options) {
           toolCallId: message.toolCallId,
           toolName: message.toolName,
           isError: message.isError,
-          // (a command's exit code says it failed: crates/state result_failure)
-          ...(typeof message.details?.exitCode === 'number' ? { details: { exitCode: message.details.exitCode } } : {}),
+          // (a command's exit code, or the details' status, says it failed: crates/state result_failure)
+          ...(statusOf(message.details) ? { details: statusOf(message.details) } : {}),
           content: lightContent(message.content),
           timestamp: message.timestamp,
         }
@@ -379,11 +390,13 @@ export async function replay(parsed, options) {
               sessionKey,
               toolName: m.toolName,
               params: callInfo?.arguments ?? {},
-              // as the plugin hands it (plugin/tools.ts): the flag and the exit code, the state decides whether it failed
+              // as the plugin hands it (plugin/tools.ts): the flag, the exit code and the details' status fields, the
+              // state decides whether it failed
               isError: m.isError === true,
               ...(exited ? { exitCode } : {}),
+              ...(statusOf(m.details) ? { details: statusOf(m.details) } : {}),
               // the text's head and tail (where a command's output says what failed and its exit code)
-              ...(m.isError === true || exited ? { error: text.length <= 500 ? text : `${text.slice(0, 250)}\n${text.slice(-250)}` } : {}),
+              error: text.length <= 500 ? text : `${text.slice(0, 250)}\n${text.slice(-250)}`,
             }),
           )
         }

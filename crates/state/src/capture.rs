@@ -181,32 +181,106 @@ pub fn message_text(message: &Value) -> String {
 }
 
 /// What a tool result message (pi / OpenClaw `toolResult`) says of a failure: `None` when the
-/// call succeeded, else its text ([`failure_text`] of its `isError`, its `details.exitCode` and
-/// its text).
+/// call succeeded, else its text ([`failure_text`] of its `isError`, its `details` and its text).
 pub fn result_failure(message: &Value) -> Option<String> {
-    let exit_code = message
-        .get("details")
+    let details = message.get("details");
+    let exit_code = details
         .and_then(|d| d.get("exitCode"))
         .and_then(Value::as_i64);
     failure_text(
         message.get("isError").and_then(Value::as_bool) == Some(true),
         exit_code,
+        details,
         || message_text(message),
     )
 }
 
+/// The `status` values of a failed result's `details` in OpenClaw's rule (`isToolResultError`,
+/// its dist's tool-result-error-*.mjs).
+const FAILED_STATUSES: &[&str] = &[
+    "error",
+    "failed",
+    "failure",
+    "timeout",
+    "timed_out",
+    "blocked",
+    "denied",
+    "forbidden",
+    "unavailable",
+    "approval-unavailable",
+    "disabled",
+    "aborted",
+    "cancelled",
+    "canceled",
+    "killed",
+    "invalid",
+];
+
+/// Whether a tool result's `details` say it failed, by OpenClaw's own rule (`isToolResultError`,
+/// its dist's tool-result-error-*.mjs): `ok` or `success` false; a failure `status` (`error`,
+/// `failed`, `timeout`, `denied`, …) unless `ok` or `success` is true; `timedOut`; an `error`.
+/// OpenClaw's tools report what they throw so (`{status: "error", tool, error}`, with `isError`
+/// false until the transcript is written), and so do `web_search` (`{error, message}`) and
+/// `process` (`{status: "failed"}`). A non-zero `exitCode` is the caller's `exit_code`.
+pub fn details_failed(details: &Value) -> bool {
+    let Some(d) = details.as_object() else {
+        return false;
+    };
+    let flag = |key: &str| d.get(key).and_then(Value::as_bool);
+    if flag("ok") == Some(false) || flag("success") == Some(false) {
+        return true;
+    }
+    let succeeded = flag("ok") == Some(true) || flag("success") == Some(true);
+    let status = d
+        .get("status")
+        .and_then(Value::as_str)
+        .map(|s| s.trim().to_ascii_lowercase());
+    if !succeeded && status.is_some_and(|s| FAILED_STATUSES.contains(&s.as_str())) {
+        return true;
+    }
+    // (JavaScript's truthiness: an empty string, `false`, `0` or `null` is no error)
+    let error = match d.get("error") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0),
+        Some(_) => true,
+    };
+    flag("timedOut") == Some(true) || error
+}
+
+/// What failed `details` say of the failure: their `error` text, or the `message` that explains
+/// an error code with the code after it (`web_search needs a Brave Search API key…
+/// (missing_brave_api_key)`: not `code: message`, which reads as a key and its value).
+fn details_error(details: &Value) -> Option<String> {
+    let error = details.get("error").and_then(Value::as_str)?.trim();
+    let message = details
+        .get("message")
+        .and_then(Value::as_str)
+        .map(str::trim);
+    match message {
+        Some(m) if !m.is_empty() && !error.contains(char::is_whitespace) => {
+            Some(format!("{m} ({error})"))
+        }
+        _ => (!error.is_empty()).then(|| error.to_string()),
+    }
+}
+
 /// What a tool result says of a failure: `None` when the call succeeded, else its text. A failure
-/// is a result flagged as an error, or a command that exited non-zero: OpenClaw's `exec` reports
-/// a completed command's exit code (`details.exitCode`) with `isError` false, and its text is
-/// then followed by `Command exited with code N`, as pi's bash tool says it. The text is read only
-/// for a failure (a result can be megabytes, and most succeed).
+/// is a result flagged as an error, one whose `details` say it failed ([`details_failed`]), or a
+/// command that exited non-zero: OpenClaw's `exec` reports a completed command's exit code
+/// (`details.exitCode`) with `isError` false, and its text is then followed by `Command exited
+/// with code N`, as pi's bash tool says it. The text is the `details`' error where they hold one
+/// (the result's text is then the same as JSON), else the result's; it is read only for a failure
+/// (a result can be megabytes, and most succeed).
 pub fn failure_text(
     is_error: bool,
     exit_code: Option<i64>,
+    details: Option<&Value>,
     text: impl FnOnce() -> String,
 ) -> Option<String> {
-    if is_error {
-        return Some(text());
+    if is_error || details.is_some_and(details_failed) {
+        return Some(details.and_then(details_error).unwrap_or_else(text));
     }
     let code = exit_code.filter(|&c| c != 0)?;
     let text = text();

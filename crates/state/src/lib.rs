@@ -27,8 +27,8 @@ pub mod substance;
 pub mod wrappers;
 
 pub use capture::{
-    classify_tool, extract_paths, gist, message_text, result_failure, sent_at, squash, Access,
-    PATHS_KEYS, PATH_KEYS,
+    classify_tool, details_failed, extract_paths, gist, message_text, result_failure, sent_at,
+    squash, Access, PATHS_KEYS, PATH_KEYS,
 };
 pub use files::{
     instance_id, CheckpointMark, ALL_FILES, DECISIONS_FILE, LEARNINGS_FILE, MAX_STATE_FILE_BYTES,
@@ -362,6 +362,9 @@ pub struct ToolResult {
     /// A command's exit code: a non-zero one is a failure, also when `is_error` is false
     /// (OpenClaw's `exec` reports a command that exited non-zero as a completed call).
     pub exit_code: Option<i64>,
+    /// The result's `details` (OpenClaw): a failure when they say so by OpenClaw's rule
+    /// ([`details_failed`]), also when `is_error` is false; their `error` is the failure's text.
+    pub details: Option<Value>,
     /// The error text of a failed call, or a command's output when its exit code may say it
     /// failed: read only for a failure (its first and last lines kept).
     pub error: Option<String>,
@@ -396,7 +399,18 @@ struct Prepared {
     tool: String,
     outcome: ToolResultOutcome,
     prefix: String,
+    /// A look-up that succeeded (a read, a fetch, a search: no command, nothing written): the
+    /// failed look-ups of the same tool before it are got past (a page refused, a file not
+    /// found: the agent looked elsewhere, and the tool works).
+    lookup: bool,
+    /// How the failure's entry says what failed (`: ` and the head of its text): an older failure
+    /// of the same tool that says the same (a search without its API key, on another query) is
+    /// the same failure on another subject, counted in the newest. Not for a command.
+    alike: Option<String>,
 }
+
+/// Characters of a failure's text by which two failures of one tool are told alike.
+const ALIKE_FAILURE_CHARS: usize = 60;
 
 fn prepare(input: &ToolResult) -> Result<Prepared> {
     let tool = input.tool_name.trim();
@@ -407,9 +421,13 @@ fn prepare(input: &ToolResult) -> Result<Prepared> {
     }
     let tool = capture::cap_chars(tool, 200);
     let mut outcome = ToolResultOutcome::default();
-    let failure = capture::failure_text(input.is_error, input.exit_code, || {
-        input.error.clone().unwrap_or_default()
-    });
+    let access = input.access.unwrap_or_else(|| classify_tool(&tool));
+    let failure = capture::failure_text(
+        input.is_error,
+        input.exit_code,
+        input.details.as_ref(),
+        || input.error.clone().unwrap_or_default(),
+    );
     if failure.is_none() {
         let mut paths: Vec<String> = extract_paths(&input.params)
             .into_iter()
@@ -420,16 +438,27 @@ fn prepare(input: &ToolResult) -> Result<Prepared> {
         if paths.len() > MAX_FILES {
             paths.drain(..paths.len() - MAX_FILES);
         }
-        match input.access.unwrap_or_else(|| classify_tool(&tool)) {
+        match access {
             Access::Read => outcome.files_read = paths,
             Access::Write => outcome.files_modified = paths,
         }
     }
+    let commanded = input.params.get("command").is_some() || input.params.get("cmd").is_some();
+    let lookup = failure.is_none() && access == Access::Read && !commanded;
     // One entry per tool and subject: a repeated failure replaces the older one and counts; a
     // later success of the same call resolves it.
     let prefix = failure_prefix(&tool, &input.params);
+    let mut alike = None;
     if let Some(error) = failure {
         let detail = failure_detail(&error);
+        // (two commands failing alike are two failures: `npm test` and `npm run lint` may both say
+        // no more than their exit code)
+        alike = (!commanded).then(|| {
+            format!(
+                ": {}",
+                capture::cap_chars(&secrets::redact(&detail), ALIKE_FAILURE_CHARS)
+            )
+        });
         // the failed command and its output are redacted before they are kept (issue 27)
         outcome.failure = Some(capture::cap_chars(
             &secrets::redact(&format!("{prefix}{detail}")),
@@ -440,6 +469,8 @@ fn prepare(input: &ToolResult) -> Result<Prepared> {
         tool,
         outcome,
         prefix,
+        lookup,
+        alike,
     })
 }
 
@@ -477,11 +508,18 @@ pub fn record_tool_results(
         let mut changed = false;
         for p in &prepared {
             let prefix = &p.prefix;
+            let tool_failed = (format!("{} ", p.tool), format!("{}: ", p.tool));
             let mut count = 1;
             let before = t.errors.len();
             let counts = &mut t.error_counts;
             t.errors.retain(|e| {
-                let same = e.starts_with(prefix.as_str());
+                let of_tool = e.starts_with(&tool_failed.0) || e.starts_with(&tool_failed.1);
+                let same = e.starts_with(prefix.as_str())
+                    || (of_tool && p.alike.as_ref().is_some_and(|d| e.contains(d.as_str())));
+                if !same && p.lookup && of_tool {
+                    counts.remove(e);
+                    return false;
+                }
                 if same {
                     let n = counts.remove(e).unwrap_or(1);
                     count += n;

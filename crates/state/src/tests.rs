@@ -926,3 +926,155 @@ fn a_result_fails_by_its_error_flag_or_its_exit_code() {
     );
     assert_eq!(r(json!({"role": "toolResult", "content": "ok"})), None);
 }
+
+#[test]
+fn a_result_fails_by_its_details_as_openclaw_tells_it() {
+    use crate::{details_failed, result_failure};
+    let failed = |d: serde_json::Value| details_failed(&d);
+    // OpenClaw's adapter returns what a tool throws as `{status: "error", tool, error}`, unflagged
+    assert!(failed(
+        json!({"status": "error", "tool": "read", "error": "ENOENT: no such file"})
+    ));
+    assert!(
+        failed(json!({"status": "Failed"})),
+        "process: a failed session"
+    );
+    assert!(failed(json!({"ok": false})) && failed(json!({"success": false})));
+    assert!(failed(json!({"timedOut": true})));
+    assert!(failed(
+        json!({"error": "missing_brave_api_key", "message": "web_search needs a Brave Search API key."})
+    ));
+    // a failure status is no failure where the details say the call succeeded; an empty error is none
+    assert!(!failed(json!({"status": "denied", "ok": true})));
+    assert!(!failed(
+        json!({"status": "completed", "exitCode": 0, "error": ""})
+    ));
+    assert!(!failed(json!({"status": "ok", "error": null})));
+    assert!(!failed(json!("error")) && !failed(json!(["error"])));
+
+    let r = |v: serde_json::Value| result_failure(&v);
+    // the details' error is the failure's text (the result's text is the same, as JSON)
+    assert_eq!(
+        r(json!({"role": "toolResult", "isError": false,
+            "content": [{"type": "text", "text": "{\n  \"status\": \"error\",\n  \"tool\": \"cron\",\n  \"error\": \"TypeError: x\"\n}"}],
+            "details": {"status": "error", "tool": "cron", "error": "TypeError: x"}})),
+        Some("TypeError: x".into())
+    );
+    // an error code is said after the message that explains it (not `code: message`, a key's value)
+    assert_eq!(
+        r(json!({"role": "toolResult", "content": "{}",
+            "details": {"error": "missing_brave_api_key", "message": "web_search needs a key."}})),
+        Some("web_search needs a key. (missing_brave_api_key)".into())
+    );
+    // without an error of their own, the result's text
+    assert_eq!(
+        r(
+            json!({"role": "toolResult", "content": "No session found for exec_1", "details": {"status": "failed"}})
+        ),
+        Some("No session found for exec_1".into())
+    );
+}
+
+#[test]
+fn a_lookup_that_succeeds_gets_past_the_failed_lookups_of_its_tool() {
+    let root = tmp("lookups");
+    let k = "k";
+    let thrown = |name: &str, params: Value, error: &str| ToolResult {
+        details: Some(json!({"status": "error", "tool": name, "error": error})),
+        ..tool(name, params)
+    };
+    let errors = || bundle(&root, k).tool_failures;
+    let fetch = |url: &str| json!({ "url": url });
+    record_tool_result(
+        &root,
+        k,
+        &thrown(
+            "web_fetch",
+            fetch("https://a.example/x"),
+            "Web fetch failed (403)",
+        ),
+    )
+    .unwrap();
+    record_tool_result(
+        &root,
+        k,
+        &thrown("read", json!({"path": "gone.md"}), "ENOENT: gone.md"),
+    )
+    .unwrap();
+    record_tool_result(
+        &root,
+        k,
+        &thrown(
+            "exec",
+            json!({"command": "sqlite3 db"}),
+            "sqlite3: command not found",
+        ),
+    )
+    .unwrap();
+    assert_eq!(errors().len(), 3);
+    // another page fetched: the refused one is got past; the read and the command are not
+    record_tool_result(&root, k, &tool("web_fetch", fetch("https://b.example/y"))).unwrap();
+    assert_eq!(
+        errors(),
+        vec![
+            "read gone.md: ENOENT: gone.md".to_string(),
+            "exec sqlite3 db: sqlite3: command not found".to_string()
+        ]
+    );
+    // a command that succeeds is no look-up: another command's failure stays
+    record_tool_result(&root, k, &tool("exec", json!({"command": "ls"}))).unwrap();
+    assert_eq!(errors().len(), 2);
+    // a write is no look-up either
+    record_tool_result(
+        &root,
+        k,
+        &thrown(
+            "edit",
+            json!({"path": "a.md"}),
+            "Could not find the exact text",
+        ),
+    )
+    .unwrap();
+    record_tool_result(&root, k, &tool("edit", json!({"path": "b.md"}))).unwrap();
+    assert_eq!(errors().len(), 3);
+    record_tool_result(&root, k, &tool("read", json!({"path": "there.md"}))).unwrap();
+    assert!(!errors().iter().any(|e| e.starts_with("read ")));
+    let _ = fs::remove_dir_all(&root);
+}
+
+#[test]
+fn the_same_failure_of_a_tool_on_another_subject_is_counted_once() {
+    let root = tmp("alike");
+    let k = "k";
+    let search = |q: &str| ToolResult {
+        details: Some(
+            json!({"error": "missing_brave_api_key", "message": "web_search needs a Brave Search API key."}),
+        ),
+        ..tool("web_search", json!({ "query": q }))
+    };
+    for q in ["openclaw news", "webrtc", "lex fridman"] {
+        record_tool_result(&root, k, &search(q)).unwrap();
+    }
+    let b = bundle(&root, k).tool_failures;
+    assert_eq!(
+        b,
+        vec!["web_search {\"query\":\"lex fridman\"}: web_search needs a Brave Search API key. (missing_brave_api_key) (3 times)".to_string()],
+        "the newest, counted"
+    );
+    // another failure of the tool is another entry
+    record_tool_result(&root, k, &ToolResult {
+        details: Some(json!({"error": "unsupported_freshness", "message": "freshness is only supported by Brave."})),
+        ..tool("web_search", json!({"query": "x", "freshness": "pd"}))
+    }).unwrap();
+    assert_eq!(bundle(&root, k).tool_failures.len(), 2);
+    // two commands that fail alike are two failures (both may say no more than their exit code)
+    let exited = |cmd: &str| ToolResult {
+        exit_code: Some(1),
+        error: Some(String::new()),
+        ..tool("exec", json!({ "command": cmd }))
+    };
+    record_tool_result(&root, k, &exited("npm test")).unwrap();
+    record_tool_result(&root, k, &exited("npm run lint")).unwrap();
+    assert_eq!(bundle(&root, k).tool_failures.len(), 4);
+    let _ = fs::remove_dir_all(&root);
+}

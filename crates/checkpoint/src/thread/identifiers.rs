@@ -1434,8 +1434,15 @@ pub(super) fn returned_ids(text: &str) -> Vec<&str> {
             .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .next()
             .unwrap_or("");
-        let idish =
-            name == "id" || name.ends_with("Id") || name.ends_with("_id") || name.ends_with("ID");
+        // (and a session's key, as OpenClaw's `sessions_spawn` returns its child's: the handle its
+        // `sessions_send` and `sessions_history` take; never another `*Key`, which may be a secret)
+        let idish = name == "id"
+            || name.ends_with("Id")
+            || name.ends_with("_id")
+            || name.ends_with("ID")
+            || name == "sessionKey"
+            || name.ends_with("SessionKey")
+            || name.ends_with("session_key");
         if !idish {
             continue;
         }

@@ -1292,6 +1292,12 @@ fn the_ids_a_short_result_returns_are_names() {
         identifiers::returned_ids("{\"scratchpad_id\": \"860ea48cd08f5e58\", \"metadata\": {\"toolCallId\": \"call_2_0\"}, \"tool_use_id\": \"toolu_01AbC2dEf3\", \"turnId\": \"turn-1\"}"),
         ["860ea48cd08f5e58"]
     );
+    // OpenClaw's sessions_spawn: the child session's key is the handle the agent queries it by;
+    // another key (an API key) is never an id
+    assert_eq!(
+        identifiers::returned_ids("{\n  \"status\": \"accepted\",\n  \"childSessionKey\": \"agent:build:subagent:13b68bda-06c8-4fbc-8cb5-8c9c37770c29\",\n  \"runId\": \"1b183a3e-19b0-418e-a87e-098f875ee29c\", \"apiKey\": \"sk9f8e7d6c5b4a\"}"),
+        ["1b183a3e-19b0-418e-a87e-098f875ee29c", "agent:build:subagent:13b68bda-06c8-4fbc-8cb5-8c9c37770c29"]
+    );
 }
 
 #[test]
