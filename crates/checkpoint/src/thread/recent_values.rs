@@ -95,11 +95,23 @@ fn values_in(word: &str, out: &mut Vec<String>) {
     if let Some(i) = word.find("https://").or_else(|| word.find("http://")) {
         // a URL ends at a character no URL holds: the escaped quote and markup after it in a
         // tool result's JSON (`…/dark.png\"><source`), full-width punctuation after it in CJK
-        // prose (`https://discord.gg/clawd（活発）`) are not part of it
+        // prose (`https://discord.gg/clawd（活発）`) are not part of it; nor is the parenthesis
+        // that closes a markdown link around it (`[post](https://x.com/a/status/1)[next](…)`),
+        // one it opened itself is (`https://en.wikipedia.org/wiki/Rust_(language)_book`)
         let url = &word[i..];
+        let mut depth = 0usize;
         let end = url
-            .find(|c: char| {
-                matches!(c, '\\' | '"' | '<' | '>' | '`') || crate::names::wide_punctuation(c)
+            .find(|c: char| match c {
+                '(' => {
+                    depth += 1;
+                    false
+                }
+                ')' if depth == 0 => true,
+                ')' => {
+                    depth -= 1;
+                    false
+                }
+                _ => matches!(c, '\\' | '"' | '<' | '>' | '`') || crate::names::wide_punctuation(c),
             })
             .unwrap_or(url.len());
         out.push(sanitize(&url[..end]).to_string());
@@ -349,5 +361,19 @@ mod tests {
         let mut out = Vec::new();
         values_in("(`/api/auth/register`)：**已停用**", &mut out);
         assert_eq!(out, vec!["/api/auth/register".to_string()]);
+        // a markdown link's closing parenthesis is not its URL's; one the URL opened is
+        let mut out = Vec::new();
+        values_in(
+            "here\"](https://x.com/jonahships_/status/2010605025844723765)[\"Tried",
+            &mut out,
+        );
+        values_in("(https://en.wikipedia.org/wiki/Rust_(language)_book).", &mut out);
+        assert_eq!(
+            out,
+            vec![
+                "https://x.com/jonahships_/status/2010605025844723765".to_string(),
+                "https://en.wikipedia.org/wiki/Rust_(language)_book".to_string()
+            ]
+        );
     }
 }
