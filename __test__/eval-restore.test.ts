@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 // @ts-ignore plain ESM module without types
-import { recall, referenceItems, repeatedLines, sessionTask, summaryItems, taskPresent, basenameOf, writtenSummary } from '../bin/lib/recall.mjs'
+import { recall, referenceItems, repeatedLines, sessionTask, summaryItems, taskPresent, basenameOf, writtenSummary, hostSuffix } from '../bin/lib/recall.mjs'
 // @ts-ignore plain ESM module without types
 import { evaluateTranscript, lastTokens, naiveTexts, summarize, transcriptFiles } from '../bin/lib/eval-restore.mjs'
 // @ts-ignore plain ESM module without types
@@ -71,6 +71,10 @@ describe('summaryItems', () => {
     const texts = (s: string) => summaryItems(s).map((i: any) => i.text)
     expect(writtenSummary(body + suffix, 'openclaw')).toBe(body)
     expect(texts(writtenSummary(body + suffix, 'openclaw'))).toEqual(['release.ts', 'deployrelease', 'fastpath'])
+    // what the host appended is what the model reads after the restore in replace mode (eval's `received`)
+    expect(hostSuffix(body + suffix, 'openclaw')).toBe(suffix.trim())
+    expect(hostSuffix(body, 'openclaw')).toBe('')
+    expect(hostSuffix(`${body}\n\n<read-files>\nsrc/notes.ts\n</read-files>`, 'pi')).toBe('')
     // a section the host appends alone is cut too (no preserved turns, only the file lists)
     expect(writtenSummary(`${body}\n\n<read-files>\nsrc/notes.ts\n</read-files>`, 'openclaw')).toBe(body)
     // pi appends its file lists to its own summary only: a pi summary is its writer's whole

@@ -33,7 +33,7 @@ import { fileURLToPath } from 'node:url'
 import { native } from './native.mjs'
 import { replay } from './replay.mjs'
 import { firstKeptIndex, parseTranscript } from './transcript.mjs'
-import { recall, referenceItems, repeatedLines, sessionTask, taskPresent } from './recall.mjs'
+import { hostSuffix, recall, referenceItems, repeatedLines, sessionTask, taskPresent } from './recall.mjs'
 import { carried, continuationCases } from './continuation.mjs'
 import { defectCounts, restoreDefects } from './restore-defects.mjs'
 
@@ -317,6 +317,7 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
 function continuationRow(c, { file, format, line, compaction, restore, appended = restore, wide, maxTokens, replaceTokens }) {
   const summary = c.summary.trim() ? c.summary : null
   const share = (t) => carried(c.needed, t)
+  const suffix = hostSuffix(c.summary, format)
   return {
     file,
     format,
@@ -342,6 +343,9 @@ function continuationRow(c, { file, format, line, compaction, restore, appended 
       maxTokens: replaceTokens,
       restoreTokens: native.countTokens(wide),
       restore: share(wide),
+      // what the model reads in replace mode: the restore and the sections OpenClaw appends to any summary (the
+      // real summary's figure counts them too)
+      received: share(suffix ? `${wide}\n\n${suffix}` : wide),
       summaryCut: summary ? share(firstTokens(summary, replaceTokens)) : null,
       tail: share(lastTokens(c.conversation, replaceTokens)),
     },
@@ -408,6 +412,7 @@ function continuationMeans(rows) {
     meanNeeded: meanOf(rows, (r) => r.needed.length),
     restore: meanOf(rows, (r) => r.restore),
     replace: meanOf(rows, (r) => r.replace.restore),
+    received: meanOf(rows, (r) => r.replace.received),
     summary: meanOf(rows, (r) => r.summary),
     both: meanOf(rows, (r) => r.both),
     summaryCut: meanOf(rows, (r) => r.summaryCut),
@@ -428,6 +433,7 @@ function continuationMeans(rows) {
   const ratio = (x) => (summaryMean ? x / summaryMean : null)
   m.restoreOverSummary = ratio(meanOf(withSummary, (r) => r.restore))
   m.replaceOverSummary = ratio(meanOf(withSummary, (r) => r.replace.restore))
+  m.receivedOverSummary = ratio(meanOf(withSummary, (r) => r.replace.received))
   m.liftOverSummary = withSummary.length ? meanOf(withSummary, (r) => r.both) - summaryMean : null
   return m
 }
@@ -535,6 +541,10 @@ export function formatContinuation(results, c, { budget = DEFAULT_MAX_TOKENS, wi
     `${label}: ${m.compactions} compactions (${m.withSummary} with a summary), ${Math.round(m.meanNeeded)} names needed on average; restore ${pct(m.restore).trim()} at ${budget}, ${pct(m.replace).trim()} at ${wide}; summary ${pct(m.summary).trim()} (${m.meanSummaryTokens === null ? '-' : Math.round(m.meanSummaryTokens)} tokens); summary + restore ${pct(m.both).trim()}; summary cut to ${budget} ${pct(m.summaryCut).trim()}, to ${wide} ${pct(m.replaceSummaryCut).trim()}; last ${budget} tokens ${pct(m.tail).trim()}, last ${wide} ${pct(m.replaceTail).trim()}; restore/summary ${ratio(m.restoreOverSummary)} (at ${wide}: ${ratio(m.replaceOverSummary)}), summary + restore ${m.liftOverSummary === null ? '-' : `${m.liftOverSummary >= 0 ? '+' : ''}${(m.liftOverSummary * 100).toFixed(1)} points`} over the summary`
   lines.push('', one('mean', c))
   for (const [f, m] of Object.entries(c.byFormat)) lines.push(one(`  ${f}`, m))
+  const received = (label, m) => `${label}: ${pct(m.received).trim()} (${ratio(m.receivedOverSummary)} the summary)`
+  lines.push(`in replace mode, as the model reads it (the restore at ${wide} and the sections OpenClaw appends to any summary, which the summary's figure counts):`)
+  lines.push(received('  mean', c))
+  for (const [f, m] of Object.entries(c.byFormat)) lines.push(received(`  ${f}`, m))
   const written = (label, m) =>
     `${label}: restore ${pct(m.written.restore).trim()} at ${budget}, summary ${pct(m.written.summary).trim()}, summary + restore ${pct(m.written.both).trim()}`
   lines.push(`of the needed names the agent wrote itself (not an argument's key such as file_path, not an escape glued to a name):`)

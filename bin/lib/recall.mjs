@@ -78,12 +78,27 @@ const CLAUDE_CODE_POINTER = /If you need specific details from before compaction
 export function writtenSummary(summary, format) {
   if (format === 'claude-code') return summary.replace(CLAUDE_CODE_POINTER, '')
   if (format !== 'openclaw') return summary
+  return summary.slice(0, suffixAt(summary)).trimEnd()
+}
+
+/**
+ * What OpenClaw appended to a real summary (above): the sections it appends to a compaction provider's summary as
+ * well, so what the model reads after the restore in replace mode; '' for the other formats.
+ * @param {string} summary
+ * @param {string} format
+ */
+export function hostSuffix(summary, format) {
+  return format === 'openclaw' ? summary.slice(suffixAt(summary)).trim() : ''
+}
+
+/** Where OpenClaw's appended sections start in an OpenClaw summary (its length without any). */
+function suffixAt(summary) {
   let end = summary.length
   for (const head of OPENCLAW_SUFFIX_HEADS) {
     const at = summary.indexOf(head)
     if (at >= 0 && at < end) end = at
   }
-  return summary.slice(0, end).trimEnd()
+  return end
 }
 
 /**
