@@ -691,8 +691,10 @@ fn context_header(line: &str) -> bool {
 /// every line: get-reply-*.mjs drainFormattedSystemEvents): the events come before the inbound
 /// context blocks and the user's words after them, so what lies between the first event line and
 /// the first block header is the events' (a hook's report: `Hook Gmail (error): ...` and its
-/// paragraphs). Without a block after them, the events end at the first blank line (a restart's
-/// payload: `System: [...] GatewayRestart:` and its JSON lines, then the user's words).
+/// paragraphs). Without a block after them, the events end at the message's own envelope
+/// (`[Telegram Ann (@ann) id:84 +7h 2026-02-09 06:51 GMT+9] ...`: a cron run's reports of
+/// several paragraphs before it), else at the first blank line (a restart's payload: `System:
+/// [...] GatewayRestart:` and its JSON lines, then the user's words).
 fn remove_event_continuations(text: &str) -> String {
     if !text.contains("System") {
         return text.to_string();
@@ -707,6 +709,12 @@ fn remove_event_continuations(text: &str) -> String {
     let Some(end) = lines[first..]
         .iter()
         .position(|l| context_header(l))
+        .or_else(|| {
+            lines[first + 1..]
+                .iter()
+                .position(|l| strip_envelope(l).len() != l.len())
+                .map(|i| i + 1)
+        })
         .or_else(|| lines[first..].iter().position(|l| l.trim().is_empty()))
         .map(|i| first + i)
     else {
@@ -1234,6 +1242,9 @@ mod tests {
             ),
             "now run the tests"
         );
+        // a cron run's reports of several paragraphs each, then the user's message in its envelope
+        let cron = "System: [2026-02-09 03:00:12 GMT+9] Cron: 権限エラーが発生しました。以下の手順を提案します：\n\n1. コマンドの実行権限を確認・設定\n2. 代替コマンドを使用\n\nどのように進めればよいかご指示ください。\nSystem: [2026-02-09 06:01:36 GMT+9] Cron: チャットIDが不明です。\n\n1. ユーザーにチャットIDを教えてもらう\n\n[Telegram Manabu Tan (@Maaa_Tan) id:8409691103 +7h 2026-02-09 06:51 GMT+9] 8409691103 だよ。覚えておいてね\n[message_id: 1253]";
+        assert_eq!(strip_injections(cron), "8409691103 だよ。覚えておいてね");
     }
 
     #[test]

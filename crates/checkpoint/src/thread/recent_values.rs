@@ -367,7 +367,10 @@ mod tests {
             "here\"](https://x.com/jonahships_/status/2010605025844723765)[\"Tried",
             &mut out,
         );
-        values_in("(https://en.wikipedia.org/wiki/Rust_(language)_book).", &mut out);
+        values_in(
+            "(https://en.wikipedia.org/wiki/Rust_(language)_book).",
+            &mut out,
+        );
         assert_eq!(
             out,
             vec![
