@@ -1740,11 +1740,12 @@ export interface ToolResultInput {
    */
   exitCode?: number
   /**
-   * The result's `details` as OpenClaw gives them (its tools report a failure there with
-   * `isError` false: `{status: "error", tool, error}`): a failure by OpenClaw's own rule
-   * (`isToolResultError`): `ok` or `success` false, a failure `status` (`error`, `failed`,
-   * `timeout`, `denied`, …), `timedOut`, or an `error`, whose text is then the failure's. Only
-   * their top-level fields are read: pass those (a command's output in them need not cross).
+   * The result's `details` as OpenClaw gives them (its tools report a failure there:
+   * `{status: "error", tool, error}`, web_search's `{error, message}` with `isError` false): a
+   * failure by OpenClaw's own rule (`isToolResultError`): `ok` or `success` false, a failure
+   * `status` (`error`, `failed`, `timeout`, `denied`, …), `timedOut`, or an `error`, whose text
+   * is then the failure's; a non-zero `exitCode` when `exitCode` is not given. Only their
+   * top-level fields are read: pass those (a command's output in them need not cross).
    */
   details?: Record<string, unknown>
   /**

@@ -68,11 +68,6 @@ const MAX_PENDING = 64
 const MAX_ARG_CHARS = 1024
 
 /**
- * The arguments as the capture needs them: the state files keep paths and a command's first words, so a long
- * string (a written file's content, an edit's text) is cut to its first 1,024 characters. The buffer then holds
- * little, and the write converts little.
- */
-/**
  * What the state reads of a result's `details` to tell a failure (OpenClaw's rule: crates/state `details_failed`):
  * their top-level flags, numbers and short strings (`status`, `ok`, `error`, `exitCode`, …), not the payload
  * beside them (`exec`'s `aggregated` output, a fetch's text), which need not be held or converted.
@@ -86,6 +81,11 @@ export function statusFields(details: unknown): Record<string, unknown> | undefi
   return Object.keys(out).length > 0 ? out : undefined
 }
 
+/**
+ * The arguments as the capture needs them: the state files keep paths and a command's first words, so a long
+ * string (a written file's content, an edit's text) is cut to its first 1,024 characters. The buffer then holds
+ * little, and the write converts little.
+ */
 export function captureParams(v: unknown, depth = 0): unknown {
   if (typeof v === 'string') return v.length > MAX_ARG_CHARS ? v.slice(0, MAX_ARG_CHARS) : v
   if (!v || typeof v !== 'object' || depth > 8) return v

@@ -262,17 +262,15 @@ export function registerTools(api: OpenClawPluginApi, s: ToolSettings, store: Sc
         if (event.toolName !== 'tool_search' && event.toolName !== 'tool_describe') {
           // A failure is a result flagged as an error, a command that exited non-zero (OpenClaw's exec reports
           // the exit code in `details.exitCode` with `isError` false: measured, scripts/test-real.mjs), or one
-          // whose `details` say it failed: OpenClaw's tools return what they throw as `{status: "error", tool,
-          // error}`, and the middleware sees `isError` false (OpenClaw flags the transcript's message after it).
-          // The state decides (crates/state failure_text) from the flag, the exit code and the details' status
-          // fields; the text (its head and tail: capture.ts) is what it keeps of a failure.
-          const exitCode = obj(event.result.details).exitCode
-          const exited = typeof exitCode === 'number' && Number.isInteger(exitCode)
+          // whose `details` say it failed by OpenClaw's rule (`isToolResultError`): its tools return what they
+          // throw as `{status: "error", tool, error}` (flagged in 2026.9.6, but its text is that JSON), web_search
+          // without a key returns `{error, message}` unflagged. The state decides (crates/state failure_text) from
+          // the flag and the details' status fields (capture.ts statusFields); it keeps the details' error, else
+          // the text's head and tail.
           bufferToolResult(s.stateDir, sessionKey, {
             toolName: call.toolName,
             params: call.args,
             isError: event.isError === true,
-            ...(exited ? { exitCode } : {}),
             details: obj(event.result.details),
             error: text,
           })

@@ -48,11 +48,12 @@ pub struct ToolResultInput {
     /// non-zero one is a failure, also when `isError` is false, and its failure ends with
     /// `Command exited with code N`.
     pub exit_code: Option<i64>,
-    /// The result's `details` as OpenClaw gives them (its tools report a failure there with
-    /// `isError` false: `{status: "error", tool, error}`): a failure by OpenClaw's own rule
-    /// (`isToolResultError`): `ok` or `success` false, a failure `status` (`error`, `failed`,
-    /// `timeout`, `denied`, …), `timedOut`, or an `error`, whose text is then the failure's. Only
-    /// their top-level fields are read: pass those (a command's output in them need not cross).
+    /// The result's `details` as OpenClaw gives them (its tools report a failure there:
+    /// `{status: "error", tool, error}`, web_search's `{error, message}` with `isError` false): a
+    /// failure by OpenClaw's own rule (`isToolResultError`): `ok` or `success` false, a failure
+    /// `status` (`error`, `failed`, `timeout`, `denied`, …), `timedOut`, or an `error`, whose text
+    /// is then the failure's; a non-zero `exitCode` when `exitCode` is not given. Only their
+    /// top-level fields are read: pass those (a command's output in them need not cross).
     #[napi(ts_type = "Record<string, unknown>")]
     pub details: Option<Value>,
     /// The error text of a failed call, or a command's output when `exitCode` may say it failed;

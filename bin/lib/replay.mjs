@@ -218,19 +218,20 @@ export async function replay(parsed, options) {
   // tail), as the host's context holds a parked result's head and tail: the checkpoints are those of the
   // host, without converting megabytes of file bodies on every attempt. The estimator counts every
   // message whole.
-  const light = (message) =>
-    message.role === 'toolResult'
-      ? {
-          role: 'toolResult',
-          toolCallId: message.toolCallId,
-          toolName: message.toolName,
-          isError: message.isError,
-          // (a command's exit code, or the details' status, says it failed: crates/state result_failure)
-          ...(statusOf(message.details) ? { details: statusOf(message.details) } : {}),
-          content: lightContent(message.content),
-          timestamp: message.timestamp,
-        }
-      : message
+  const light = (message) => {
+    if (message.role !== 'toolResult') return message
+    // (a command's exit code, or the details' status, says it failed: crates/state result_failure)
+    const details = statusOf(message.details)
+    return {
+      role: 'toolResult',
+      toolCallId: message.toolCallId,
+      toolName: message.toolName,
+      isError: message.isError,
+      ...(details ? { details } : {}),
+      content: lightContent(message.content),
+      timestamp: message.timestamp,
+    }
+  }
   const pushCtx = (message, idx) => {
     ctx.push(light(message))
     ctxIdx.push(idx)
@@ -381,8 +382,7 @@ export async function replay(parsed, options) {
         turns.toolResults++
         const text = messageText(m)
         const callInfo = toolCalls.get(m.toolCallId)
-        const exitCode = m.details?.exitCode
-        const exited = Number.isInteger(exitCode)
+        const details = statusOf(m.details)
         if (canState && typeof m.toolName === 'string' && m.toolName !== '') {
           call(line, 'recordToolResultSync', () =>
             native.recordToolResultSync({
@@ -390,11 +390,10 @@ export async function replay(parsed, options) {
               sessionKey,
               toolName: m.toolName,
               params: callInfo?.arguments ?? {},
-              // as the plugin hands it (plugin/tools.ts): the flag, the exit code and the details' status fields, the
-              // state decides whether it failed
+              // as the plugin hands it (plugin/tools.ts): the flag and the details' status fields (a command's exit
+              // code among them), the state decides whether it failed
               isError: m.isError === true,
-              ...(exited ? { exitCode } : {}),
-              ...(statusOf(m.details) ? { details: statusOf(m.details) } : {}),
+              ...(details ? { details } : {}),
               // the text's head and tail (where a command's output says what failed and its exit code)
               error: text.length <= 500 ? text : `${text.slice(0, 250)}\n${text.slice(-250)}`,
             }),

@@ -183,14 +183,10 @@ pub fn message_text(message: &Value) -> String {
 /// What a tool result message (pi / OpenClaw `toolResult`) says of a failure: `None` when the
 /// call succeeded, else its text ([`failure_text`] of its `isError`, its `details` and its text).
 pub fn result_failure(message: &Value) -> Option<String> {
-    let details = message.get("details");
-    let exit_code = details
-        .and_then(|d| d.get("exitCode"))
-        .and_then(Value::as_i64);
     failure_text(
         message.get("isError").and_then(Value::as_bool) == Some(true),
-        exit_code,
-        details,
+        None,
+        message.get("details"),
         || message_text(message),
     )
 }
@@ -219,9 +215,10 @@ const FAILED_STATUSES: &[&str] = &[
 /// Whether a tool result's `details` say it failed, by OpenClaw's own rule (`isToolResultError`,
 /// its dist's tool-result-error-*.mjs): `ok` or `success` false; a failure `status` (`error`,
 /// `failed`, `timeout`, `denied`, …) unless `ok` or `success` is true; `timedOut`; an `error`.
-/// OpenClaw's tools report what they throw so (`{status: "error", tool, error}`, with `isError`
-/// false until the transcript is written), and so do `web_search` (`{error, message}`) and
-/// `process` (`{status: "failed"}`). A non-zero `exitCode` is the caller's `exit_code`.
+/// OpenClaw's tools report what they throw so (`{status: "error", tool, error}`: unflagged in the
+/// sessions of earlier releases, flagged by 2026.9.6 with that JSON as the text), and so do
+/// `web_search` (`{error, message}`) and `process` (`{status: "failed"}`). A non-zero `exitCode`
+/// is read by [`failure_text`].
 pub fn details_failed(details: &Value) -> bool {
     let Some(d) = details.as_object() else {
         return false;
@@ -268,9 +265,9 @@ fn details_error(details: &Value) -> Option<String> {
 
 /// What a tool result says of a failure: `None` when the call succeeded, else its text. A failure
 /// is a result flagged as an error, one whose `details` say it failed ([`details_failed`]), or a
-/// command that exited non-zero: OpenClaw's `exec` reports a completed command's exit code
-/// (`details.exitCode`) with `isError` false, and its text is then followed by `Command exited
-/// with code N`, as pi's bash tool says it. The text is the `details`' error where they hold one
+/// command that exited non-zero (`exit_code`, else the `details`' `exitCode`): OpenClaw's `exec`
+/// reports a completed command's exit code (`details.exitCode`) with `isError` false, and its
+/// text is then followed by `Command exited with code N`, as pi's bash tool says it. The text is the `details`' error where they hold one
 /// (the result's text is then the same as JSON), else the result's; it is read only for a failure
 /// (a result can be megabytes, and most succeed).
 pub fn failure_text(
@@ -282,7 +279,14 @@ pub fn failure_text(
     if is_error || details.is_some_and(details_failed) {
         return Some(details.and_then(details_error).unwrap_or_else(text));
     }
-    let code = exit_code.filter(|&c| c != 0)?;
+    // (a JavaScript number may arrive as a float: `1.0`)
+    let code = exit_code
+        .or_else(|| {
+            let c = details?.get("exitCode")?;
+            c.as_i64()
+                .or_else(|| c.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))
+        })
+        .filter(|&c| c != 0)?;
     let text = text();
     // (the output may say so already: OpenClaw's exec writes `(Command exited with code N)`)
     Some(if text.contains(&format!("exited with code {code}")) {

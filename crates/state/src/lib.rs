@@ -363,7 +363,8 @@ pub struct ToolResult {
     /// (OpenClaw's `exec` reports a command that exited non-zero as a completed call).
     pub exit_code: Option<i64>,
     /// The result's `details` (OpenClaw): a failure when they say so by OpenClaw's rule
-    /// ([`details_failed`]), also when `is_error` is false; their `error` is the failure's text.
+    /// ([`details_failed`]), also when `is_error` is false, their `error` being the failure's
+    /// text; their `exitCode` when `exit_code` is not given.
     pub details: Option<Value>,
     /// The error text of a failed call, or a command's output when its exit code may say it
     /// failed: read only for a failure (its first and last lines kept).

@@ -966,6 +966,13 @@ fn a_result_fails_by_its_details_as_openclaw_tells_it() {
             "details": {"error": "missing_brave_api_key", "message": "web_search needs a key."}})),
         Some("web_search needs a key. (missing_brave_api_key)".into())
     );
+    // a command's exit code in the details, as a JavaScript number may arrive (`2.0`)
+    assert_eq!(
+        r(
+            json!({"role": "toolResult", "content": "ls: x: No such file", "details": {"status": "completed", "exitCode": 2.0}})
+        ),
+        Some("ls: x: No such file\nCommand exited with code 2".into())
+    );
     // without an error of their own, the result's text
     assert_eq!(
         r(
