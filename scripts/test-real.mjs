@@ -528,6 +528,8 @@ try {
       { toolCalls: [{ name: 'session_scratchpad', arguments: { action: 'set_plan', content: '1. migrate the schema\n2. backfill the rows' } }] },
       // a function the agent's write defines: the restore names it as people do, `backfillUserRows()` (issue 21)
       { toolCalls: [{ name: 'write', arguments: { path: 'backfill.ts', content: 'export function backfillUserRows(batch: string[]) {\n  return batch.length\n}\n' } }] },
+      // committed: git's `[branch hash] subject` is progress in the agent's own words (issue 27, "progress")
+      { toolCalls: [{ name: 'exec', arguments: { command: `git init -q . && git add backfill.ts && git -c user.name=ctx -c user.email=ctx@example.com commit -m 'feat: backfill user rows in batches'` } }] },
       // a listing longer than a short result (its ids are data, not what a call returned), then the agent naming one
       // of its ids by the first digits, as agents do in a report: the restore gives the full id (issue 27)
       { toolCalls: [{ name: 'exec', arguments: { command: LIST_JOBS } }] },
@@ -569,6 +571,7 @@ try {
     assert.match(text, /Migrate the users table schema/, 'with the task')
     assert.match(text, /backfill the rows/, 'and the plan')
     assert.match(text, /Identifiers: [^\n]*backfillUserRows\(\)/, 'and the function its write defined')
+    assert.match(text, /## Progress\n[^#]*- agent: committed [0-9a-f]{7} on [^\s:]+: feat: backfill user rows in batches\n/, `and what the agent committed: ${text.slice(text.indexOf('## Progress'), text.indexOf('## Progress') + 600)}`)
     assert.match(text, new RegExp(`Identifiers: [^\\n]*${JOB_ID}`), 'and the full id of the job the agent named by its first digits')
     // the parked read's JSON carries its tool call's id (metadata.toolCallId): plumbing, never an identifier
     assert.doesNotMatch(text.match(/Identifiers: [^\n]*/)?.[0] ?? '', /\bcall_\d+_\d+\b/, 'no tool call id among the identifiers')

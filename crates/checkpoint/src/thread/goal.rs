@@ -15,6 +15,8 @@ use super::*;
 
 /// One request of the user and the agent's response to it.
 pub(super) struct Turn {
+    /// The index of the message that opened it.
+    from: usize,
     /// Squashed user text; `None` for agent output before the first request.
     user: Option<String>,
     /// When the user sent it (the message's `timestamp`, ms since the epoch), if it says.
@@ -82,13 +84,14 @@ pub const SITTING_GAP_MS: u64 = 8 * 3600 * 1000;
 /// injections do not (the agent's response continues the turn of the request before).
 pub(super) fn turns(messages: &[Value], lines: &[Line]) -> Vec<Turn> {
     let mut turns: Vec<Turn> = Vec::new();
-    for (m, line) in messages.iter().zip(lines) {
+    for (at, (m, line)) in messages.iter().zip(lines).enumerate() {
         match line {
             Line::User {
                 text,
                 said: Said::Request,
                 ..
             } => turns.push(Turn {
+                from: at,
                 user: Some(squash(text)),
                 at: context_state::sent_at(m),
                 agent_chars: 0,
@@ -99,6 +102,7 @@ pub(super) fn turns(messages: &[Value], lines: &[Line]) -> Vec<Turn> {
             Line::Agent { text, worked } => {
                 if turns.is_empty() {
                     turns.push(Turn {
+                        from: at,
                         user: None,
                         at: None,
                         agent_chars: 0,
@@ -123,7 +127,7 @@ pub(super) fn turns(messages: &[Value], lines: &[Line]) -> Vec<Turn> {
 
 /// Task (the first substantive request), topic (the last), summary and key exchanges (the task,
 /// pivots after long agent responses, the last two pairs).
-pub(super) fn thread(turns: &[Turn], out: &mut Extracted) {
+pub(super) fn thread(turns: &[Turn], commits: &[(usize, String)], out: &mut Extracted) {
     let users: Vec<usize> = (0..turns.len())
         .filter(|&i| turns[i].user.is_some())
         .collect();
@@ -215,8 +219,9 @@ pub(super) fn thread(turns: &[Turn], out: &mut Extracted) {
     let mut chosen = must;
     chosen.sort_by_key(|&(i, r)| (i, r == Role::Agent));
     chosen.dedup();
+    // the commits the agent made take their places among the exchanges (see [`commits`])
     for p in pivots {
-        if chosen.len() >= MAX_EXCHANGES {
+        if chosen.len() + commits.len() >= MAX_EXCHANGES {
             break;
         }
         if !chosen.contains(&p) {
@@ -224,23 +229,36 @@ pub(super) fn thread(turns: &[Turn], out: &mut Extracted) {
         }
     }
     chosen.sort_by_key(|&(i, r)| (i, r == Role::Agent));
-    out.key_exchanges = chosen
-        .into_iter()
-        .map(|(i, role)| {
-            // an agent's reply as its words: without its markdown (heading marks, bold, table
-            // pipes and rules), which take the gist's characters and say nothing
-            let text = match role {
-                Role::User => said(i),
-                Role::Agent => Cow::Owned(context_state::substance::plain(
-                    turns[i].agent_last.as_deref().unwrap_or_default(),
-                )),
+    // a commit goes in the turn it was made in, after the request, before the agent's last word
+    let turn_of = |at: usize| turns.iter().rposition(|t| t.from <= at).unwrap_or(0);
+    let mut entries: Vec<((usize, u8, usize), Exchange)> = commits
+        .iter()
+        .map(|(at, what)| {
+            let exchange = Exchange {
+                role: Role::Agent,
+                gist: gist(what, GIST_CHARS),
             };
-            Exchange {
-                role,
-                gist: gist(&text, GIST_CHARS),
-            }
+            ((turn_of(*at), 1, *at), exchange)
         })
         .collect();
+    entries.extend(chosen.into_iter().map(|(i, role)| {
+        // an agent's reply as its words: without its markdown (heading marks, bold, table
+        // pipes and rules), which take the gist's characters and say nothing
+        let text = match role {
+            Role::User => said(i),
+            Role::Agent => Cow::Owned(context_state::substance::plain(
+                turns[i].agent_last.as_deref().unwrap_or_default(),
+            )),
+        };
+        let order = if role == Role::Agent { 2 } else { 0 };
+        let exchange = Exchange {
+            role,
+            gist: gist(&text, GIST_CHARS),
+        };
+        ((i, order, 0), exchange)
+    }));
+    entries.sort_by_key(|(k, _)| *k);
+    out.key_exchanges = entries.into_iter().map(|(_, e)| e).collect();
 }
 
 #[cfg(test)]

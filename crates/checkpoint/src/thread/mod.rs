@@ -227,7 +227,7 @@ pub fn extract(messages: &[Value]) -> Extracted {
         ..Extracted::default()
     };
     tool_use(messages, &mut out);
-    thread(&turns(messages, &lines), &mut out);
+    thread(&turns(messages, &lines), &commits(messages), &mut out);
     out
 }
 

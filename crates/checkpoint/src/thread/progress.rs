@@ -70,3 +70,155 @@ pub(super) fn tool_use(messages: &[Value], out: &mut Extracted) {
         .cloned()
         .collect();
 }
+
+/// Most commits the progress names (the newest).
+pub const MAX_COMMITS: usize = 3;
+
+/// The commit a line of git's output reports: `[main 1a2b3c4] Fix the parser` (also
+/// `[main (root-commit) 1a2b3c4] …`, `[detached HEAD 1a2b3c4] …`) as (branch, hash, subject).
+fn commit_line(line: &str) -> Option<(&str, &str, &str)> {
+    let rest = line.trim_start().strip_prefix('[')?;
+    let (inside, subject) = rest.split_once("] ")?;
+    let subject = subject.trim();
+    let (branch, hash) = inside.rsplit_once(' ')?;
+    let branch = branch.trim_end_matches(" (root-commit)").trim();
+    let hex = (7..=40).contains(&hash.len())
+        && hash
+            .chars()
+            .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c));
+    (hex && !branch.is_empty() && !branch.contains(['[', ']']) && !subject.is_empty())
+        .then_some((branch, hash, subject))
+}
+
+/// The commits the agent made, as git reported them in a tool result: (message index, `committed
+/// 1a2b3c4 on main: Fix the parser`), oldest first, at most [`MAX_COMMITS`] (the newest). What
+/// the agent committed is done, in its own words (issue 27, "progress"); a commit made again
+/// under the same subject (amended, rebased) once, its latest. Structure only: git's output line.
+pub(super) fn commits(messages: &[Value]) -> Vec<(usize, String)> {
+    let mut out: Vec<(usize, &str, String)> = Vec::new();
+    let texts: Vec<(usize, String)> = messages
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.get("role").and_then(Value::as_str) == Some("toolResult"))
+        .map(|(at, m)| (at, context_state::message_text(m)))
+        .collect();
+    for (at, text) in &texts {
+        for (branch, hash, subject) in text.lines().filter_map(commit_line) {
+            out.retain(|(_, s, _)| *s != subject);
+            out.push((
+                *at,
+                subject,
+                format!("committed {hash} on {branch}: {subject}"),
+            ));
+        }
+    }
+    let skip = out.len().saturating_sub(MAX_COMMITS);
+    out.into_iter()
+        .skip(skip)
+        .map(|(at, _, gist)| (at, gist))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::thread::goal::tests::{agent, user};
+    use serde_json::json;
+
+    fn bash(id: &str, command: &str) -> Value {
+        json!({"role": "assistant", "content": [{"type": "toolCall", "id": id, "name": "bash", "arguments": {"command": command}}], "stopReason": "toolUse"})
+    }
+    fn output(id: &str, text: &str) -> Value {
+        json!({"role": "toolResult", "toolCallId": id, "toolName": "bash", "content": [{"type": "text", "text": text}], "isError": false})
+    }
+
+    #[test]
+    fn git_reports_a_commit_as_branch_hash_and_subject() {
+        assert_eq!(
+            commit_line("[spotter-gqc ceff8c3] feat: add annotation state (spotter-gqc.4)"),
+            Some(("spotter-gqc", "ceff8c3", "feat: add annotation state (spotter-gqc.4)"))
+        );
+        assert_eq!(
+            commit_line("[main (root-commit) 1a2b3c4] Initial commit"),
+            Some(("main", "1a2b3c4", "Initial commit"))
+        );
+        assert_eq!(
+            commit_line("[detached HEAD 0123456789abcdef] fix: 修复登录"),
+            Some(("detached HEAD", "0123456789abcdef", "fix: 修复登录"))
+        );
+        // not a commit: a log line, a markdown link, a checkbox, a short or upper-case hash
+        for line in [
+            "ceff8c3 feat: add annotation state",
+            "[docs](https://example.com) see here",
+            "[x] done",
+            "[main abc12] too short",
+            "[main ABCDEF1] upper case",
+            "[main ceff8c3]",
+        ] {
+            assert_eq!(commit_line(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn the_newest_commits_are_progress_in_the_turn_they_were_made_in() {
+        let mut messages = vec![
+            user("Implement the review page, one commit per task"),
+            agent("Starting with task 1."),
+        ];
+        for (i, subject) in ["task 1", "task 2", "task 3", "task 4"].iter().enumerate() {
+            let id = format!("c{i}");
+            messages.push(bash(&id, &format!("git commit -m '{subject}'")));
+            messages.push(output(
+                &id,
+                &format!("lint ok\n[review 00000{i}a] feat: {subject}\n 2 files changed, 10 insertions(+)"),
+            ));
+        }
+        // amended: the same subject once, with its latest hash
+        messages.push(bash("c9", "git commit --amend --no-edit"));
+        messages.push(output("c9", "[review 99999ab] feat: task 4\n 2 files changed"));
+        messages.push(agent("All four tasks are committed."));
+        messages.push(user("now open the pull request"));
+        let e = extract(&messages);
+        let gists: Vec<&str> = e.key_exchanges.iter().map(|x| x.gist.as_str()).collect();
+        assert_eq!(
+            gists,
+            [
+                "Implement the review page, one commit per task",
+                "committed 000001a on review: feat: task 2",
+                "committed 000002a on review: feat: task 3",
+                "committed 99999ab on review: feat: task 4",
+                "All four tasks are committed.",
+                "now open the pull request",
+            ],
+            "{:?}",
+            e.key_exchanges
+        );
+        assert!(e.key_exchanges[1..4].iter().all(|x| x.role == Role::Agent));
+    }
+
+    #[test]
+    fn commits_leave_the_task_and_the_latest_pairs_their_places() {
+        // many long agent answers each followed by a reply (pivots), and three commits: the
+        // exchanges stay within MAX_EXCHANGES and keep the task and the last pairs
+        let long = "x ".repeat(LONG_AGENT_CHARS);
+        let mut messages = vec![user("Build the importer for the CSV exports")];
+        for i in 0..6 {
+            messages.push(agent(&format!("{long} proposal {i}")));
+            messages.push(user(&format!("go with proposal {i}, keep the old parser")));
+            let id = format!("c{i}");
+            messages.push(bash(&id, "git commit -am wip"));
+            messages.push(output(&id, &format!("[main 1234a{i}f] step {i}")));
+        }
+        messages.push(agent("Done with step 5."));
+        let e = extract(&messages);
+        assert!(e.key_exchanges.len() <= MAX_EXCHANGES, "{:?}", e.key_exchanges);
+        assert_eq!(e.key_exchanges[0].gist, "Build the importer for the CSV exports");
+        assert_eq!(e.key_exchanges.last().unwrap().gist, "Done with step 5.");
+        let commits = e
+            .key_exchanges
+            .iter()
+            .filter(|x| x.gist.starts_with("committed "))
+            .count();
+        assert_eq!(commits, MAX_COMMITS);
+    }
+}
