@@ -816,8 +816,9 @@ pub fn occurs(text: &str, needle: &str, bounded: impl Fn(&str, &str) -> bool) ->
 
 /// The subject of a tool call, for naming and deduplicating its failures: the `command` (without
 /// a leading `cd <dir> &&` and without output plumbing such as `2>&1 | tail`; as written when
-/// that leaves nothing), else the first path, else the compact JSON of the arguments; at most
-/// `max` characters. `None` without arguments.
+/// that leaves nothing), else the first path, else the text values of the arguments, longest
+/// first (`web_fetch`'s URL, `web_search`'s query: what the call was about, not its JSON), else
+/// their compact JSON; at most `max` characters. `None` without arguments.
 pub fn call_subject(params: &Value, max: usize) -> Option<String> {
     if let Some(cmd) = params.get("command").and_then(Value::as_str) {
         // a line with no working command of its own (`test -s x`, `echo hi`) is said as written
@@ -835,6 +836,23 @@ pub fn call_subject(params: &Value, max: usize) -> Option<String> {
     match params {
         Value::Null => None,
         Value::Object(m) if m.is_empty() => None,
+        Value::Object(m) => {
+            let mut texts: Vec<String> = m
+                .values()
+                .filter_map(Value::as_str)
+                .map(crate::capture::squash)
+                .filter(|t| !t.is_empty())
+                .collect();
+            texts.sort_by_key(|t| std::cmp::Reverse(t.chars().count()));
+            Some(crate::capture::gist(
+                &if texts.is_empty() {
+                    params.to_string()
+                } else {
+                    texts.join(" ")
+                },
+                max,
+            ))
+        }
         v => Some(crate::capture::gist(&v.to_string(), max)),
     }
 }
@@ -1719,6 +1737,19 @@ mod tests {
         assert_eq!(
             call_subject(&json!({"q": 1}), 80).as_deref(),
             Some(r#"{"q":1}"#)
+        );
+        // a call without a command or a path: what it was about, its text values, longest first
+        assert_eq!(
+            call_subject(&json!({"url": "http://127.0.0.1:9/tenants"}), 80).as_deref(),
+            Some("http://127.0.0.1:9/tenants")
+        );
+        assert_eq!(
+            call_subject(
+                &json!({"query": "openclaw  release notes", "count": 5, "freshness": "pw"}),
+                80
+            )
+            .as_deref(),
+            Some("openclaw release notes pw")
         );
         assert_eq!(call_subject(&json!({}), 80), None);
         assert_eq!(

@@ -1065,7 +1065,7 @@ fn the_same_failure_of_a_tool_on_another_subject_is_counted_once() {
     let b = bundle(&root, k).tool_failures;
     assert_eq!(
         b,
-        vec!["web_search {\"query\":\"lex fridman\"}: web_search needs a Brave Search API key. (missing_brave_api_key) (3 times)".to_string()],
+        vec!["web_search lex fridman: web_search needs a Brave Search API key. (missing_brave_api_key) (3 times)".to_string()],
         "the newest, counted"
     );
     // another failure of the tool is another entry
