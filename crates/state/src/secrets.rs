@@ -163,7 +163,22 @@ fn plausible_value(v: &str) -> bool {
     {
         return false;
     }
-    !v.chars().all(|c| c.is_ascii_digit())
+    !v.chars().all(|c| c.is_ascii_digit()) && !openclaw_session_key(v)
+}
+
+/// An OpenClaw session key (`agent:<agentId>:<rest>`: `agent:main:main`,
+/// `agent:build:subagent:<uuid>`, as its docs write them): the address of a session, which
+/// `sessions_spawn` returns and `sessions_send` takes, not a credential (a web app's session key,
+/// a cookie, is random text without that shape and stays one).
+fn openclaw_session_key(v: &str) -> bool {
+    let mut parts = v.split(':');
+    parts.next() == Some("agent")
+        && parts.clone().count() >= 2
+        && parts.all(|p| {
+            !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+' | '@'))
+        })
 }
 
 /// Where every rule finds a credential value in `text` (byte ranges, unsorted, may overlap).
@@ -772,6 +787,9 @@ mod tests {
             ("DB_HOST=localhost\nDB_PASSWORD=Pa55w0rd!x\nJWT_SECRET=9f8e7d6c5b4a", "DB_HOST=localhost\nDB_PASSWORD=[redacted]\nJWT_SECRET=[redacted]"),
             ("password: \"correct horse battery\"", "password: \"[redacted]\""),
             ("{\"client_secret\": \"Gx7Kp2Lq9Mz4\"}", "{\"client_secret\": \"[redacted]\"}"),
+            // a web app's session key is a credential
+            ("{\"session_key\": \"q8w7e6r5t4y3u2i1o0p9\"}", "{\"session_key\": \"[redacted]\"}"),
+            ("sessionKey=agentq8w7e6r5t4y3u2", "sessionKey=[redacted]"),
             // JSON-escaped env text in a tool argument
             ("\"content\": \"PORT=3000\\nJWT_SECRET=abcdef123456\\nPOSTGRES_DB=app\"", "\"content\": \"PORT=3000\\nJWT_SECRET=[redacted]\\nPOSTGRES_DB=app\""),
             // a private key
@@ -832,6 +850,9 @@ mod tests {
             "password = os.environ[\"DB_PW\"]",
             "run test123 password reset",
             "password is ÄÖÜ-not-ascii",
+            // an OpenClaw session key is a session's address (sessions_spawn returns it)
+            "{\"childSessionKey\": \"agent:build:subagent:13b68bda-06c8-4fbc-8cb5-8c9c37770c29\"}",
+            "sessionKey: agent:main:telegram:dm:7123456789",
         ] {
             assert_eq!(redact(text), text, "{text}");
         }

@@ -136,7 +136,11 @@ mod tests {
     fn git_reports_a_commit_as_branch_hash_and_subject() {
         assert_eq!(
             commit_line("[spotter-gqc ceff8c3] feat: add annotation state (spotter-gqc.4)"),
-            Some(("spotter-gqc", "ceff8c3", "feat: add annotation state (spotter-gqc.4)"))
+            Some((
+                "spotter-gqc",
+                "ceff8c3",
+                "feat: add annotation state (spotter-gqc.4)"
+            ))
         );
         assert_eq!(
             commit_line("[main (root-commit) 1a2b3c4] Initial commit"),
@@ -175,7 +179,10 @@ mod tests {
         }
         // amended: the same subject once, with its latest hash
         messages.push(bash("c9", "git commit --amend --no-edit"));
-        messages.push(output("c9", "[review 99999ab] feat: task 4\n 2 files changed"));
+        messages.push(output(
+            "c9",
+            "[review 99999ab] feat: task 4\n 2 files changed",
+        ));
         messages.push(agent("All four tasks are committed."));
         messages.push(user("now open the pull request"));
         let e = extract(&messages);
@@ -211,8 +218,15 @@ mod tests {
         }
         messages.push(agent("Done with step 5."));
         let e = extract(&messages);
-        assert!(e.key_exchanges.len() <= MAX_EXCHANGES, "{:?}", e.key_exchanges);
-        assert_eq!(e.key_exchanges[0].gist, "Build the importer for the CSV exports");
+        assert!(
+            e.key_exchanges.len() <= MAX_EXCHANGES,
+            "{:?}",
+            e.key_exchanges
+        );
+        assert_eq!(
+            e.key_exchanges[0].gist,
+            "Build the importer for the CSV exports"
+        );
         assert_eq!(e.key_exchanges.last().unwrap().gist, "Done with step 5.");
         let commits = e
             .key_exchanges
