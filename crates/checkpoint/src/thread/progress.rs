@@ -95,21 +95,17 @@ fn commit_line(line: &str) -> Option<(&str, &str, &str)> {
 /// the agent committed is done, in its own words (issue 27, "progress"); a commit made again
 /// under the same subject (amended, rebased) once, its latest. Structure only: git's output line.
 pub(super) fn commits(messages: &[Value]) -> Vec<(usize, String)> {
-    let mut out: Vec<(usize, &str, String)> = Vec::new();
-    let texts: Vec<(usize, String)> = messages
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| m.get("role").and_then(Value::as_str) == Some("toolResult"))
-        .map(|(at, m)| (at, context_state::message_text(m)))
-        .collect();
-    for (at, text) in &texts {
+    // (message index, subject, gist); each result's text is read once, not kept
+    let mut out: Vec<(usize, String, String)> = Vec::new();
+    for (at, m) in messages.iter().enumerate() {
+        if m.get("role").and_then(Value::as_str) != Some("toolResult") {
+            continue;
+        }
+        let text = context_state::message_text(m);
         for (branch, hash, subject) in text.lines().filter_map(commit_line) {
-            out.retain(|(_, s, _)| *s != subject);
-            out.push((
-                *at,
-                subject,
-                format!("committed {hash} on {branch}: {subject}"),
-            ));
+            out.retain(|(_, s, _)| s != subject);
+            let gist = format!("committed {hash} on {branch}: {subject}");
+            out.push((at, subject.to_string(), gist));
         }
     }
     let skip = out.len().saturating_sub(MAX_COMMITS);
