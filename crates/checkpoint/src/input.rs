@@ -262,6 +262,32 @@ pub struct Previous {
     /// The identifiers of the session's last compaction checkpoint: the names of the work before
     /// the messages this checkpoint sees (a compaction removed them), see [`with_carried`].
     pub identifiers: Vec<String>,
+    /// The commits the previous checkpoint's progress named ([`crate::thread::is_commit`]): what
+    /// was done before a compaction removed the messages that said so, see [`with_commits`].
+    pub commits: Vec<Exchange>,
+}
+
+/// The key exchanges with the previous checkpoint's commits before them, when this
+/// conversation's messages name fewer than [`MAX_COMMITS`](crate::thread::MAX_COMMITS): the
+/// newest of those it does not name again, as many as fit in
+/// [`MAX_EXCHANGES`](crate::thread::MAX_EXCHANGES) without pushing out an exchange of its own.
+pub fn with_commits(exchanges: Vec<Exchange>, carried: &[Exchange]) -> Vec<Exchange> {
+    let own = exchanges
+        .iter()
+        .filter(|e| crate::thread::is_commit(e))
+        .count();
+    let room = crate::thread::MAX_COMMITS
+        .saturating_sub(own)
+        .min(crate::thread::MAX_EXCHANGES.saturating_sub(exchanges.len()));
+    let older: Vec<&Exchange> = carried
+        .iter()
+        .filter(|c| crate::thread::is_commit(c) && !exchanges.iter().any(|e| e.gist == c.gist))
+        .collect();
+    older[older.len().saturating_sub(room)..]
+        .iter()
+        .map(|e| (*e).clone())
+        .chain(exchanges)
+        .collect()
 }
 
 /// Of [`with_carried`]'s list, one name in this many comes from the previous compaction.
@@ -405,6 +431,7 @@ pub fn assemble(
             })
         })
         .collect();
+    let host_exchanges = t.key_exchanges.is_some();
     // Gists are at most 120 characters (seed 001, 11.2), also those the host passes in.
     let key_exchanges: Vec<Exchange> = t
         .key_exchanges
@@ -423,6 +450,12 @@ pub fn assemble(
             },
         })
         .collect();
+    // the host's exchanges as given; else the progress before a compaction stays said
+    let key_exchanges = if host_exchanges {
+        key_exchanges
+    } else {
+        with_commits(key_exchanges, &previous.commits)
+    };
     let thread = Thread {
         summary: t.summary.or(ex.summary),
         key_exchanges: keep_last(key_exchanges, crate::thread::MAX_EXCHANGES),

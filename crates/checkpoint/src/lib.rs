@@ -14,8 +14,8 @@ pub mod thread;
 pub mod yaml;
 
 pub use input::{
-    with_carried, CheckpointInput, DecisionInput, FileOps, ResourcesInput, ThreadInput,
-    WorkingInput,
+    with_carried, with_commits, CheckpointInput, DecisionInput, FileOps, ResourcesInput,
+    ThreadInput, WorkingInput,
 };
 pub use model::*;
 pub use render::{render, Mode, RenderOptions, SavedEntry, DEFAULT_MAX_TOKENS};

@@ -207,6 +207,17 @@ pub fn write_checkpoint(input: &CheckpointInput) -> Result<WriteResult> {
             .map(|(_, cp)| cp.learnings.clone())
             .unwrap_or_default(),
         identifiers: Vec::new(),
+        commits: latest
+            .as_ref()
+            .map(|(_, cp)| {
+                cp.thread
+                    .key_exchanges
+                    .iter()
+                    .filter(|e| crate::thread::is_commit(e))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default(),
     };
     if let Some((id, last)) = &latest {
         let count = input.compaction_count.unwrap_or(previous.compaction_count);

@@ -712,3 +712,104 @@ fn the_decisions_of_the_messages_a_compaction_removes_are_carried() {
     fs::remove_dir_all(&state).unwrap();
     fs::remove_dir_all(&state2).unwrap();
 }
+
+#[test]
+fn what_was_committed_before_a_compaction_stays_in_the_progress_after_it() {
+    let state = tmp("commits-chain");
+    let key = "k";
+    let commit = |id: &str, line: &str| {
+        vec![
+            json!({"role": "assistant", "content": [{"type": "toolCall", "id": id, "name": "bash", "arguments": {"command": "git commit -am x"}}]}),
+            json!({"role": "toolResult", "toolCallId": id, "content": [{"type": "text", "text": line}], "isError": false}),
+        ]
+    };
+    let compaction = |tokens: u64, count: u64, messages: Vec<serde_json::Value>| {
+        let mut i = input(&state, key, tokens);
+        i.trigger = Trigger::Compaction;
+        i.compaction_count = Some(count);
+        i.messages = Some(messages);
+        i
+    };
+    let gists = || -> Vec<String> {
+        read_latest(&state, key)
+            .unwrap()
+            .unwrap()
+            .thread
+            .key_exchanges
+            .iter()
+            .map(|e| e.gist.clone())
+            .collect()
+    };
+    let mut first =
+        vec![json!({"role": "user", "content": "Build the CSV importer, one commit per step"})];
+    first.extend(commit("1", "[main 1111aaa] feat: parse the header"));
+    first.push(json!({"role": "assistant", "content": [{"type": "text", "text": "Header parsing is committed."}]}));
+    write_checkpoint(&compaction(180_000, 1, first)).unwrap();
+    // the next compaction's messages no longer hold that commit: it is carried, before them
+    let second = vec![
+        json!({"role": "user", "content": "Now the rows, please"}),
+        json!({"role": "assistant", "content": [{"type": "text", "text": "Working on the rows."}]}),
+    ];
+    write_checkpoint(&compaction(185_000, 2, second)).unwrap();
+    let g = gists();
+    assert_eq!(
+        g[0], "committed 1111aaa on main: feat: parse the header",
+        "{g:?}"
+    );
+    assert_eq!(g[1], "Now the rows, please", "{g:?}");
+    // three commits of its own leave no room for older ones
+    let mut third = vec![json!({"role": "user", "content": "Finish the importer"})];
+    for (i, s) in ["rows", "errors", "docs"].iter().enumerate() {
+        third.extend(commit(
+            &format!("c{i}"),
+            &format!("[main 222{i}bbb] feat: {s}"),
+        ));
+    }
+    write_checkpoint(&compaction(190_000, 3, third)).unwrap();
+    let g = gists();
+    assert!(!g.iter().any(|x| x.contains("1111aaa")), "{g:?}");
+    assert_eq!(
+        g.iter().filter(|x| x.starts_with("committed ")).count(),
+        3,
+        "{g:?}"
+    );
+    fs::remove_dir_all(&state).unwrap();
+}
+
+#[test]
+fn carried_commits_fill_only_the_room_the_exchanges_leave() {
+    let ex = |role: Role, gist: &str| Exchange {
+        role,
+        gist: gist.to_string(),
+    };
+    let carried = vec![
+        ex(Role::Agent, "committed 0000aaa on main: one"),
+        ex(Role::Agent, "committed 0000bbb on main: two"),
+        ex(Role::Agent, "committed 0000ccc on main: three"),
+        // an agent's words that only look alike are no commit
+        ex(Role::Agent, "committed to the plan: yes"),
+    ];
+    let own: Vec<Exchange> = (0..6)
+        .map(|i| ex(Role::User, &format!("turn {i}")))
+        .collect();
+    let out = with_commits(own.clone(), &carried);
+    // eight exchanges at most: two of the three carried, the newest, before this conversation's
+    assert_eq!(out.len(), 8);
+    assert_eq!(out[0].gist, "committed 0000bbb on main: two");
+    assert_eq!(out[1].gist, "committed 0000ccc on main: three");
+    assert_eq!(out[2..], own[..]);
+    // one of its own: two carried
+    let mut mine = vec![ex(Role::Agent, "committed 0000ddd on main: four")];
+    mine.push(ex(Role::User, "go on"));
+    let out = with_commits(mine, &carried);
+    let gists: Vec<&str> = out.iter().map(|e| e.gist.as_str()).collect();
+    assert_eq!(
+        gists,
+        [
+            "committed 0000bbb on main: two",
+            "committed 0000ccc on main: three",
+            "committed 0000ddd on main: four",
+            "go on"
+        ]
+    );
+}

@@ -32,6 +32,7 @@ pub use identifiers::{code_names, definitions, dependencies, exact_values, worth
 use next_steps::*;
 pub use next_steps::{last_list, numbered_headings};
 use progress::*;
+pub use progress::{is_commit, MAX_COMMITS};
 pub use recent_values::looks_secret;
 use recent_values::*;
 

@@ -73,6 +73,23 @@ pub(super) fn tool_use(messages: &[Value], out: &mut Extracted) {
 
 /// Most commits the progress names (the newest).
 pub const MAX_COMMITS: usize = 3;
+/// How a commit's key exchange starts: `committed 1a2b3c4 on main: Fix the parser`.
+const COMMITTED: &str = "committed ";
+
+/// Whether a key exchange is a commit [`commits`] wrote (`committed <hash> on <branch>:
+/// <subject>`): what a later checkpoint carries of the progress before a compaction.
+pub fn is_commit(e: &Exchange) -> bool {
+    e.role == Role::Agent
+        && e.gist.strip_prefix(COMMITTED).is_some_and(|rest| {
+            rest.split_once(" on ").is_some_and(|(hash, branch)| {
+                (7..=40).contains(&hash.len())
+                    && hash
+                        .chars()
+                        .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
+                    && branch.contains(": ")
+            })
+        })
+}
 
 /// The commit a line of git's output reports: `[main 1a2b3c4] Fix the parser` (also
 /// `[main (root-commit) 1a2b3c4] …`, `[detached HEAD 1a2b3c4] …`) as (branch, hash, subject).
@@ -104,7 +121,7 @@ pub(super) fn commits(messages: &[Value]) -> Vec<(usize, String)> {
         let text = context_state::message_text(m);
         for (branch, hash, subject) in text.lines().filter_map(commit_line) {
             out.retain(|(_, s, _)| s != subject);
-            let gist = format!("committed {hash} on {branch}: {subject}");
+            let gist = format!("{COMMITTED}{hash} on {branch}: {subject}");
             out.push((at, subject.to_string(), gist));
         }
     }
