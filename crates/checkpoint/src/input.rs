@@ -262,9 +262,9 @@ pub struct Previous {
     /// The identifiers of the session's last compaction checkpoint: the names of the work before
     /// the messages this checkpoint sees (a compaction removed them), see [`with_carried`].
     pub identifiers: Vec<String>,
-    /// The commits the previous checkpoint's progress named ([`crate::thread::is_commit`]): what
-    /// was done before a compaction removed the messages that said so, see [`with_commits`].
-    pub commits: Vec<Exchange>,
+    /// The previous checkpoint's key exchanges: the commits among them are what was done before
+    /// a compaction removed the messages that said so, see [`with_commits`].
+    pub key_exchanges: Vec<Exchange>,
 }
 
 /// The key exchanges with the previous checkpoint's commits before them, when this
@@ -454,7 +454,7 @@ pub fn assemble(
     let key_exchanges = if host_exchanges {
         key_exchanges
     } else {
-        with_commits(key_exchanges, &previous.commits)
+        with_commits(key_exchanges, &previous.key_exchanges)
     };
     let thread = Thread {
         summary: t.summary.or(ex.summary),

@@ -207,16 +207,9 @@ pub fn write_checkpoint(input: &CheckpointInput) -> Result<WriteResult> {
             .map(|(_, cp)| cp.learnings.clone())
             .unwrap_or_default(),
         identifiers: Vec::new(),
-        commits: latest
+        key_exchanges: latest
             .as_ref()
-            .map(|(_, cp)| {
-                cp.thread
-                    .key_exchanges
-                    .iter()
-                    .filter(|e| crate::thread::is_commit(e))
-                    .cloned()
-                    .collect()
-            })
+            .map(|(_, cp)| cp.thread.key_exchanges.clone())
             .unwrap_or_default(),
     };
     if let Some((id, last)) = &latest {

@@ -655,6 +655,14 @@ fn is_id_value(t: &str) -> bool {
     !t.contains([':', '@', '/']) && !t.starts_with("http") && is_exact_value(t)
 }
 
+/// The shape of a git commit hash: 7 to 40 lower-case hex digits (where git prints one, any such
+/// run is one; in free text [`is_exact_value`] also asks for a digit and a letter).
+pub(super) fn is_commit_hash(t: &str) -> bool {
+    (7..=40).contains(&t.len())
+        && t.chars()
+            .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
+}
+
 pub(super) fn is_exact_value(t: &str) -> bool {
     let hex = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_hexdigit());
     if let Some(rest) = t
@@ -672,9 +680,7 @@ pub(super) fn is_exact_value(t: &str) -> bool {
         return true;
     }
     // a commit hash: lower-case hex with a digit and a letter
-    if (7..=40).contains(&t.len())
-        && t.chars()
-            .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
+    if is_commit_hash(t)
         && t.chars().any(|c| c.is_ascii_digit())
         && t.chars().any(|c| c.is_ascii_alphabetic())
     {

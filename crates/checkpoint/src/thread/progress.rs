@@ -81,13 +81,8 @@ const COMMITTED: &str = "committed ";
 pub fn is_commit(e: &Exchange) -> bool {
     e.role == Role::Agent
         && e.gist.strip_prefix(COMMITTED).is_some_and(|rest| {
-            rest.split_once(" on ").is_some_and(|(hash, branch)| {
-                (7..=40).contains(&hash.len())
-                    && hash
-                        .chars()
-                        .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
-                    && branch.contains(": ")
-            })
+            rest.split_once(" on ")
+                .is_some_and(|(hash, branch)| is_commit_hash(hash) && branch.contains(": "))
         })
 }
 
@@ -99,12 +94,11 @@ fn commit_line(line: &str) -> Option<(&str, &str, &str)> {
     let subject = subject.trim();
     let (branch, hash) = inside.rsplit_once(' ')?;
     let branch = branch.trim_end_matches(" (root-commit)").trim();
-    let hex = (7..=40).contains(&hash.len())
-        && hash
-            .chars()
-            .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c));
-    (hex && !branch.is_empty() && !branch.contains(['[', ']']) && !subject.is_empty())
-        .then_some((branch, hash, subject))
+    (is_commit_hash(hash)
+        && !branch.is_empty()
+        && !branch.contains(['[', ']'])
+        && !subject.is_empty())
+    .then_some((branch, hash, subject))
 }
 
 /// The commits the agent made, as git reported them in a tool result: (message index, `committed
