@@ -8,7 +8,7 @@ import { join } from 'node:path'
 // @ts-ignore plain ESM module without types
 import { recall, referenceItems, repeatedLines, sessionTask, summaryItems, taskPresent, basenameOf, writtenSummary, hostSuffix } from '../bin/lib/recall.mjs'
 // @ts-ignore plain ESM module without types
-import { evaluateTranscript, lastTokens, naiveTexts, summarize, transcriptFiles } from '../bin/lib/eval-restore.mjs'
+import { evaluateTranscript, formatContinuation, lastTokens, naiveTexts, summarize, summarizeContinuation, transcriptFiles } from '../bin/lib/eval-restore.mjs'
 // @ts-ignore plain ESM module without types
 import { carried, continuationCases, continuationNames } from '../bin/lib/continuation.mjs'
 // @ts-ignore plain ESM module without types
@@ -339,6 +339,40 @@ describe('continuation recall (bin/lib/continuation.mjs)', () => {
     const [c] = continuationCases(text)
     expect([...c.needed].sort()).toEqual(['file_path', 'new_string', 'old_string', 'panel.ts', 'renderpanel', 'tthis.agent.run'])
     expect([...c.written].sort()).toEqual(['panel.ts', 'renderpanel'])
+  })
+
+  it('reports what the targets ask for beside the most a text carrying only the names the agent wrote reaches', async () => {
+    const at = (k: number) => `2025-01-01T00:00:0${k}Z`
+    const edit = (k: number) =>
+      line({ type: 'message', timestamp: at(k), message: { role: 'assistant', content: [{ type: 'toolCall', id: `t${k}`, name: 'edit', arguments: { path: '/w/panel.ts', oldText: '\tthis.agent.run()', newText: 'renderPanel()' } }], stopReason: 'toolUse', timestamp: k } })
+    const dir = mkdtempSync(join(tmpdir(), 'eval-written-'))
+    try {
+      const file = join(dir, 'pi.jsonl')
+      const lines = [
+        line({ type: 'session', id: 's', timestamp: at(0) }),
+        line({ type: 'message', timestamp: at(1), message: { role: 'user', content: 'fix renderPanel', timestamp: 1 } }),
+        edit(2),
+        line({ type: 'compaction', timestamp: at(3), summary: 'Fixing `renderPanel`.', tokensBefore: 1000 }),
+        edit(4),
+      ]
+      writeFileSync(file, `${lines.join('\n')}\n`)
+      const r = await evaluateTranscript(file, {})
+      expect(r.notes).toEqual([])
+      // needed: the edit's keys oldText and newText, the escape glued to a name (tthis.agent.run), and the
+      // agent's own panel.ts and renderPanel; the summary carries renderPanel
+      expect(r.continuation.map((x: any) => [...x.needed].sort())).toEqual([['newtext', 'oldtext', 'panel.ts', 'renderpanel', 'tthis.agent.run']])
+      expect(r.continuation[0].writtenShare).toBeCloseTo(2 / 5)
+      const s = summarizeContinuation(r.continuation)
+      expect(s.writtenShare).toBeCloseTo(2 / 5)
+      expect(s.required.restore).toBeCloseTo(1.2 / 5)
+      expect(s.required.both).toBeCloseTo(1 / 5 + 0.12)
+      expect(s.required.replace).toBeCloseTo(1.5 / 5)
+      expect(formatContinuation([r], s).at(-1)).toBe(
+        '  they ask for 24.0%, 32.0% and 30.0%; the agent wrote itself 40.0% of the needed names on average, the most a text carrying no argument key or escape fragment reaches',
+      )
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 

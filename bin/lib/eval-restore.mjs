@@ -337,6 +337,9 @@ function continuationRow(c, { file, format, line, compaction, restore, appended 
       summary: summary ? carried(c.written, summary) : null,
       both: summary ? carried(c.written, `${summary}\n${appended}`) : null,
     },
+    // the share of the needed names the agent wrote itself: the most a text can carry without the others
+    // (argument keys, escapes glued to a name)
+    writtenShare: c.needed.length ? c.written.length / c.needed.length : null,
     summaryCut: summary ? share(firstTokens(summary, maxTokens)) : null,
     tail: share(lastTokens(c.conversation, maxTokens)),
     replace: {
@@ -435,6 +438,10 @@ function continuationMeans(rows) {
   m.replaceOverSummary = ratio(meanOf(withSummary, (r) => r.replace.restore))
   m.receivedOverSummary = ratio(meanOf(withSummary, (r) => r.replace.received))
   m.liftOverSummary = withSummary.length ? meanOf(withSummary, (r) => r.both) - summaryMean : null
+  // What the targets ask for on these compactions, beside the most a text carrying only the names the agent
+  // wrote itself can reach there.
+  m.required = summaryMean ? { restore: 1.2 * summaryMean, both: summaryMean + 0.12, replace: 1.5 * summaryMean } : null
+  m.writtenShare = meanOf(withSummary, (r) => r.writtenShare)
   return m
 }
 
@@ -554,6 +561,14 @@ export function formatContinuation(results, c, { budget = DEFAULT_MAX_TOKENS, wi
   lines.push(
     `targets: restore at ${budget} >= 1.2x the summary ${mark(c.targets.restoreAtLeast1_2xSummary)}; summary + restore >= summary + 12 points ${mark(c.targets.bothAtLeastSummaryPlus12)}; restore at ${wide} >= 1.5x the summary ${mark(c.targets.replaceAtLeast1_5xSummary)}`,
   )
+  const req = c.required
+  if (req && c.writtenShare !== null) {
+    const above = (x) => (x > c.writtenShare ? ' (above it)' : '')
+    lines.push(
+      `  they ask for ${pct(req.restore).trim()}${above(req.restore)}, ${pct(req.both).trim()}${above(req.both)} and ${pct(req.replace).trim()}${above(req.replace)}; ` +
+        `the agent wrote itself ${pct(c.writtenShare).trim()} of the needed names on average, the most a text carrying no argument key or escape fragment reaches`,
+    )
+  }
   return lines
 }
 
@@ -641,6 +656,14 @@ export function markdownSection(results, s, maxTokens = DEFAULT_MAX_TOKENS) {
     const written = (label, m) => `| ${label} | ${p(m.written.restore)} | ${p(m.written.summary)} | ${p(m.written.both)} |`
     lines.push(written('**all**', c))
     for (const [f, m] of Object.entries(c.byFormat)) lines.push(written(f, m))
+    if (c.required && c.writtenShare !== null) {
+      lines.push(
+        '',
+        `The targets ask for ${p(c.required.restore)} (restore at ${maxTokens}), ${p(c.required.both)} (summary + restore) and ${p(c.required.replace)} ` +
+          `(restore at ${wide}); the agent wrote itself ${p(c.writtenShare)} of the needed names on average, the most a text that carries no argument key ` +
+          `or escape fragment can reach.`,
+      )
+    }
   }
   const d = s.defects
   if (d?.total?.[maxTokens]?.restores) {
