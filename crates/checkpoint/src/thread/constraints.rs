@@ -28,6 +28,13 @@ const MIN_LETTERS: usize = 9;
 const NEGATIONS: &[&str] = &[
     "no", "not", "nicht", "kein", "keine", "ne", "pas", "non", "не", "нет", "não", "ні",
 ];
+/// Words that open a sentence giving a reason (`because`, `weil`, `porque`), lowercase.
+#[rustfmt::skip]
+const REASONS: &[&str] = &["because", "weil", "porque", "perché", "perche", "потому", "бо"];
+/// Pieces that open a sentence giving a reason in a script written without spaces, or in two
+/// words (`parce que`).
+const REASON_PIECES: &[&str] = &["parce que", "parce qu'", "因为", "因為", "なぜなら"];
+
 /// Words at the start of a sentence where a plain negation still makes it a rule.
 const LEAD_WORDS: usize = 2;
 
@@ -79,12 +86,38 @@ const STATE_OF_MIND: &[&str] = &[
     "noticed",
 ];
 
+/// Past participles without the regular `-ed` / `-en` ending, after `must have` (`you must have
+/// done something`): a guess at what happened, not a rule.
+#[rustfmt::skip]
+const IRREGULAR_PARTICIPLES: &[&str] = &[
+    "been", "done", "had", "made", "gone", "seen", "got", "gotten", "left", "lost", "sent", "run",
+    "read", "said", "told", "put", "set", "hit", "cut", "let", "kept", "felt", "meant", "built",
+    "found", "thought", "bought", "brought", "caught", "taught", "heard", "paid", "slept", "spent",
+    "stood", "understood", "won", "come", "become", "begun", "known", "shown", "grown", "thrown",
+    "drawn", "flown", "worn", "torn",
+];
+
+/// True for `must have` + a past participle at `i` (`must` at `i`): English's guess at the past
+/// (`you must have done something to hit the rate limit`, `it must have been the cache`), which
+/// says what the speaker believes happened; `you must have a license` still sets a rule.
+fn guesses_the_past(words: &[&str], i: usize) -> bool {
+    words[i] == "must"
+        && words.get(i + 1) == Some(&"have")
+        && words.get(i + 2).is_some_and(|w| {
+            IRREGULAR_PARTICIPLES.contains(w)
+                || (w.len() > 4 && (w.ends_with("ed") || w.ends_with("en")))
+        })
+}
+
 /// True when the limit word at `i` of `words` makes no limit: it opens an idiom (`no wonder`,
 /// `not only`), is the `only` of a `not only`, tells the speaker's state of mind (`i don't know`,
-/// `we never thought`) or exclaims (`oh, no`).
+/// `we never thought`), exclaims (`oh, no`) or guesses the past (`you must have done something`).
 fn idiom_at(words: &[&str], i: usize) -> bool {
     let next = words.get(i + 1).copied().unwrap_or_default();
     let prev = i.checked_sub(1).map(|p| words[p]).unwrap_or_default();
+    if guesses_the_past(words, i) {
+        return true;
+    }
     (NEGATIONS.contains(&words[i]) || words[i] == "never") && IDIOM_AFTER_NEGATION.contains(&next)
         || (IDIOM_AFTER_NEGATION.contains(&words[i]) && NEGATIONS.contains(&prev))
         || (matches!(prev, "i" | "we")
@@ -290,6 +323,16 @@ fn sets_limit(sentence: &str, answer: bool) -> bool {
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .filter(|w| !w.is_empty())
         .collect();
+    // a sentence that is only a `because` clause gives the reason of what was said before it
+    // (`Because we don't control the application.`): the rule, if any, is in that sentence; one
+    // with a main clause after a comma may set one (`Because of the injury, no running`)
+    let reason_only = !lower.contains([',', '，'])
+        && (words.first().is_some_and(|w| REASONS.contains(w))
+            && words.get(1).is_none_or(|w| !matches!(*w, "of" | "von"))
+            || REASON_PIECES.iter().any(|p| lower.starts_with(p)));
+    if reason_only {
+        return false;
+    }
     let mut has_limit = false;
     // `No, we want ...`: a negation that answers (a comma after it) steers; it sets no rule
     let answers = lower
@@ -494,6 +537,12 @@ mod tests {
             "We don't know the size of the manifold, but think the whole universe builds on it.",
             "Oh, no, i just feel so unreal.",
             "这个不只是界面的问题，后端也有",
+            "So what did you do between one and three? You must have done something to cost the rate limit.",
+            "I think You must have done something.",
+            "it must have been the cache that served the old page",
+            "Because we don't control the application.",
+            "因为你不要的东西我们已经删掉了。",
+            "Parce que nous ne contrôlons pas l'application.",
             "discovered non-bundled plugins may auto-load: lossless-claw (/home/u/.openclaw/extensions/lossless-claw/index.ts).",
         ] {
             assert!(!is_constraint(s), "{s}");
@@ -505,6 +554,11 @@ mod tests {
             "i don't want any emojis in the report",
             "No matter what, never push to main",
             "只用中文回复",
+            "every request must have a signature",
+            "the PR must have tests before you merge it",
+            "Because of the foot injury, never run more than 5 km.",
+            "Because the API is rate limited, only fetch once an hour.",
+            "因为脚伤，四周内不要跑步。",
         ] {
             assert!(is_constraint(s), "{s}");
         }
