@@ -205,6 +205,7 @@ describe('evaluateTranscript on bad input', () => {
     expect(r.compactions[0].replace.maxTokens).toBe(2000)
     expect(r.compactions[0].replace.restoreTokens).toBeLessThanOrEqual(2000)
     expect(r.compactions[0].format).toBe('pi')
+    expect(r.compactions[0].defaultMode).toBeNull()
     const s = summarize(r.compactions)
     expect(s.byFormat.pi.compactions).toBe(1)
     expect(s.replace.meanRecall).toBeGreaterThanOrEqual(0)
@@ -230,6 +231,8 @@ describe('evaluateTranscript on bad input', () => {
         entry({ type: 'message', message: { role: 'assistant', content: [{ type: 'toolCall', id: 'c1', name: 'exec', arguments: { command: 'make deploy' } }], stopReason: 'toolUse', usage: { input: 900, output: 10, cacheRead: 0, cacheWrite: 0 }, provider: 'anthropic' } }),
         entry({ type: 'message', message: { role: 'toolResult', toolCallId: 'c1', toolName: 'exec', content: [{ type: 'text', text: 'deployed' }], timestamp: 2 } }),
         entry({ type: 'message', message: { role: 'assistant', content: [{ type: 'text', text: 'Deployed with `make deploy`.' }], stopReason: 'stop', usage: zero, provider: 'openclaw', model: 'gateway-injected' } }),
+        // kept by the compaction (from e5 on): in default mode the plugin's checkpoint reads it too
+        entry({ type: 'message', message: { role: 'user', content: '[Telegram Ann 2026-01-05 10:01 UTC] Now watch the logs of `ops/rollback.sh` for an hour', timestamp: 3 } }),
         entry({ type: 'compaction', summary: 'Deployed to prod with `make deploy`; see `deploy.yaml`.', firstKeptEntryId: 'e5', tokensBefore: 1000, fromHook: true, details: { readFiles: ['/w/ops/deploy.yaml'], modifiedFiles: [] } }),
       ].join('\n') + '\n',
     )
@@ -245,10 +248,17 @@ describe('evaluateTranscript on bad input', () => {
     expect(c.format).toBe('openclaw')
     expect(r.restores.map((x: any) => [x.compaction, Object.keys(x.defects)])).toEqual([[1, ['800', '2000']]])
     expect(r.restores[0].defects[800].task).toBe('Deploy to prod')
+    // measured as the compaction provider receives it (the messages compacted), and as the plugin reads it in
+    // default mode (the whole context: the kept request's file joins the restore)
+    expect(c.restore).not.toContain('rollback.sh')
+    expect(c.defaultMode.recall).toBe(c.recall)
+    expect(c.defaultMode.task).toBe(true)
+    expect(c.defaultMode.restoreTokens).toBeGreaterThan(c.restoreTokens)
     expect(r.continuation).toEqual([]) // nothing after the compaction to need
     const s = summarize(r.compactions, 800, { continuation: r.continuation, restores: r.restores })
     expect(s.defects.byFormat.openclaw[800]).toEqual({ restores: 1, credential: 0, host: 0, escaped: 0, prose: 0, badTask: 0 })
     expect(s.continuation.compactions).toBe(0)
+    expect(s.byFormat.openclaw.defaultMode).toEqual({ compactions: 1, meanRecall: c.recall, taskPresent: 1, taskChecked: 1 })
   })
 
   it('finds transcripts by dropping them in a folder', () => {

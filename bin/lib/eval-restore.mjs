@@ -205,6 +205,24 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
   } finally {
     rmSync(stateDir, { recursive: true, force: true })
   }
+  // An OpenClaw session's plugin in default mode (no compaction provider) writes the compaction checkpoint from the
+  // whole context, the messages OpenClaw keeps too (its before_compaction says no more): replayed so as well.
+  const wholeContext = new Map() // compaction line -> checkpoint yaml written from the whole context
+  if (kind === 'openclaw') {
+    const wholeDir = mkdtempSync(join(tmpdir(), 'context-native-eval-'))
+    try {
+      await replay(parsed, {
+        file: name,
+        stateDir: wholeDir,
+        compactionInput: 'context',
+        onCheckpoint: (cp) => {
+          if (cp.trigger === 'compaction') wholeContext.set(cp.line, readFileSync(cp.path, 'utf8'))
+        },
+      })
+    } finally {
+      rmSync(wholeDir, { recursive: true, force: true })
+    }
+  }
   const restores = []
   const renderBoth = (yaml) => {
     const restore = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens }) ?? ''
@@ -254,7 +272,12 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
     // In default mode the plugin renders the restore it appends to OpenClaw's summary knowing the summary: names
     // and commands it states are not said twice (plugin/index.ts), the budget goes to those it lacks.
     const appended = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens, inContext: summary }) ?? ''
-    if (cont?.scored) continuation.push(continuationRow(cont, { file: name, format: kind, line, compaction: k + 1, restore, appended, wide, maxTokens, replaceTokens }))
+    const whole = wholeContext.has(line) ? (native.renderCheckpoint({ yaml: wholeContext.get(line) }, { mode: 'post-compaction', maxTokens }) ?? '') : null
+    if (cont?.scored) {
+      const row = continuationRow(cont, { file: name, format: kind, line, compaction: k + 1, restore, appended, wide, maxTokens, replaceTokens })
+      row.defaultMode = whole === null ? null : carried(cont.needed, whole)
+      continuation.push(row)
+    }
     const items = referenceItems(summary, kind, native.redactCredentials)
     if (items.length === 0) {
       notes.push(
@@ -293,6 +316,8 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
         betterNaive: Math.max(recall(items, naiveWide.last).recall ?? 0, recall(items, naiveWide.firstLast).recall ?? 0),
       },
       task: taskPresent(requests, restore),
+      // OpenClaw in default mode: the restore of the checkpoint written from the whole context
+      defaultMode: whole === null ? null : { recall: recall(items, whole).recall, restoreTokens: native.countTokens(whole), task: taskPresent(requests, whole) },
       requests: requests.length,
       taskText: task ? task.slice(0, 80) : null,
       repeated: repeatedLines(restore),
@@ -359,6 +384,23 @@ const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : nu
 const pct = (x) => (x === null || x === undefined ? '  -  ' : `${(x * 100).toFixed(1).padStart(5)}%`)
 
 /**
+ * For OpenClaw sessions: the recall and task count of the restore the plugin gives in default mode (its checkpoint
+ * written from the whole context, `defaultMode` of a row), or nothing when no row has one.
+ */
+function defaultModeMeans(rows) {
+  const rs = rows.filter((r) => r.defaultMode)
+  if (rs.length === 0) return {}
+  return {
+    defaultMode: {
+      compactions: rs.length,
+      meanRecall: mean(rs.map((r) => r.defaultMode.recall ?? 0)),
+      taskPresent: rs.filter((r) => r.defaultMode.task === true).length,
+      taskChecked: rs.filter((r) => r.defaultMode.task !== null).length,
+    },
+  }
+}
+
+/**
  * Means over all compactions, and the targets as booleans (reported, not asserted). With the results'
  * `continuation` rows and `restores`, also `continuation` (summarizeContinuation) and `defects` (summarizeDefects).
  */
@@ -392,6 +434,7 @@ export function summarize(rows, maxTokens = DEFAULT_MAX_TOKENS, { continuation =
       meanRecall: mean(rs.map((r) => r.recall ?? 0)),
       meanBetterNaive: mean(rs.map((r) => Math.max(r.naiveLast ?? 0, r.naiveFirstLast ?? 0))),
       meanReplaceRecall: mean(rs.map((r) => r.replace?.recall ?? 0)),
+      ...defaultModeMeans(rs),
     }
   }
   s.targets = {
@@ -424,6 +467,8 @@ function continuationMeans(rows) {
     replaceTail: meanOf(rows, (r) => r.replace.tail),
     meanSummaryTokens: meanOf(rows, (r) => r.summaryTokens),
     meanRestoreTokens: meanOf(rows, (r) => r.restoreTokens),
+    // OpenClaw in default mode: the restore of the checkpoint written from the whole context (null elsewhere)
+    defaultMode: meanOf(rows, (r) => r.defaultMode),
     written: {
       restore: meanOf(rows, (r) => r.written.restore),
       summary: meanOf(rows, (r) => r.written.summary),
@@ -511,6 +556,11 @@ export function formatReport(results, s, { missed = false } = {}) {
   )
   for (const [f, b] of Object.entries(s.byFormat)) {
     lines.push(`  ${f}: ${b.compactions} compactions, recall ${pct(b.meanRecall).trim()} (better naive ${pct(b.meanBetterNaive).trim()}); at ${wide} tokens ${pct(b.meanReplaceRecall).trim()}`)
+    if (b.defaultMode) {
+      lines.push(
+        `    in default mode (no compaction provider: the checkpoint read from the whole context, the messages OpenClaw keeps too): recall ${pct(b.defaultMode.meanRecall).trim()}, task in ${b.defaultMode.taskPresent}/${b.defaultMode.taskChecked}`,
+      )
+    }
   }
   lines.push(
     `at ${wide} tokens (compaction.mode 'replace': the restore is the summary): recall ${pct(s.replace.meanRecall).trim()}, restore ${Math.round(s.replace.meanRestoreTokens)} tokens on average, better naive ${pct(s.replace.meanBetterNaive).trim()}`,
@@ -549,6 +599,9 @@ export function formatContinuation(results, c, { budget = DEFAULT_MAX_TOKENS, wi
   lines.push('', one('mean', c))
   for (const [f, m] of Object.entries(c.byFormat)) lines.push(one(`  ${f}`, m))
   const received = (label, m) => `${label}: ${pct(m.received).trim()} (${ratio(m.receivedOverSummary)} the summary)`
+  for (const [f, m] of Object.entries(c.byFormat)) {
+    if (m.defaultMode !== null) lines.push(`  ${f} in default mode (the checkpoint read from the whole context, the messages OpenClaw keeps too): restore ${pct(m.defaultMode).trim()} at ${budget}`)
+  }
   lines.push(`in replace mode, as the model reads it (the restore at ${wide} and the sections OpenClaw appends to any summary, which the summary's figure counts):`)
   lines.push(received('  mean', c))
   for (const [f, m] of Object.entries(c.byFormat)) lines.push(received(`  ${f}`, m))
@@ -627,6 +680,9 @@ export function markdownSection(results, s, maxTokens = DEFAULT_MAX_TOKENS) {
     )
     for (const [f, b] of Object.entries(s.byFormat)) {
       lines.push(`| mean, ${f} (${b.compactions}) | | | | | ${p(b.meanRecall)} | | better naive ${p(b.meanBetterNaive)} | | | ${p(b.meanReplaceRecall)} |`)
+      if (b.defaultMode) {
+        lines.push(`| mean, ${f} in default mode (checkpoint from the whole context) | | | | | ${p(b.defaultMode.meanRecall)} | | | ${b.defaultMode.taskPresent}/${b.defaultMode.taskChecked} | | |`)
+      }
     }
   }
   const c = s.continuation

@@ -143,13 +143,18 @@ export function makeEstimator() {
  * @param {object} parsed
  * @param {{ file?: string, window?: number, stateDir: string, sessionKey?: string, thresholdBytes?: number,
  *           onProgress?: (p: { done: number, total: number, turn: number }) => void,
- *           onCheckpoint?: (cp: object) => void, onCompaction?: (c: object) => void }} options
+ *           onCheckpoint?: (cp: object) => void, onCompaction?: (c: object) => void,
+ *           compactionInput?: 'compacted' | 'context' }} options
  * `onCheckpoint` is called right after each checkpoint is written (its file is on disk at `cp.path`),
  * with the record listed in `checkpoints.written` plus its post-compaction `restore` text.
  * `onCompaction` is called at each `compaction` entry, before anything is written for it, with what the host's
  * summarizer receives: `{ line, tokensBefore, summary, messages, firstKept }` (`messages`: the context up to the
  * first kept entry, whole, the previous compaction's summary first when there is one; `firstKept`: the first kept
  * message, or null).
+ * `compactionInput` is what the compaction checkpoint is written from: `'compacted'` (the default) the messages
+ * the compaction summarises, as pi's extension and OpenClaw's compaction provider (replace mode) hand them;
+ * `'context'` the whole context, the messages the compaction keeps too, as the OpenClaw plugin reads it in default
+ * mode (its `before_compaction` carries no list of what is compacted: plugin/compaction.ts).
  * `detail: true` adds what a picture of the session needs (the HTML report): `series` (the provider's context
  * per assistant turn), each compaction's real `summary` and `restore` text, and `offload.results` (one row per
  * parked result with its tokens before and after).
@@ -460,7 +465,7 @@ export async function replay(parsed, options) {
       for (const p of Array.isArray(details.modifiedFiles) ? details.modifiedFiles : []) if (typeof p === 'string') fileOps.edited.add(p)
       if (canCheckpoint) {
         const saved = ctx
-        ctx = toSummarize
+        if (options.compactionInput !== 'context') ctx = toSummarize
         const cp = writeCheckpoint(line, turns.assistant, 'compaction', tokensBefore, {
           ...timeOf(entry),
           fileOps: { read: [...fileOps.read], written: [...fileOps.written], edited: [...fileOps.edited] },
