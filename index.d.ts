@@ -1361,6 +1361,12 @@ export interface RenderCheckpointOptions {
    * @default undefined (all are said)
    */
   inContext?: string
+  /**
+   * Messages the model's context holds next to the restore (after a compaction in default
+   * mode, those OpenClaw kept): their text, tool calls' argument values and tool results
+   * count as `inContext` does. @default undefined
+   */
+  inContextMessages?: unknown[]
 }
 
 /** Removes an open item (exact text). Resolves to whether it was open. */

@@ -251,14 +251,18 @@ describe('evaluateTranscript on bad input', () => {
     // measured as the compaction provider receives it (the messages compacted), and as the plugin reads it in
     // default mode (the whole context: the kept request's file joins the restore)
     expect(c.restore).not.toContain('rollback.sh')
-    expect(c.defaultMode.recall).toBe(c.recall)
+    expect(c.restore).toMatch(/Commands run: make deploy/)
+    expect(c.defaultMode.restore).toContain('Working on: Now watch the logs of `ops/rollback.sh`')
+    expect(c.defaultMode.restore).not.toMatch(/Commands run: make deploy/) // a kept message states it
+    expect(c.defaultMode.restore).toContain('deploy.yaml')
+    // scored on the summary's items the kept messages do not state: deploy.yaml, not `make deploy`
+    expect([c.defaultMode.items, c.defaultMode.recall, c.defaultMode.compactedRecall]).toEqual([1, 1, 1])
     expect(c.defaultMode.task).toBe(true)
-    expect(c.defaultMode.restoreTokens).toBeGreaterThan(c.restoreTokens)
     expect(r.continuation).toEqual([]) // nothing after the compaction to need
     const s = summarize(r.compactions, 800, { continuation: r.continuation, restores: r.restores })
     expect(s.defects.byFormat.openclaw[800]).toEqual({ restores: 1, credential: 0, host: 0, escaped: 0, prose: 0, badTask: 0 })
     expect(s.continuation.compactions).toBe(0)
-    expect(s.byFormat.openclaw.defaultMode).toEqual({ compactions: 1, meanRecall: c.recall, taskPresent: 1, taskChecked: 1 })
+    expect(s.byFormat.openclaw.defaultMode).toEqual({ compactions: 1, meanRecall: 1, meanCompactedRecall: 1, taskPresent: 1, taskChecked: 1 })
   })
 
   it('finds transcripts by dropping them in a folder', () => {

@@ -227,10 +227,15 @@ const SUMMARY_OPEN = 'The conversation history before this point was compacted i
  * message OpenClaw makes of it for the model (`<summary>` ... `</summary>` after its frame). `undefined` without one.
  */
 export function compactionSummaryOf(messages: readonly unknown[] | undefined): string | undefined {
+  return summaryAt(messages)?.summary
+}
+
+/** OpenClaw's compaction summary among `messages` (see `compactionSummaryOf`) and the index of its message. */
+function summaryAt(messages: readonly unknown[] | undefined): { summary: string; index: number } | undefined {
   if (!Array.isArray(messages)) return undefined
-  for (const m of messages) {
+  for (const [index, m] of messages.entries()) {
     const msg = obj(m)
-    if (msg.role === 'compactionSummary' && typeof msg.summary === 'string') return msg.summary
+    if (msg.role === 'compactionSummary' && typeof msg.summary === 'string') return { summary: msg.summary, index }
     if (msg.role !== 'user') continue
     const content = msg.content
     const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((b) => (typeof obj(b).text === 'string' ? (obj(b).text as string) : '')).join('\n') : ''
@@ -239,24 +244,27 @@ export function compactionSummaryOf(messages: readonly unknown[] | undefined): s
     const body = text.slice(at + SUMMARY_OPEN.length)
     const open = body.indexOf('<summary>')
     const close = body.lastIndexOf('</summary>')
-    return open >= 0 && close > open ? body.slice(open + '<summary>'.length, close) : body
+    return { summary: open >= 0 && close > open ? body.slice(open + '<summary>'.length, close) : body, index }
   }
   return undefined
 }
 
 /**
  * The restore text the model receives after a compaction in default mode. The pending text was rendered when the
- * compaction ended, before OpenClaw's summary existed; at the prompt build the summary is among the messages, and the
- * same checkpoint is rendered again without the names and commands the summary states already, so the budget goes to
- * what the summary lacks. The pending text as it is when there is no summary (Claude Code, Codex), when a newer
- * checkpoint has been written since, or when rendering fails.
+ * compaction ended, before OpenClaw's summary existed; at the prompt build the summary is among the messages, with
+ * the messages the compaction kept after it, and the same checkpoint is rendered again without the names and
+ * commands they state already (the checkpoint read the whole context, kept messages too: OpenClaw's
+ * before_compaction does not say which it keeps), so the budget goes to what the compaction took away. The pending
+ * text as it is when there is no summary (Claude Code, Codex), when a newer checkpoint has been written since, or
+ * when rendering fails.
  */
 export function restoreAfterSummary(stateDir: string, sessionKey: string, pending: NonNullable<SessionRecord['restorePending']>, messages: readonly unknown[] | undefined, maxTokens: number): string {
   try {
-    const summary = compactionSummaryOf(messages)
-    if (!summary?.trim() || !pending.checkpointId) return pending.text
+    const at = summaryAt(messages)
+    if (!at?.summary.trim() || !pending.checkpointId || !messages) return pending.text
     if (readCheckpoint({ stateDir, sessionKey })?.meta.checkpointId !== pending.checkpointId) return pending.text
-    return renderCheckpoint({ stateDir, sessionKey }, { mode: 'post-compaction', maxTokens, inContext: summary }) ?? pending.text
+    const kept = messages.slice(at.index + 1)
+    return renderCheckpoint({ stateDir, sessionKey }, { mode: 'post-compaction', maxTokens, inContext: at.summary, inContextMessages: kept }) ?? pending.text
   } catch {
     return pending.text
   }

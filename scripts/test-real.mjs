@@ -232,6 +232,20 @@ const lastUserText = (req) => {
   while (i > 0 && msgs[i - 1].role !== 'assistant') i--
   return msgs.slice(i).filter((m) => m.role === 'user').map((m) => contentText(m.content)).join('\n')
 }
+/**
+ * What a request after a compaction holds beside the restore: OpenClaw's summary (its message) and the messages it
+ * kept after it, up to the turn's own user message (which carries the restore).
+ */
+const inView = (req) => {
+  const msgs = req.body.messages ?? []
+  const at = msgs.findIndex((m) => contentText(m.content).includes('compacted into the following summary'))
+  let turn = msgs.length - 1
+  while (turn > 0 && msgs[turn - 1].role !== 'assistant') turn--
+  const kept = msgs.slice(at + 1, turn).map((m) => `${contentText(m.content)}\n${JSON.stringify(m.tool_calls ?? [])}`).join('\n')
+  return { summary: at >= 0 ? contentText(msgs[at].content) : '', kept }
+}
+/** The `## Exact identifiers` section of a restore (its names, files and commands), empty without one. */
+const identifiersOf = (restore) => (restore.split('## Exact identifiers')[1] ?? '').split('</checkpoint-data>')[0]
 const toolResultText = (req, n = 1) => {
   const tools = (req.body.messages ?? []).filter((m) => m.role === 'tool')
   return contentText(tools[tools.length - n]?.content)
@@ -337,7 +351,7 @@ try {
 
   let t3requests = []
   await check('--local turn 3: at 80 % of 128k the checkpoint is written once and the gauge says so', async () => {
-    turns.set('t3', [{ text: 'Tokenizer patched; running the tests next.', usage: { prompt_tokens: 112_000 } }])
+    turns.set('t3', [{ text: 'Tokenizer patched in `splitIdentifier`; running the tests next.', usage: { prompt_tokens: 112_000 } }])
     const t = await turn(S, '[t3] Continue.')
     t3requests = t.requests
     const user = lastUserText(t.chat[0])
@@ -360,6 +374,11 @@ try {
     assert.ok(requestText(after[0].body).includes(RESTORE_MARK), `the first request after compaction has the restore: ${lastUserText(after[0]).slice(0, 400)}`)
     assert.match(lastUserText(after[0]), /Fix the tokenizer|tokenizer/, 'with the task')
     assert.match(lastUserText(after[0]), /\[Hint: Context was just compacted/, 'and the scratchpad nudge after compaction')
+    // The checkpoint read the whole context (no provider: OpenClaw's before_compaction names no messages), the
+    // turns OpenClaw kept too; rendered at this prompt build, a name a kept message states is not said again.
+    const { summary, kept } = inView(after[0])
+    assert.ok(kept.includes('splitIdentifier') && !summary.includes('splitIdentifier'), `t3's reply is kept, not summarized: ${kept.slice(0, 600)}`)
+    assert.doesNotMatch(identifiersOf(lastUserText(after[0])), /splitIdentifier/, `a name a kept message states is not repeated: ${lastUserText(after[0])}`)
     const later = after.slice(1).filter((q) => lastUserText(q).includes(RESTORE_MARK))
     assert.equal(later.length, 0, 'and only once')
     const cps = checkpoints(KEY)
@@ -367,6 +386,7 @@ try {
     assert.ok(c, 'a compaction checkpoint')
     assert.match(c, /tokenizer/i, 'its task')
     assert.match(c, /lexer\.rs/, 'its files')
+    assert.match(c, /\n {2}identifiers:\n(?: {4}- .*\n)*? {4}- "splitIdentifier"\n/, `the name of a kept turn among its identifiers: ${c.slice(c.indexOf('identifiers:'), c.indexOf('identifiers:') + 400)}`)
     assert.match(c, /run the tests/i, 'its plan')
     assert.match(c, /other\.rs/, 'the file read through the tool_call bridge')
     assert.doesNotMatch(c, /- "tool_call"/, 'the bridge is not taken for a tool the agent used')
@@ -500,10 +520,11 @@ try {
     // Rendered again at this prompt build knowing OpenClaw's summary: a name the summary states is not said twice,
     // the others are (the checkpoint holds both).
     const restore = lastUserText(d.chat[0]).split(RESTORE_MARK)[1].split('</checkpoint-data>')[0]
-    const saidBySummary = /src\/parse\.rs/.test(summary)
-    if (saidBySummary) assert.doesNotMatch(restore, /src\/parse\.rs/, `a name OpenClaw's summary states is not repeated: ${restore}`)
-    else assert.match(restore, /src\/parse\.rs/, `a name the summary lacks is in the restore: ${restore}`)
-    assert.match(restore, /tokenizeBlock/, `the name the summary lacks: ${restore}`)
+    const held = inView(d.chat[0])
+    for (const [name, re] of [['src/parse.rs', /src\/parse\.rs/], ['tokenizeBlock', /tokenizeBlock/]]) {
+      if (re.test(held.summary) || re.test(held.kept)) assert.doesNotMatch(identifiersOf(restore), re, `${name}, which OpenClaw's summary or a kept message states, is not repeated: ${restore}`)
+      else assert.match(identifiersOf(restore), re, `${name}, which neither the summary nor a kept message states, is in the restore: ${restore}`)
+    }
     const compaction = checkpoints(KEY2).find((y) => /trigger: "compaction"/.test(y))
     assert.ok(compaction, 'a compaction checkpoint from the compacted messages')
     assert.match(compaction, /Find the parser bug/, 'its task')

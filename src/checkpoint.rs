@@ -652,6 +652,11 @@ pub struct RenderCheckpointOptions {
     /// mentions (whole, in any case) are not said again, so the budget goes to those it lacks.
     /// @default undefined (all are said)
     pub in_context: Option<String>,
+    /// Messages the model's context holds next to the restore (after a compaction in default
+    /// mode, those OpenClaw kept): their text, tool calls' argument values and tool results
+    /// count as `inContext` does. @default undefined
+    #[napi(ts_type = "unknown[]")]
+    pub in_context_messages: Option<Vec<serde_json::Value>>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -736,6 +741,15 @@ pub fn render_checkpoint(
             None | Some(serde_json::Value::Null) => RenderCheckpointOptions::default(),
             Some(v) => from_js(v, "options")?,
         };
+        // the kept messages' text joins the text given
+        let in_context = match &o.in_context_messages {
+            Some(m) => Some(format!(
+                "{}\n{}",
+                o.in_context.as_deref().unwrap_or_default(),
+                core::in_context::messages_text(m)
+            )),
+            None => o.in_context.clone(),
+        };
         let opts = core::RenderOptions {
             mode: match o.mode.as_deref() {
                 None => core::Mode::PostCompaction,
@@ -751,7 +765,7 @@ pub fn render_checkpoint(
                 .map_or(core::DEFAULT_MAX_TOKENS, |n| n as usize),
             encoding: parse_encoding(o.encoding.as_deref())?,
             as_summary: o.as_summary.unwrap_or(false),
-            in_context: o.in_context.as_deref(),
+            in_context: in_context.as_deref(),
             saved_entries: &[],
         };
         let source = parse_source(source)?;

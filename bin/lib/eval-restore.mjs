@@ -272,10 +272,17 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
     // In default mode the plugin renders the restore it appends to OpenClaw's summary knowing the summary: names
     // and commands it states are not said twice (plugin/index.ts), the budget goes to those it lacks.
     const appended = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens, inContext: summary }) ?? ''
-    const whole = wholeContext.has(line) ? (native.renderCheckpoint({ yaml: wholeContext.get(line) }, { mode: 'post-compaction', maxTokens }) ?? '') : null
+    // In default mode the plugin renders that checkpoint at the prompt build after the compaction, where the
+    // messages OpenClaw kept follow its summary: what they state is not said again (plugin/compaction.ts).
+    const keptMessages = kept >= 0 && kept <= i ? entries.slice(kept, i).filter((e) => e.entry.type === 'message').map((e) => e.entry.message) : []
+    const wholeYaml = wholeContext.get(line)
+    const whole = wholeYaml === undefined ? null : (native.renderCheckpoint({ yaml: wholeYaml }, { mode: 'post-compaction', maxTokens, inContextMessages: keptMessages }) ?? '')
     if (cont?.scored) {
       const row = continuationRow(cont, { file: name, format: kind, line, compaction: k + 1, restore, appended, wide, maxTokens, replaceTokens })
-      row.defaultMode = whole === null ? null : carried(cont.needed, whole)
+      if (wholeYaml !== undefined) {
+        const received = native.renderCheckpoint({ yaml: wholeYaml }, { mode: 'post-compaction', maxTokens, inContext: summary, inContextMessages: keptMessages }) ?? ''
+        row.defaultMode = { restore: carried(cont.needed, whole), both: summary.trim() ? carried(cont.needed, `${summary}\n${received}`) : null }
+      } else row.defaultMode = null
       continuation.push(row)
     }
     const items = referenceItems(summary, kind, native.redactCredentials)
@@ -316,8 +323,10 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
         betterNaive: Math.max(recall(items, naiveWide.last).recall ?? 0, recall(items, naiveWide.firstLast).recall ?? 0),
       },
       task: taskPresent(requests, restore),
-      // OpenClaw in default mode: the restore of the checkpoint written from the whole context
-      defaultMode: whole === null ? null : { recall: recall(items, whole).recall, restoreTokens: native.countTokens(whole), task: taskPresent(requests, whole) },
+      // OpenClaw in default mode: the restore of the checkpoint written from the whole context, as the model
+      // receives it after the kept messages; scored on the summary's items those messages do not state (what the
+      // compaction took out of view), beside the restore from the compacted messages on the same items
+      defaultMode: whole === null ? null : defaultModeRow(items, keptMessages, whole, restore, requests),
       requests: requests.length,
       taskText: task ? task.slice(0, 80) : null,
       repeated: repeatedLines(restore),
@@ -332,6 +341,20 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
   }
   // With detail, the replay the rows come from: the curve, checkpoints and offloads of the HTML report.
   return { file: name, format: kind, notes, compactions: out, continuation, restores, ...(detail ? { replay: report } : {}) }
+}
+
+/** The default-mode part of a row (see `evaluateTranscript`). */
+function defaultModeRow(items, keptMessages, whole, restore, requests) {
+  const kept = JSON.stringify(keptMessages).toLowerCase()
+  const lost = items.filter((it) => !kept.includes(it.text))
+  return {
+    items: lost.length,
+    recall: recall(lost, whole).recall,
+    compactedRecall: recall(lost, restore).recall,
+    restore: whole,
+    restoreTokens: native.countTokens(whole),
+    task: taskPresent(requests, whole),
+  }
 }
 
 /**
@@ -390,10 +413,12 @@ const pct = (x) => (x === null || x === undefined ? '  -  ' : `${(x * 100).toFix
 function defaultModeMeans(rows) {
   const rs = rows.filter((r) => r.defaultMode)
   if (rs.length === 0) return {}
+  const scored = rs.filter((r) => r.defaultMode.items > 0)
   return {
     defaultMode: {
       compactions: rs.length,
-      meanRecall: mean(rs.map((r) => r.defaultMode.recall ?? 0)),
+      meanRecall: mean(scored.map((r) => r.defaultMode.recall)),
+      meanCompactedRecall: mean(scored.map((r) => r.defaultMode.compactedRecall)),
       taskPresent: rs.filter((r) => r.defaultMode.task === true).length,
       taskChecked: rs.filter((r) => r.defaultMode.task !== null).length,
     },
@@ -468,7 +493,8 @@ function continuationMeans(rows) {
     meanSummaryTokens: meanOf(rows, (r) => r.summaryTokens),
     meanRestoreTokens: meanOf(rows, (r) => r.restoreTokens),
     // OpenClaw in default mode: the restore of the checkpoint written from the whole context (null elsewhere)
-    defaultMode: meanOf(rows, (r) => r.defaultMode),
+    defaultMode: meanOf(rows, (r) => r.defaultMode?.restore),
+    defaultModeBoth: meanOf(rows, (r) => r.defaultMode?.both),
     written: {
       restore: meanOf(rows, (r) => r.written.restore),
       summary: meanOf(rows, (r) => r.written.summary),
@@ -558,7 +584,7 @@ export function formatReport(results, s, { missed = false } = {}) {
     lines.push(`  ${f}: ${b.compactions} compactions, recall ${pct(b.meanRecall).trim()} (better naive ${pct(b.meanBetterNaive).trim()}); at ${wide} tokens ${pct(b.meanReplaceRecall).trim()}`)
     if (b.defaultMode) {
       lines.push(
-        `    in default mode (no compaction provider: the checkpoint read from the whole context, the messages OpenClaw keeps too): recall ${pct(b.defaultMode.meanRecall).trim()}, task in ${b.defaultMode.taskPresent}/${b.defaultMode.taskChecked}`,
+        `    in default mode (no compaction provider: the checkpoint read from the whole context, what the kept messages state not said again): recall ${pct(b.defaultMode.meanRecall).trim()} of the summary's items the kept messages do not state (the restore from the messages compacted: ${pct(b.defaultMode.meanCompactedRecall).trim()}), task in ${b.defaultMode.taskPresent}/${b.defaultMode.taskChecked}`,
       )
     }
   }
@@ -600,7 +626,11 @@ export function formatContinuation(results, c, { budget = DEFAULT_MAX_TOKENS, wi
   for (const [f, m] of Object.entries(c.byFormat)) lines.push(one(`  ${f}`, m))
   const received = (label, m) => `${label}: ${pct(m.received).trim()} (${ratio(m.receivedOverSummary)} the summary)`
   for (const [f, m] of Object.entries(c.byFormat)) {
-    if (m.defaultMode !== null) lines.push(`  ${f} in default mode (the checkpoint read from the whole context, the messages OpenClaw keeps too): restore ${pct(m.defaultMode).trim()} at ${budget}`)
+    if (m.defaultMode !== null) {
+      lines.push(
+        `  ${f} in default mode (the checkpoint read from the whole context, what the kept messages state not said again): restore ${pct(m.defaultMode).trim()} at ${budget}, summary + restore ${pct(m.defaultModeBoth).trim()}`,
+      )
+    }
   }
   lines.push(`in replace mode, as the model reads it (the restore at ${wide} and the sections OpenClaw appends to any summary, which the summary's figure counts):`)
   lines.push(received('  mean', c))

@@ -3,6 +3,58 @@
 //! they state; its budget goes to the names they lack.
 
 use context_state::substance::occurs;
+use serde_json::Value;
+
+/// Deepest nesting of a tool call's arguments read for their text.
+const ARGUMENT_DEPTH: usize = 8;
+
+/// The text the model reads in `messages` (pi / OpenClaw agent messages, Claude Code's blocks):
+/// text blocks, the string values of tool calls' arguments (not their keys, not JSON-escaped:
+/// `src/auth.ts` as the call wrote it) and tool results' text, one piece per line. For an
+/// [`InContext`] of the messages a compaction kept.
+pub fn messages_text(messages: &[Value]) -> String {
+    fn strings(v: &Value, depth: usize, out: &mut Vec<String>) {
+        match v {
+            Value::String(s) => out.push(s.clone()),
+            Value::Array(a) if depth > 0 => a.iter().for_each(|x| strings(x, depth - 1, out)),
+            Value::Object(o) if depth > 0 => o.values().for_each(|x| strings(x, depth - 1, out)),
+            _ => {}
+        }
+    }
+    fn blocks(content: &Value, out: &mut Vec<String>) {
+        match content {
+            Value::String(s) => out.push(s.clone()),
+            Value::Array(items) => {
+                for b in items {
+                    match b.get("type").and_then(Value::as_str) {
+                        Some("toolCall") => strings(
+                            b.get("arguments").unwrap_or(&Value::Null),
+                            ARGUMENT_DEPTH,
+                            out,
+                        ),
+                        Some("tool_use") => {
+                            strings(b.get("input").unwrap_or(&Value::Null), ARGUMENT_DEPTH, out)
+                        }
+                        Some("tool_result") => {
+                            blocks(b.get("content").unwrap_or(&Value::Null), out)
+                        }
+                        _ => {
+                            if let Some(t) = b.get("text").and_then(Value::as_str) {
+                                out.push(t.to_string());
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for m in messages {
+        blocks(m.get("content").unwrap_or(&Value::Null), &mut out);
+    }
+    out.join("\n")
+}
 
 /// Text the model's context holds, folded to lowercase once for every lookup.
 pub struct InContext {
@@ -107,6 +159,37 @@ mod tests {
         let c = InContext::new("令牌文件 .env.mingox 已写入");
         assert!(c.mentions(".env.mingox"));
         assert!(c.mentions("令牌文件"));
+    }
+
+    #[test]
+    fn the_text_of_kept_messages_is_what_the_model_reads() {
+        let messages = vec![
+            serde_json::json!({"role": "user", "content": "watch `ops/rollback.sh`"}),
+            serde_json::json!({"role": "assistant", "content": [
+                {"type": "text", "text": "Tailing it."},
+                {"type": "thinking", "thinking": "secretPlan"},
+                {"type": "toolCall", "id": "c1", "name": "exec", "arguments": {"command": "tail -f logs/deploy.log", "env": {"MODE": "\tprod"}}}
+            ]}),
+            serde_json::json!({"role": "toolResult", "toolCallId": "c1", "content": [{"type": "text", "text": "started worker_pool"}]}),
+            serde_json::json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text", "text": "ok from fetch_rows"}]}]}),
+            serde_json::json!({"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "Edit", "input": {"file_path": "/w/panel.ts"}}]}),
+        ];
+        let text = messages_text(&messages);
+        let c = InContext::new(&text);
+        for said in [
+            "rollback.sh",
+            "deploy.log",
+            "worker_pool",
+            "fetch_rows",
+            "panel.ts",
+            "prod",
+        ] {
+            assert!(c.mentions(said), "{said}");
+        }
+        // argument keys and reasoning are not what the model reads as the conversation
+        assert!(!c.mentions("file_path"));
+        assert!(!c.mentions("secretPlan"));
+        assert_eq!(messages_text(&[]), "");
     }
 
     #[test]
