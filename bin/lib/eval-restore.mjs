@@ -711,7 +711,9 @@ export function markdownSection(results, s, maxTokens = DEFAULT_MAX_TOKENS) {
     for (const [f, b] of Object.entries(s.byFormat)) {
       lines.push(`| mean, ${f} (${b.compactions}) | | | | | ${p(b.meanRecall)} | | better naive ${p(b.meanBetterNaive)} | | | ${p(b.meanReplaceRecall)} |`)
       if (b.defaultMode) {
-        lines.push(`| mean, ${f} in default mode (checkpoint from the whole context) | | | | | ${p(b.defaultMode.meanRecall)} | | | ${b.defaultMode.taskPresent}/${b.defaultMode.taskChecked} | | |`)
+        lines.push(
+          `| mean, ${f} in default mode (checkpoint from the whole context; on the items the kept messages do not state, the compacted messages' restore ${p(b.defaultMode.meanCompactedRecall)}) | | | | | ${p(b.defaultMode.meanRecall)} | | | ${b.defaultMode.taskPresent}/${b.defaultMode.taskChecked} | | |`,
+        )
       }
     }
   }
