@@ -1356,9 +1356,9 @@ export interface RenderCheckpointOptions {
   asSummary?: boolean
   /**
    * Text the model's context already holds next to the restore: after a compaction in
-   * default mode, OpenClaw's summary and the messages it kept. Identifiers and commands it
-   * mentions (whole, in any case) are not said again, so the budget goes to those it lacks.
-   * @default undefined (all are said)
+   * default mode, OpenClaw's summary (the messages it kept go in `inContextMessages`).
+   * Identifiers and commands it mentions (whole, in any case) are not said again, so the
+   * budget goes to those it lacks. @default undefined (all are said)
    */
   inContext?: string
   /**

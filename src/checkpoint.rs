@@ -648,9 +648,9 @@ pub struct RenderCheckpointOptions {
     /// sections are left out. @default false
     pub as_summary: Option<bool>,
     /// Text the model's context already holds next to the restore: after a compaction in
-    /// default mode, OpenClaw's summary and the messages it kept. Identifiers and commands it
-    /// mentions (whole, in any case) are not said again, so the budget goes to those it lacks.
-    /// @default undefined (all are said)
+    /// default mode, OpenClaw's summary (the messages it kept go in `inContextMessages`).
+    /// Identifiers and commands it mentions (whole, in any case) are not said again, so the
+    /// budget goes to those it lacks. @default undefined (all are said)
     pub in_context: Option<String>,
     /// Messages the model's context holds next to the restore (after a compaction in default
     /// mode, those OpenClaw kept): their text, tool calls' argument values and tool results

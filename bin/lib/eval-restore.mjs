@@ -274,8 +274,8 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
     const appended = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens, inContext: summary }) ?? ''
     // In default mode the plugin renders that checkpoint at the prompt build after the compaction, where the
     // messages OpenClaw kept follow its summary: what they state is not said again (plugin/compaction.ts).
-    const keptMessages = kept >= 0 && kept <= i ? entries.slice(kept, i).filter((e) => e.entry.type === 'message').map((e) => e.entry.message) : []
     const wholeYaml = wholeContext.get(line)
+    const keptMessages = wholeYaml !== undefined && kept >= 0 && kept <= i ? entries.slice(kept, i).filter((e) => e.entry.type === 'message').map((e) => e.entry.message) : []
     const whole = wholeYaml === undefined ? null : (native.renderCheckpoint({ yaml: wholeYaml }, { mode: 'post-compaction', maxTokens, inContextMessages: keptMessages }) ?? '')
     if (cont?.scored) {
       const row = continuationRow(cont, { file: name, format: kind, line, compaction: k + 1, restore, appended, wide, maxTokens, replaceTokens })

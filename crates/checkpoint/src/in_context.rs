@@ -5,54 +5,28 @@
 use context_state::substance::occurs;
 use serde_json::Value;
 
-/// Deepest nesting of a tool call's arguments read for their text.
-const ARGUMENT_DEPTH: usize = 8;
-
-/// The text the model reads in `messages` (pi / OpenClaw agent messages, Claude Code's blocks):
-/// text blocks, the string values of tool calls' arguments (not their keys, not JSON-escaped:
-/// `src/auth.ts` as the call wrote it) and tool results' text, one piece per line. For an
-/// [`InContext`] of the messages a compaction kept.
+/// The text the model reads in `messages` (pi / OpenClaw agent messages): each message's text
+/// ([`message_text`](context_state::message_text): a tool result's too) and its tool
+/// calls' command and argument values (not their keys, not JSON-escaped: `src/auth.ts` as the
+/// call wrote it), one piece per line. For an [`InContext`] of the messages a compaction kept.
 pub fn messages_text(messages: &[Value]) -> String {
-    fn strings(v: &Value, depth: usize, out: &mut Vec<String>) {
-        match v {
-            Value::String(s) => out.push(s.clone()),
-            Value::Array(a) if depth > 0 => a.iter().for_each(|x| strings(x, depth - 1, out)),
-            Value::Object(o) if depth > 0 => o.values().for_each(|x| strings(x, depth - 1, out)),
-            _ => {}
-        }
-    }
-    fn blocks(content: &Value, out: &mut Vec<String>) {
-        match content {
-            Value::String(s) => out.push(s.clone()),
-            Value::Array(items) => {
-                for b in items {
-                    match b.get("type").and_then(Value::as_str) {
-                        Some("toolCall") => strings(
-                            b.get("arguments").unwrap_or(&Value::Null),
-                            ARGUMENT_DEPTH,
-                            out,
-                        ),
-                        Some("tool_use") => {
-                            strings(b.get("input").unwrap_or(&Value::Null), ARGUMENT_DEPTH, out)
-                        }
-                        Some("tool_result") => {
-                            blocks(b.get("content").unwrap_or(&Value::Null), out)
-                        }
-                        _ => {
-                            if let Some(t) = b.get("text").and_then(Value::as_str) {
-                                out.push(t.to_string());
-                            }
-                        }
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
+    let mut out: Vec<String> = Vec::new();
     for m in messages {
-        blocks(m.get("content").unwrap_or(&Value::Null), &mut out);
+        out.push(context_state::message_text(m));
+        for args in crate::thread::tool_calls(m).filter_map(|c| c.get("arguments")) {
+            out.extend(
+                args.get("command")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+            );
+            out.extend(
+                crate::thread::arg_texts(args)
+                    .into_iter()
+                    .map(str::to_string),
+            );
+        }
     }
+    out.retain(|t| !t.is_empty());
     out.join("\n")
 }
 
@@ -171,8 +145,7 @@ mod tests {
                 {"type": "toolCall", "id": "c1", "name": "exec", "arguments": {"command": "tail -f logs/deploy.log", "env": {"MODE": "\tprod"}}}
             ]}),
             serde_json::json!({"role": "toolResult", "toolCallId": "c1", "content": [{"type": "text", "text": "started worker_pool"}]}),
-            serde_json::json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text", "text": "ok from fetch_rows"}]}]}),
-            serde_json::json!({"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "Edit", "input": {"file_path": "/w/panel.ts"}}]}),
+            serde_json::json!({"role": "assistant", "content": [{"type": "toolCall", "id": "c2", "name": "edit", "arguments": {"file_path": "/w/panel.ts"}}]}),
         ];
         let text = messages_text(&messages);
         let c = InContext::new(&text);
@@ -180,7 +153,6 @@ mod tests {
             "rollback.sh",
             "deploy.log",
             "worker_pool",
-            "fetch_rows",
             "panel.ts",
             "prod",
         ] {

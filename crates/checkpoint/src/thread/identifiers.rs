@@ -1514,7 +1514,7 @@ const ARG_DEPTH: usize = 4;
 
 /// The string values of a tool call's arguments, nested objects and arrays included (to
 /// [`ARG_DEPTH`]), except `command` (read with the messages).
-pub(super) fn arg_texts(args: &Value) -> Vec<&str> {
+pub(crate) fn arg_texts(args: &Value) -> Vec<&str> {
     fn walk<'a>(v: &'a Value, key: Option<&str>, depth: usize, out: &mut Vec<&'a str>) {
         match v {
             Value::String(s) if key != Some("command") => out.push(s),

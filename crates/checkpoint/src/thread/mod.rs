@@ -27,6 +27,7 @@ pub use constraints::{is_constraint, MAX_CONSTRAINTS};
 use findings::*;
 use goal::*;
 pub use goal::{current, substantive, SITTING_GAP_MS};
+pub(crate) use identifiers::arg_texts;
 use identifiers::*;
 pub use identifiers::{code_names, definitions, dependencies, exact_values, worth_naming};
 use next_steps::*;
@@ -165,7 +166,7 @@ pub(super) fn latest_request(lines: &[Line]) -> Option<usize> {
     })
 }
 
-pub(super) fn tool_calls(m: &Value) -> impl Iterator<Item = &Value> {
+pub(crate) fn tool_calls(m: &Value) -> impl Iterator<Item = &Value> {
     m.get("content")
         .and_then(Value::as_array)
         .into_iter()
