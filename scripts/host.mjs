@@ -12,7 +12,12 @@ import { nodeBinary } from './lib/node-binary.mjs'
 export const OPENCLAW_VERSION = '2026.9.6'
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-export const hostDir = join(root, '.cache/openclaw-host')
+export const sharedHostDir = join(root, '.cache/openclaw-host')
+// npm test runs its real-host stages side by side, each on its own copy of sharedHostDir made of hard links (named by
+// CONTEXT_NATIVE_OPENCLAW_HOST): OpenClaw's CLI takes a lock file in its own package folder
+// (.openclaw-lifecycle-lock), and one that read it while another process was writing it failed with "OpenClaw package
+// lifecycle ownership is uncertain (owner cannot be verified)".
+export const hostDir = process.env.CONTEXT_NATIVE_OPENCLAW_HOST || sharedHostDir
 export const openclawDir = join(hostDir, 'node_modules/openclaw')
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'

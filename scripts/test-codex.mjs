@@ -96,6 +96,10 @@ copyPluginSources(root, pluginDir)
 const MODEL = 'gpt-5.5'
 const WINDOW = 200_000
 const COMPACT_AT = 170_000
+// The harness's control-plane requests to its app-server wait 60 s by default; with npm test's other real-host stages
+// beside it on a busy 2-core machine the app-server's start took longer, and turn 1 failed with "codex app-server
+// request timed out" (so did the turns after it, on the same session). Bounded by the turn's own --timeout 200.
+const APP_SERVER_REQUEST_TIMEOUT_MS = 180_000
 const appServerArgs = ['app-server', '--listen', 'stdio://', '-c', `openai_base_url="${server.url}"`, '-c', `model_context_window=${WINDOW}`, '-c', `model_auto_compact_token_limit=${COMPACT_AT}`]
 const config = {
   ...installed,
@@ -106,7 +110,7 @@ const config = {
     load: { paths: [pluginDir] },
     entries: {
       ...installed.plugins?.entries,
-      codex: { ...installed.plugins?.entries?.codex, enabled: true, config: { ...installed.plugins?.entries?.codex?.config, appServer: { args: appServerArgs } } },
+      codex: { ...installed.plugins?.entries?.codex, enabled: true, config: { ...installed.plugins?.entries?.codex?.config, appServer: { args: appServerArgs, requestTimeoutMs: APP_SERVER_REQUEST_TIMEOUT_MS } } },
       'context-native': { enabled: true, hooks: { allowConversationAccess: true }, config: {} },
     },
   },

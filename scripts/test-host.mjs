@@ -17,7 +17,7 @@ import { spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ensureOpenClaw, hostNode, OPENCLAW_VERSION, root } from './host.mjs'
+import { ensureOpenClaw, hostNode, openclawDir, OPENCLAW_VERSION, root } from './host.mjs'
 import { copyPluginSources, createChecks } from './lib/harness.mjs'
 
 const t0 = Date.now()
@@ -64,7 +64,7 @@ const work = process.env.CONTEXT_NATIVE_HOST_WORK
 const pluginDir = join(work, 'extensions/context-native')
 const workspaceDir = join(work, 'workspace')
 const stateDir = process.env.OPENCLAW_STATE_DIR
-const dist = join(root, '.cache/openclaw-host/node_modules/openclaw/dist')
+const dist = join(openclawDir, 'dist')
 
 /** OpenClaw internals by the name they have in its source: the dist file defining it, and its export alias. */
 async function internals(names) {
