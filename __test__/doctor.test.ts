@@ -264,3 +264,73 @@ describe('readSessionRecords: what the binding reads back from a state dir', () 
     expect(verdict(r, 'restore').status).toBe('ok')
   })
 })
+
+describe('the plugin: one warning per process and cause, recorded for the doctor', async () => {
+  const { processState, readRecord } = await import('../plugin/state.ts')
+  const { noteEvidence, noteRunEvidence, warnDegraded, warnIfHooksBlocked } = await import('../plugin/doctor.ts')
+  const stateDir = mkdtempSync(join(tmpdir(), 'doctor-plugin-'))
+  afterAll(() => rmSync(stateDir, { recursive: true, force: true }))
+  const logger = () => {
+    const warnings: string[] = []
+    return { warnings, warn: (m: string) => void warnings.push(m) }
+  }
+  const settle = () => new Promise((r) => setTimeout(r, 200))
+
+  it('conversation hooks blocked: one warning naming the cause, setup and the doctor, whatever the registrations', () => {
+    processState().warned.clear()
+    const log = logger()
+    const blocked = { plugins: { entries: { [PLUGIN_ID]: { enabled: true } } } }
+    for (const registrationMode of ['full', 'discovery', 'full']) warnIfHooksBlocked({ registrationMode, config: blocked, logger: log }, PLUGIN_ID)
+    expect(log.warnings).toHaveLength(1)
+    expect(log.warnings[0]).toMatch(/^context-native: OpenClaw blocks its conversation hooks \(plugins\.entries\.context-native\.hooks\.allowConversationAccess is not true\).*npx openclaw-context setup.*`openclaw-context doctor` shows what works/)
+    processState().warned.clear()
+    const ok = logger()
+    warnIfHooksBlocked({ registrationMode: 'full', config: { plugins: setUp }, logger: ok }, PLUGIN_ID)
+    warnIfHooksBlocked({ registrationMode: 'discovery', config: { plugins: installed }, logger: ok }, PLUGIN_ID)
+    expect(ok.warnings).toEqual([])
+  })
+
+  it("a run not sent scratchpad_read: warned once per process, recorded in the session with the run's evidence", async () => {
+    processState().warned.clear()
+    const log = logger()
+    const sessionKey = 'agent:main:minimal'
+    for (let i = 0; i < 2; i++) noteRunEvidence(log, stateDir, sessionKey, new Set(['session_status']))
+    await settle()
+    expect(log.warnings).toHaveLength(1)
+    expect(log.warnings[0]).toMatch(/a run of agent:main:minimal is not sent scratchpad_read .*not parked; `openclaw-context doctor`/)
+    const evidence = (await readRecord(stateDir, sessionKey)).evidence
+    expect(evidence?.run).toMatchObject({ read: false, scratchpad: false })
+    expect(evidence?.warnings?.['no-read-tool']?.message).toBe(log.warnings[0])
+    // The doctor reads it back: offloading off, the warning listed.
+    const r: Report = diagnose({ config: { plugins: setUp }, sessions: [readSessionRecords(native, stateDir, sessionKey)] })
+    expect(verdict(r, 'offloading').status).toBe('off')
+    expect(r.warnings.map((w) => w.cause)).toEqual(['no-read-tool'])
+  })
+
+  it('a run sent scratchpad_read: no warning, evidence written once, not again until it changes; a run with no tools says nothing', async () => {
+    processState().warned.clear()
+    const log = logger()
+    const sessionKey = 'agent:main:coding'
+    noteRunEvidence(log, stateDir, sessionKey, new Set())
+    noteRunEvidence(log, stateDir, sessionKey, new Set(['scratchpad_read', 'session_scratchpad']))
+    await settle()
+    expect(log.warnings).toEqual([])
+    expect((await readRecord(stateDir, sessionKey)).evidence?.run).toMatchObject({ read: true, scratchpad: true })
+    expect(noteEvidence(stateDir, sessionKey, 'run', { read: true, scratchpad: true })).toBe(false)
+    expect(noteEvidence(stateDir, sessionKey, 'run', { read: false, scratchpad: true })).toBe(true)
+  })
+
+  it('a warning without a session is logged now and recorded in the first session seen', async () => {
+    processState().warned.clear()
+    const { recordWarnings } = await import('../plugin/doctor.ts')
+    const log = logger()
+    expect(warnDegraded(log, 'no-window', 'no window')).toBe(true)
+    expect(warnDegraded(log, 'no-window', 'no window')).toBe(false)
+    expect(log.warnings).toEqual(['context-native: no window; `openclaw-context doctor` shows what works and the fix'])
+    recordWarnings(stateDir, 'agent:main:first')
+    recordWarnings(stateDir, 'agent:main:second')
+    await settle()
+    expect((await readRecord(stateDir, 'agent:main:first')).evidence?.warnings?.['no-window']?.message).toBe(log.warnings[0])
+    expect((await readRecord(stateDir, 'agent:main:second')).evidence).toBeUndefined()
+  })
+})
