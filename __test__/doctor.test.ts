@@ -162,7 +162,7 @@ describe('diagnose: the records', () => {
     const r: Report = diagnose({ config: { plugins: setUp }, sessions: [healthy()] })
     expect(r.verdicts.filter((v) => v.status !== 'ok')).toEqual([])
     expect(r.exitCode).toBe(EXIT.ok)
-    expect(verdict(r, 'restore').reason).toMatch(/last restore delivered 2026-12-06 05:00:00 UTC \(agent:main:main, compaction 1\)/)
+    expect(verdict(r, 'restore').reason).toMatch(/last restore delivered 2026-12-06 05:00 UTC \(agent:main:main, compaction 1\)/)
     expect(verdict(r, 'offloading').reason).toMatch(/2 results parked, 1 read back/)
     expect(verdict(r, 'checkpoints').reason).toMatch(/last cp_002 \(compaction\)/)
   })
@@ -231,7 +231,7 @@ describe('diagnose: the records', () => {
     })
     const r: Report = diagnose({ config: { plugins: setUp }, sessions: [s] })
     expect(r.warnings.map((w) => w.cause)).toEqual(['hooks-blocked', 'no-read-tool'])
-    expect(formatDoctor({ ...r, sessions: 1 })).toMatch(/warnings the plugin logged[^\n]*\n {2}2026-12-06 05:00:00 UTC {2}agent:main:main {2}context-native: hooks blocked/)
+    expect(formatDoctor({ ...r, sessions: 1 })).toMatch(/warnings the plugin logged[^\n]*\n {2}2026-12-06 05:00 UTC {2}agent:main:main {2}context-native: hooks blocked/)
   })
 })
 

@@ -711,6 +711,24 @@ try {
     assert.match(verdictOf(report, 'offloading').fix, /^openclaw config set tools\.alsoAllow/, text)
     assert.ok(report.warnings.some((w) => w.cause === 'no-read-tool' && w.sessionKey === 'agent:main:explicit:real-profile-minimal'), `the warning recorded for the doctor: ${JSON.stringify(report.warnings)}`)
   })
+  await check("gateway, tools.profile 'minimal': runs of two sessions in one gateway process, the plugin's warning that nothing is parked once in the gateway's log", async () => {
+    const port = await freePort()
+    writeConfig({ gatewayPort: port, tools: { profile: 'minimal' } })
+    const gw = startGateway({ node, openclawBin, port, env, cwd: workspace })
+    try {
+      await gw.ready()
+      turns.set('t70', [{ text: 'Hello.', usage: { prompt_tokens: 5_000 } }])
+      turns.set('t71', [{ text: 'Hello again.', usage: { prompt_tokens: 6_000 } }])
+      await turn('agent:main:real-gateway-minimal', '[t70] Hello.', { local: false })
+      await turn('agent:main:real-gateway-minimal-2', '[t71] Hello again.', { local: false })
+    } finally {
+      writeFileSync(join(work, 'gateway-minimal.log'), gw.log())
+      await gw.stop()
+    }
+    const lines = gw.log().split('\n').filter((l) => l.includes('is not sent scratchpad_read'))
+    assert.equal(lines.length, 1, `the warning once in the gateway's log: ${gw.log().split('\n').filter((l) => l.includes('context-native')).join('\n').slice(-2000)}`)
+    assert.match(lines[0], /a run of agent:main:real-gateway-minimal is not sent scratchpad_read.*`openclaw-context doctor`/)
+  })
   await check("a parked result is read back two hours later (past the old one-hour lifetime), after the plugin's retention run at that clock", async () => {
     assert.ok(parkedId && parkedId !== 'missing', 'the coding turn parked a result')
     // A result parked with the old lifetime (an hour) in another session: the retention run removes it when due.

@@ -188,7 +188,7 @@ function hooksBlocked(config) {
   return undefined
 }
 
-const when = (iso) => (typeof iso === 'string' ? iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC') : '?')
+const when = (iso) => (typeof iso === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(iso) ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : '?')
 /** The session whose evidence `pick` returns latest (by its `at`): `{ session, value }`, else undefined. */
 function latest(sessions, pick) {
   let best
@@ -315,7 +315,7 @@ export function diagnose({ config, sessions = [] }) {
   if (mode === 'replace' && !providerSelected) add('compaction', 'degraded', `${SETTINGS}.compaction.mode is "replace" but agents.defaults.compaction.provider is ${provider === undefined ? 'unset' : q(provider)}: OpenClaw never asks the plugin, its own LLM summary is used`, `${SETUP} --replace`)
   else if (mode === 'replace') add('compaction', 'ok', 'replace: the checkpoint is the compaction summary, no model call')
   else if (providerSelected) add('compaction', 'ok', 'default, with the provider: the checkpoint reads the exact messages compacted; OpenClaw writes its own summary')
-  else add('compaction', 'ok', `default: the checkpoint reads the session's transcript at before_compaction; OpenClaw writes its own summary (${setJson('agents.defaults.compaction.provider', PLUGIN_ID)} gives it the exact messages)`)
+  else add('compaction', 'ok', "default: OpenClaw's summary, the checkpoint from its transcript (the compaction provider would hand over the exact messages)")
 
   // --- retention -------------------------------------------------------------------------------------------
   if (setting(pc, 'retention.enabled', true) === false) add('retention', 'off', `${SETTINGS}.retention.enabled is false: nothing removes idle sessions' data`, `${onOff('retention.enabled')}, or run npx openclaw-context gc`, { chosen: true })
