@@ -131,13 +131,15 @@ describe('diagnose: the config', () => {
     expect(verdict(r, 'entries').status).toBe('ok')
   })
 
-  it('the claude-cli runtime for a model: offloading degraded (no middleware there), no fix in the plugin', () => {
+  it('the claude-cli runtime for a model: offloading degraded (no middleware there), no fix in the plugin, exit 0', () => {
     const config = { plugins: setUp, agents: { defaults: { models: { 'anthropic/claude-sonnet-5': { agentRuntime: { id: 'claude-cli' } } } } } }
     expect(claudeCliModels(config)).toEqual(['anthropic/claude-sonnet-5'])
     expect(claudeCliModels({ models: { providers: { anthropic: { models: [{ id: 'claude-opus-5', agentRuntime: { id: 'claude-cli' } }] } } } })).toEqual(['anthropic/claude-opus-5'])
     const r: Report = diagnose({ config })
-    expect(verdict(r, 'offloading')).toMatchObject({ status: 'degraded' })
+    expect(verdict(r, 'offloading')).toMatchObject({ status: 'degraded', chosen: true })
     expect(verdict(r, 'offloading').reason).toMatch(/claude-cli runtime \(anthropic\/claude-sonnet-5\)/)
+    // A limit of the runtime the config chose: shown, not counted.
+    expect(r.exitCode).toBe(EXIT.ok)
   })
 
   it('compaction.mode replace without the provider selected: degraded, setup --replace; with it ok', () => {
@@ -154,6 +156,7 @@ describe('diagnose: the config', () => {
     expect(verdict(r, 'offloading').chosen).toBe(true)
     expect(verdict(r, 'offloading').fix).toBe(`openclaw config set plugins.entries.${PLUGIN_ID}.config.offload.enabled true --strict-json`)
     expect(r.exitCode).toBe(EXIT.ok)
+    expect(formatDoctor({ ...r, sessions: 0 })).toMatch(/\nok but what the config chose: offloading, named entries, references, retention$/)
   })
 })
 

@@ -14,7 +14,8 @@
 //     what it read, the last compaction and whether its restore was delivered, the warnings it logged; the
 //     checkpoints and the observation store (parked results, read back or not; named entries).
 // `diagnose()` is the verdict logic, pure (tested in __test__/doctor.test.ts); `runDoctor()` gathers its input.
-// Exit 0: every verdict ok (or off by the plugin's own setting); 1: something degraded or off; 2: broken (the plugin
+// Exit 0: every verdict ok (or off by the plugin's own setting, or a limit of the runtime the config chose); 1:
+// something degraded or off; 2: broken (the plugin
 // does not load: not installed, disabled, denied, not in an allowlist, or OpenClaw's config could not be read).
 import { spawn } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
@@ -296,7 +297,8 @@ export function diagnose({ config, sessions = [] }) {
   else if (blocked?.llmInput) add('offloading', 'off', `${blocked.why}: the plugin never learns that a run's model can call scratchpad_read, so no result is parked`, blocked.fix)
   else if (readGaps.length) add('offloading', 'off', `the model is not sent scratchpad_read, so large results stay whole: ${gapText(readGaps)}`, readGaps[0].fix)
   else if (lastRun && lastRun.value.read === false) add('offloading', 'off', `the last run (${lastRun.session.sessionKey}, ${when(lastRun.value.at)}) was not sent scratchpad_read (a channel's or sub-agent's tool policy, tools.byProvider): its large results stayed whole`, 'allow scratchpad_read in the tool policy of that run')
-  else if (cliModels.length) add('offloading', 'degraded', `large results are not parked in runs on the claude-cli runtime (${cliModels.join(', ')}): OpenClaw calls no tool-result middleware there`, 'none in the plugin: a limit of that runtime (docs/plugin.md "Under the claude-cli runtime")')
+  // A limit of the runtime the config chose for those models: shown, not counted in the exit code.
+  else if (cliModels.length) add('offloading', 'degraded', `large results are not parked in runs on the claude-cli runtime (${cliModels.join(', ')}): OpenClaw calls no tool-result middleware there; other runs park them`, 'none in the plugin: a limit of that runtime (docs/plugin.md "Under the claude-cli runtime")', { chosen: true })
   else add('offloading', 'ok', `scratchpad_read is sent; ${plural(parked, 'result')} parked${parked ? `, ${readBack} read back` : ''}${lastRun ? `; last run ${when(lastRun.value.at)}` : ''}`)
 
   // --- named entries -----------------------------------------------------------------------------------
@@ -343,7 +345,8 @@ export function formatDoctor(r) {
     for (const x of r.warnings.slice(0, 10)) out.push(`  ${when(x.at)}  ${x.sessionKey}  ${x.message}`)
   }
   for (const e of r.errors ?? []) out.push(`  note: ${e}`)
-  out.push('', r.status === 'ok' ? 'all ok' : r.status === 'broken' ? 'broken: the plugin does not run (exit 2)' : `degraded: ${r.verdicts.filter((v) => v.status !== 'ok' && !v.chosen).map((v) => v.label).join(', ')} (exit 1)`)
+  const chosen = r.verdicts.filter((v) => v.status !== 'ok' && v.chosen).map((v) => v.label)
+  out.push('', r.status === 'ok' ? (chosen.length ? `ok but what the config chose: ${chosen.join(', ')}` : 'all ok') : r.status === 'broken' ? 'broken: the plugin does not run (exit 2)' : `degraded: ${r.verdicts.filter((v) => v.status !== 'ok' && !v.chosen).map((v) => v.label).join(', ')} (exit 1)`)
   return out.join('\n')
 }
 
