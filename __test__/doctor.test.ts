@@ -178,6 +178,12 @@ describe('diagnose: the records', () => {
     expect(verdict(r, 'restore').reason).toMatch(/compaction 2 of agent:main:main: no restore was delivered after it/)
   })
 
+  it('a record written before the plugin kept evidence: the restore not flagged (it cannot tell)', () => {
+    const s = healthy()
+    s.record = { compactions: 3, compactionSerial: 3 } as never
+    expect(verdict(diagnose({ config: { plugins: setUp }, sessions: [s] }), 'restore').status).toBe('ok')
+  })
+
   it('a restore waiting for the next prompt build, replace mode, nothing compacted: ok', () => {
     const pending = healthy()
     pending.record.compactions = 2

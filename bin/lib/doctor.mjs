@@ -268,11 +268,12 @@ export function diagnose({ config, sessions = [] }) {
   const compacted = sessions.filter((s) => (s.record?.compactions ?? 0) > 0)
   const undelivered = compacted.filter((s) => {
     const r = s.record
-    if (r.restorePending) return false
-    const ev = r.evidence ?? {}
+    // A record from before the plugin kept evidence cannot tell; one waiting is not late.
+    if (r.restorePending || !r.evidence) return false
+    const ev = r.evidence
     if (ev.restoreDelivered && ev.restoreDelivered.compaction >= r.compactions) return false
-    // Nothing to deliver by design: replace mode (the summary is the restore), nothing was compacted.
-    if (ev.compaction && ev.compaction.n >= r.compactions && ['replaced', 'nothing-compacted'].includes(ev.compaction.restore)) return false
+    // Nothing to deliver by design: replace mode (the summary is the restore), nothing compacted, checkpoints off then.
+    if (ev.compaction && ev.compaction.n >= r.compactions && ['replaced', 'nothing-compacted', 'disabled'].includes(ev.compaction.restore)) return false
     return true
   })
   const pending = compacted.filter((s) => s.record.restorePending)
