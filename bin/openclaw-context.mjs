@@ -7,12 +7,14 @@
 //   count [file] [--encoding E] [--json]
 //   gc [--dry-run] [--idle-days N] [--max-dirs N] [--json] [stateDir]   |   delete --session KEY [--json] [stateDir]
 //   setup [--replace] [--print] [--dry-run] [--openclaw CMD]   (bin/lib/setup.mjs)
+//   doctor [stateDir] [--json] [--openclaw CMD]                (bin/lib/doctor.mjs)
 // Thin JS over the addon: the logic it measures lives in Rust; this file parses arguments and prints.
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { cmdSetup, SETUP_USAGE } from './lib/setup.mjs'
+import { DOCTOR_USAGE } from './lib/doctor.mjs'
 
 const USAGE = `usage: openclaw-context <command> [options]
 
@@ -52,6 +54,7 @@ commands
   delete --session KEY [stateDir]
                              remove everything the package holds for one session (--json)
 ${SETUP_USAGE}
+${DOCTOR_USAGE}
 
 Lines that do not parse are skipped, as pi's session loader skips them, and each is reported. A file in
 no known format is an error (exit 3) that lists the formats known and the first lines it could not place.
@@ -256,6 +259,10 @@ async function main(argv) {
     }
     case 'setup':
       return cmdSetup(rest)
+    case 'doctor': {
+      const { cmdDoctor } = await import('./lib/doctor.mjs')
+      return cmdDoctor(rest)
+    }
     case undefined:
     case 'help':
     case '--help':

@@ -16,6 +16,7 @@ import { estimateContextTokens, evaluateScratchpadNudge, readCheckpoint, renderC
 import { unbridgeMessages } from './tools.ts'
 import { flushCaptures } from './capture.ts'
 import { isHousekeeping, memoryOf, obj, processState, readRecord, updateRecord, warnOnce, type PendingCompaction, type SessionRecord } from './state.ts'
+import { recordWarnings, updateEvidence, warnDegraded } from './doctor.ts'
 
 /** The plugin id, also its compaction provider's id. */
 export const PROVIDER_ID = 'context-native'
@@ -97,8 +98,11 @@ function takePending(sessionKey: string): PendingCompaction | undefined {
   return p
 }
 
-/** Writes the compaction checkpoint of a pending compaction from the messages given. */
-async function checkpointFrom(s: CompactionSettings, p: PendingCompaction, messages: unknown[], source: string): Promise<void> {
+/**
+ * Writes the compaction checkpoint of a pending compaction from the messages given, and records what it read for
+ * the doctor; a checkpoint with no messages to read is warned about once per process (`logger`).
+ */
+async function checkpointFrom(s: CompactionSettings, p: PendingCompaction, messages: unknown[], source: string, logger: { warn: (m: string) => void }): Promise<void> {
   // The turn's buffered captures first: the checkpoint reads the state files they go to.
   await flushCaptures(s.stateDir, p.sessionKey)
   const record = await readRecord(s.stateDir, p.sessionKey)
@@ -114,6 +118,16 @@ async function checkpointFrom(s: CompactionSettings, p: PendingCompaction, messa
     messages: unbridgeMessages(messages),
   })
   p.checkpointed = true
+  const from = p.source && source === 'before_compaction' ? p.source : source
+  void updateEvidence(s.stateDir, p.sessionKey, (e) => void (e.checkpoint = { at: new Date().toISOString(), trigger: 'compaction', source: from, messages: messages.length }))
+  if (messages.length === 0) {
+    warnDegraded(
+      logger,
+      'no-messages',
+      `the compaction checkpoint of ${p.sessionKey} had no messages to read (${from}): its restore holds only what the state files kept; agents.defaults.compaction.provider "context-native" hands the plugin the exact messages`,
+      { stateDir: s.stateDir, sessionKey: p.sessionKey },
+    )
+  }
 }
 
 export function registerCompaction(api: OpenClawPluginApi, s: CompactionSettings): void {
@@ -129,7 +143,7 @@ export function registerCompaction(api: OpenClawPluginApi, s: CompactionSettings
       p.claimedBy = 'provider'
       processState().claimed.push(p)
       try {
-        await checkpointFrom(s, p, messages, 'compaction provider')
+        await checkpointFrom(s, p, messages, 'compaction provider', api.logger)
       } catch (e) {
         warnOnce(api.logger, 'compaction checkpoint', e)
         return ''
@@ -145,6 +159,7 @@ export function registerCompaction(api: OpenClawPluginApi, s: CompactionSettings
     const sessionKey = ctx.sessionKey
     // A compaction of a housekeeping run's private copy (the memory flush's) is not the session's.
     if (!sessionKey || !s.checkpoints || isHousekeeping(ctx)) return
+    recordWarnings(s.stateDir, sessionKey)
     try {
       // OpenClaw 2026.9.6 fires this hook twice for one compaction (its attempt, then the compaction): the
       // second one refreshes the pending compaction instead of counting and checkpointing it again.
@@ -159,14 +174,19 @@ export function registerCompaction(api: OpenClawPluginApi, s: CompactionSettings
         r.compactionSerial++
       })
       let messages = Array.isArray(event.messages) ? event.messages : []
+      let source = 'before_compaction'
       if (messages.length === 0) {
+        source = "before_compaction, OpenClaw's transcript"
         try {
           messages = await transcriptMessages(ctx.sessionId, sessionKey, ctx.agentId)
         } catch (e) {
           warnOnce(api.logger, 'reading the transcript at compaction', e)
         }
       }
-      if (messages.length === 0) messages = memoryOf(sessionKey).messages
+      if (messages.length === 0) {
+        messages = memoryOf(sessionKey).messages
+        source = "before_compaction, the last prompt build's messages"
+      }
       const pending: PendingCompaction = {
         sessionKey,
         ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),
@@ -175,13 +195,14 @@ export function registerCompaction(api: OpenClawPluginApi, s: CompactionSettings
         at: Date.now(),
         stamps: new Set(messages.map(stampOf).filter((t): t is number => t !== undefined)),
         messages,
+        source,
         ...(event.tokenCount ? { tokenCount: event.tokenCount } : {}),
         contextWindow: s.contextWindow(record, ctx),
       }
       processState().pendingCompactions.push(pending)
       // Without the provider, nothing better than these messages will come: the checkpoint is written now
       // (OpenClaw awaits this hook), so it exists even when a compaction path fires no after_compaction.
-      if (!providerSelected()) await checkpointFrom(s, pending, messages, 'before_compaction')
+      if (!providerSelected()) await checkpointFrom(s, pending, messages, 'before_compaction', api.logger)
     } catch (e) {
       warnOnce(api.logger, 'before_compaction', e)
     }
@@ -196,7 +217,7 @@ export function registerCompaction(api: OpenClawPluginApi, s: CompactionSettings
       let p = state.claimed.find((x) => x.sessionKey === sessionKey)
       if (p) state.claimed = state.claimed.filter((x) => x !== p)
       else p = takePending(sessionKey)
-      if (p && !p.checkpointed && s.checkpoints) await checkpointFrom(s, p, p.messages ?? [], 'before_compaction')
+      if (p && !p.checkpointed && s.checkpoints) await checkpointFrom(s, p, p.messages ?? [], 'before_compaction', api.logger)
       memoryOf(sessionKey).messages = []
       const nothingLeft = event.compactedCount === 0
       const nudge = !nothingLeft && s.scratchpad ? evaluateScratchpadNudge(sessionKey, { kind: 'compaction_end' }, { nudgeAfterCompaction: s.nudgeAfterCompaction }) : undefined
@@ -212,6 +233,9 @@ export function registerCompaction(api: OpenClawPluginApi, s: CompactionSettings
         if (restore) r.restorePending = { text: restore, compaction: r.compactions, at: new Date().toISOString(), ...(checkpointId ? { checkpointId } : {}) }
         else delete r.restorePending
         if (nudge) r.nudgePending = nudge
+        // For the doctor: what became of this compaction's restore.
+        const outcome = restore ? 'pending' : p?.replaced ? 'replaced' : nothingLeft ? 'nothing-compacted' : !s.checkpoints ? 'disabled' : 'no-checkpoint'
+        ;(r.evidence ??= {}).compaction = { at: new Date().toISOString(), n: r.compactions, restore: outcome }
       })
     } catch (e) {
       warnOnce(api.logger, 'after_compaction', e)

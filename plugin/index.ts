@@ -24,6 +24,8 @@
 //   compaction (compaction.ts)                before_compaction, the compaction provider, after_compaction:
 //                                             a checkpoint of the compacted messages, the restore pending
 //   before_reset + session extension          a new conversation on the key forgets the old one
+//   doctor.ts                                 what worked, per session, for `openclaw-context doctor`; one
+//                                             warning per process and cause when a capability turns itself off
 //
 // Where state lives (state.ts): OpenClaw registers the plugin several times per process and runs `--local`
 // turns one process each, so memory-only state is process-wide (globalThis) and what must outlive a process is
@@ -54,12 +56,14 @@ import {
   processState,
   readEntry,
   readRecord,
+  runTools,
   SESSION_ENTRY,
   updateRecord,
   warnOnce,
   type SessionRecord,
 } from './state.ts'
 import { BRIDGE_TOOL, registerTools, scratchpadStore, toolNames, unbridgeMessages } from './tools.ts'
+import { evidenceOf, noteEvidence, noteRunEvidence, warnDegraded, warnIfHooksBlocked } from './doctor.ts'
 import { registerReferences } from './references.ts'
 import { bufferToolResult, bufferedCaptures, dropCaptures, flushCaptures } from './capture.ts'
 import { noteActivity, scheduleRetention } from './retention.ts'
@@ -99,6 +103,9 @@ export function registerContextNative(api: OpenClawPluginApi): void {
   const limits = scratchpadLimits(settings)
   const nudgeSettings = nudgeSettingsOf(settings)
   const store = scratchpadStore(stateDir, limits)
+  // Nothing degrades in silence: OpenClaw blocks the conversation hooks of a plugin not set up for them, which
+  // turns off the block, the gauge, the restore and the parking. Said once per process, at the runtime load.
+  warnIfHooksBlocked(api, PLUGIN_ID)
 
   /**
    * The session model's window: the run's budget, the run's model's config entry, the last one the session's
@@ -164,6 +171,13 @@ export function registerContextNative(api: OpenClawPluginApi): void {
   api.on('llm_input', (event, ctx) => {
     const runId = ctx.runId ?? event.runId
     if (runId) noteRunTools(runId, event.tools)
+    // A housekeeping run, a Claude Code run (no parking there whatever it is sent): no evidence.
+    if (!ctx.sessionKey || isHousekeeping(ctx) || isClaudeCliRun(runId) || !settings.offload.enabled) return
+    try {
+      noteRunEvidence(api.logger, stateDir, ctx.sessionKey, runTools(runId))
+    } catch (e) {
+      warnOnce(api.logger, 'llm_input', e)
+    }
   })
 
   // --- before_prompt_build: the prepend ----------------------------------------------------------
@@ -240,6 +254,7 @@ export function registerContextNative(api: OpenClawPluginApi): void {
         // The reading was of the context about to be compacted: no gauge line, no 80 % checkpoint of it.
         reading = { ...reading, action: 'none', line: undefined } as typeof reading
       }
+      let autoCheckpoint: { trigger: string; source: string; messages: number } | undefined
       if (reading.action === 'checkpoint' && settings.checkpoints.enabled) {
         await flushCaptures(stateDir, sessionKey) // the state files the checkpoint reads
         const written = await writeCheckpoint({
@@ -256,6 +271,7 @@ export function registerContextNative(api: OpenClawPluginApi): void {
         // builds a Codex turn's prompt up to three times (a fresh native thread, scripts/test-codex.mjs), and the
         // line of the build that is sent must not lose `Checkpoint saved` because an earlier build wrote it.
         checkpointSaved = written.written || checkpointSaved
+        if (written.written) autoCheckpoint = { trigger: 'auto-80pct', source: 'prompt build', messages: event.messages.length }
         reading = evaluateContextUsage({ tokens, contextWindow: window }, { ...thresholds, checkpointSaved })
       }
 
@@ -267,7 +283,11 @@ export function registerContextNative(api: OpenClawPluginApi): void {
       if (changes(record)) {
         await updateRecord(stateDir, sessionKey, (r) => {
           if (ctx.sessionId) r.sessionId = ctx.sessionId
+          const at = new Date().toISOString()
+          if (checkpointSaved && r.checkpointedEpoch !== epoch && autoCheckpoint) (r.evidence ??= {}).checkpoint = { at, ...autoCheckpoint }
           if (checkpointSaved) r.checkpointedEpoch = epoch
+          // The doctor's evidence that the restore of the last compaction reached a prompt.
+          if (r.restorePending) (r.evidence ??= {}).restoreDelivered = { at, compaction: r.restorePending.compaction }
           taken = { restore: r.restorePending, nudge: r.nudgePending }
           delete r.restorePending
           delete r.nudgePending
@@ -285,6 +305,23 @@ export function registerContextNative(api: OpenClawPluginApi): void {
       const block = settings.scratchpad.enabled ? getScratchpadContent(sessionKey) : undefined
       if (block) parts.push(block)
       if (reading.line) parts.push(reading.line)
+      // What this prompt build did, for the doctor (written when it changes, not every turn).
+      const noWindow = claude && cliWindow === undefined
+      noteEvidence(
+        stateDir,
+        sessionKey,
+        'promptBuild',
+        { block: Boolean(block), gauge: noWindow ? 'no-window' : reading.line ? 'line' : 'below', ...(noWindow ? {} : { window }), ...(claude ? { runtime: CLAUDE_CLI_RUNTIME } : {}) },
+        evidenceOf(record),
+      )
+      if (noWindow) {
+        warnDegraded(
+          api.logger,
+          'no-window',
+          `no context window is known for ${sessionKey} under the claude-cli runtime (none reported by OpenClaw yet, none in models.providers.anthropic.models[]): no gauge line, no 80 % checkpoint`,
+          { stateDir, sessionKey },
+        )
+      }
     } catch (e) {
       warnOnce(api.logger, 'before_prompt_build', e)
     }

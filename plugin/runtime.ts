@@ -111,7 +111,7 @@ export async function nativeCompactionTurn(
   if (input.record.nativeCompactionStamp === last.stamp) return undefined
   // OpenClaw's own compaction of its mirror may have run after the last turn and left its restore pending:
   // that one is prepended (index.ts), not a second one.
-  const restore = await checkpointNative(s, { ...input, last, restore: !input.record.restorePending })
+  const restore = await checkpointNative(s, { ...input, last, restore: !input.record.restorePending, delivered: true })
   return restore ? { restore } : {}
 }
 
@@ -129,7 +129,7 @@ export async function nativeCompactionAfterTurn(
   const last = lastReportedContext(input.before)
   if (!last || input.record.nativeCompactionStamp === last.stamp) return false
   if (last.tokens < input.contextWindow / 2 || input.reported >= last.tokens / 2) return false
-  const restore = await checkpointNative(s, { ...input, messages: input.before, last, restore: !input.record.restorePending })
+  const restore = await checkpointNative(s, { ...input, messages: input.before, last, restore: !input.record.restorePending, delivered: false })
   if (restore) await updateRecord(s.stateDir, input.sessionKey, (r) => void (r.restorePending = { text: restore, compaction: r.compactions, at: new Date().toISOString() }))
   return true
 }
@@ -137,13 +137,19 @@ export async function nativeCompactionAfterTurn(
 /** Counts a native compaction in the record and, checkpoints on, writes its checkpoint; the restore text when asked. */
 async function checkpointNative(
   s: NativeCompactionSettings,
-  input: { sessionKey: string; agentId?: string; messages: unknown[]; contextWindow: number; last: { tokens: number; stamp: number }; restore: boolean },
+  input: { sessionKey: string; agentId?: string; messages: unknown[]; contextWindow: number; last: { tokens: number; stamp: number }; restore: boolean; delivered: boolean },
 ): Promise<string | undefined> {
   const record = await updateRecord(s.stateDir, input.sessionKey, (r) => {
     r.compactions++
     r.compactionSerial++
     r.nativeCompactionStamp = input.last.stamp
     r.checkpointedEpoch = undefined
+    // For the doctor: the checkpoint this compaction gets, and its restore (prepended to this turn when `delivered`).
+    const at = new Date().toISOString()
+    const e = (r.evidence ??= {})
+    if (s.checkpoints && input.restore) e.checkpoint = { at, trigger: 'compaction', source: "Claude Code's compaction, OpenClaw's mirror", messages: input.messages.length }
+    e.compaction = { at, n: r.compactions, restore: s.checkpoints ? 'pending' : 'disabled' }
+    if (s.checkpoints && input.restore && input.delivered) e.restoreDelivered = { at, compaction: r.compactions }
   })
   if (!s.checkpoints || !input.restore) return undefined
   await writeCheckpoint({

@@ -9,6 +9,7 @@
 //     model request) is a per-session record on disk, in this package's store under the state dir, written
 //     atomically by the native binding (`writeObservation`: temp file, fsync, rename).
 import { readObservation, writeObservation } from '@openclaw/context-native'
+import type { Evidence } from './doctor.ts'
 
 /** The observation-store entry (one per session) that holds the scratchpad's persisted spaces. */
 export const SCRATCHPAD_ENTRY = 'context-native-scratchpad'
@@ -40,6 +41,8 @@ export interface SessionRecord {
   nudgePending?: string
   /** Claude Code runtime: the time of the reported usage whose native compaction was already handled (runtime.ts). */
   nativeCompactionStamp?: number
+  /** What worked in this session and the warnings logged for it, for `openclaw-context doctor` (doctor.ts). */
+  evidence?: Evidence
 }
 
 export const emptyRecord = (sessionId?: string, serial = 0): SessionRecord => ({
@@ -95,6 +98,8 @@ export interface PendingCompaction {
   stamps: Set<number>
   /** The messages it will checkpoint when no compaction provider hands over the exact ones. */
   messages?: unknown[]
+  /** Where those messages came from (the doctor's evidence: the hook's, OpenClaw's transcript, the last prompt build's). */
+  source?: string
   tokenCount?: number
   contextWindow?: number
   /** Set when the compaction provider claimed it. */

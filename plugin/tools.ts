@@ -28,6 +28,7 @@ import { isHousekeeping, memoryOf, obj, PROTECTED_ENTRIES, processState, runTool
 import { readPersisted } from './retention.ts'
 import { ENTRY_TOOLS, entryName, entryTools, readFooter } from './entries.ts'
 import { bufferToolResult } from './capture.ts'
+import { recordWarnings } from './doctor.ts'
 
 /** The name of OpenClaw's Tool Search bridge tool; its arguments are `{ id, args }`. */
 export const BRIDGE_TOOL = 'tool_call'
@@ -231,6 +232,8 @@ export function registerTools(api: OpenClawPluginApi, s: ToolSettings, store: Sc
         // No session key (a metadata-only catalog build, a detached run): no tools rather than a shared pad.
         const sessionKey = ctx.sessionKey
         if (!sessionKey || isHousekeeping({ sessionKey })) return null
+        // A warning this process logged at load (its hooks blocked) is recorded for the doctor in the first session.
+        recordWarnings(s.stateDir, sessionKey)
         const tools: AnyAgentTool[] = []
         if (s.scratchpad) tools.push(scratchpadTool(sessionKey))
         if (s.offload.enabled) tools.push(readTool(sessionKey), ...entryTools(s.stateDir, sessionKey))

@@ -19,13 +19,17 @@
 //      with a diagnostic naming the setting (plugin/settings.ts);
 //   6. a user's plugins.allow list gets the plugin added, the rest of the list kept;
 //   7. `setup --replace` (when the plugin's configSchema has compaction.mode, i.e. replace mode exists):
-//      the mode and agents.defaults.compaction.provider set, still no diagnostics.
+//      the mode and agents.defaults.compaction.provider set, still no diagnostics;
+//   doctor (bin/lib/doctor.mjs, the installed copy's): before setup the hooks blocked with setup as the fix (exit 1),
+//   and a gateway started then logs the plugin's warning about it once (the plugin is registered several times in
+//   the process); after setup, with no session yet, every verdict ok (exit 0).
 // Prints `plugin-install: N passed, N failed`. TEST_PLUGIN_INSTALL_KEEP=1 keeps the temp dir.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openclawDir, OPENCLAW_VERSION, root } from './host.mjs'
-import { findInstalledPackage, installPackedPlugin, openclaw, packedTarballs, PLUGIN_ID, setupPlugin } from './lib/install-plugin.mjs'
+import { hostNode, openclawDir, OPENCLAW_VERSION, root } from './host.mjs'
+import { findInstalledPackage, installedCli, installPackedPlugin, openclaw, packedTarballs, PLUGIN_ID, setupPlugin } from './lib/install-plugin.mjs'
+import { freePort, startGateway } from './lib/harness.mjs'
 
 const t0 = Date.now()
 const results = { passed: 0, failed: 0 }
@@ -129,6 +133,53 @@ await check('inspect --runtime before setup: loaded, both tools, the conversatio
   return `${r.diagnostics.length} diagnostics, all "allowConversationAccess"`
 })
 
+/** `openclaw-context doctor --json`, the installed copy's, against the state dir: `{ status, report }`. */
+function doctor() {
+  const r = installedCli('doctor', ['--json'], { stateDir, home })
+  let report
+  try {
+    report = JSON.parse(r.stdout)
+  } catch {
+    throw new Error(`doctor printed no JSON (exit ${r.status}):\n${r.stdout}${r.stderr}`)
+  }
+  return { status: r.status, report }
+}
+const verdictsText = (report) => report.verdicts.map((v) => `${v.status} ${v.capability}: ${v.reason}${v.fix ? ` [fix: ${v.fix}]` : ''}`).join('\n')
+
+await check('doctor before setup: the conversation hooks blocked, `setup` the fix, exit 1', () => {
+  const { status, report } = doctor()
+  assert(status === 1, `exit ${status}\n${verdictsText(report)}`)
+  for (const capability of ['scratchpad', 'gauge', 'checkpoints', 'restore', 'offloading']) {
+    const v = report.verdicts.find((x) => x.capability === capability)
+    assert(v.status !== 'ok' && /hooks blocked/.test(v.reason) && /allowConversationAccess unset/.test(v.reason), `${capability}: ${JSON.stringify(v)}`)
+    assert(v.fix === 'npx openclaw-context setup', `${capability}'s fix: ${v.fix}`)
+  }
+  for (const capability of ['entries', 'references', 'compaction', 'retention']) assert(report.verdicts.find((x) => x.capability === capability).status === 'ok', verdictsText(report))
+  return report.verdicts.find((x) => x.capability === 'scratchpad').reason.slice(0, 100)
+})
+
+await check("a gateway before setup: the plugin's warning about its blocked hooks once in the gateway's log, naming setup and the doctor", async () => {
+  const port = await freePort()
+  const config = readConfig()
+  const saved = readFileSync(configPath, 'utf8')
+  config.gateway = { mode: 'local', bind: 'loopback', port, auth: { mode: 'none' } }
+  writeFileSync(configPath, `${JSON.stringify(config, null, 2)}\n`)
+  const env = { ...process.env, HOME: home, OPENCLAW_STATE_DIR: stateDir, NO_COLOR: '1', OPENCLAW_NO_UPDATE_CHECK: '1' }
+  const gw = startGateway({ node: hostNode(), openclawBin: join(openclawDir, 'openclaw.mjs'), port, env, cwd: home })
+  try {
+    await gw.ready()
+    // The plugin is loaded once the gateway listens; give its log a moment.
+    for (let waited = 0; !/context-native: OpenClaw blocks/.test(gw.log()) && waited < 15_000; waited += 500) await new Promise((r) => setTimeout(r, 500))
+  } finally {
+    await gw.stop()
+    writeFileSync(configPath, saved)
+  }
+  const lines = gw.log().split('\n').filter((l) => l.includes('context-native: OpenClaw blocks its conversation hooks'))
+  assert(lines.length === 1, `the warning ${lines.length} times in the gateway's log:\n${gw.log().split('\n').filter((l) => /context-native/.test(l)).join('\n').slice(-3000)}`)
+  assert(/npx openclaw-context setup/.test(lines[0]) && /`openclaw-context doctor`/.test(lines[0]), lines[0])
+  return lines[0].slice(0, 160)
+})
+
 let afterFirst
 await check('openclaw-context setup: sets what is missing, says so, changes nothing else', () => {
   const before = readConfig()
@@ -149,6 +200,15 @@ await check('setup again: nothing to change, the config file keeps its bytes', (
   assert(r.status === 0, `exit ${r.status}\n${r.stdout}${r.stderr}`)
   assert(/nothing to change/.test(r.stdout), r.stdout)
   assert(readFileSync(configPath, 'utf8') === afterFirst, 'the config file changed on the second run')
+})
+
+await check('doctor after setup, no session yet: every verdict ok, exit 0', () => {
+  const { status, report } = doctor()
+  assert(status === 0, `exit ${status}\n${verdictsText(report)}`)
+  const notOk = report.verdicts.filter((v) => v.status !== 'ok')
+  assert(notOk.length === 0 && report.verdicts.length === 9, verdictsText(report))
+  assert(report.sessions === 0, `sessions ${report.sessions}`)
+  return `${report.verdicts.length} verdicts ok`
 })
 
 await check('inspect --runtime after setup: every hook registered, no diagnostics', async () => {

@@ -21,7 +21,7 @@ import { createRequire } from 'node:module'
 import { spawnSync } from 'node:child_process'
 import { ensureOpenClaw, hostNode, OPENCLAW_VERSION, root } from './host.mjs'
 import { contentText, requestText, startModelServer } from './lib/model-server.mjs'
-import { installPackedPlugin, openclaw as runOpenClaw, packedTarballs } from './lib/install-plugin.mjs'
+import { installedCli, installPackedPlugin, openclaw as runOpenClaw, packedTarballs } from './lib/install-plugin.mjs'
 import { copyPluginSources, createChecks, freePort, readCheckpoints, startGateway } from './lib/harness.mjs'
 
 const t0 = Date.now()
@@ -288,6 +288,23 @@ function assertFlushLeftAlone(flushes) {
   assert.deepEqual(internalSessionPaths(), [], 'nothing written for the internal session of a memory flush (no checkpoint, record or state)')
 }
 const checkpoints = (sessionKey) => readCheckpoints(native, stateDir, sessionKey)
+/**
+ * `openclaw-context doctor --json` on the state dir as a user runs it (the installed copy's CLI, OpenClaw's config
+ * read through its own CLI): `{ status, report, text }`, `text` the verdicts one per line for a failure's message.
+ */
+function doctor() {
+  const r = installedCli('doctor', ['--json'], { stateDir, home, env: { OPENCLAW_CONFIG_PATH: env.OPENCLAW_CONFIG_PATH } })
+  let report
+  try {
+    report = JSON.parse(r.stdout)
+  } catch {
+    throw new Error(`doctor printed no JSON (exit ${r.status}): ${r.stdout}${r.stderr}`)
+  }
+  const text = report.verdicts.map((v) => `${v.status} ${v.capability}: ${v.reason}${v.fix ? ` [fix: ${v.fix}]` : ''}`).join('\n')
+  if (verbose) console.log(text.replace(/^/gm, '       '))
+  return { status: r.status, report, text }
+}
+const verdictOf = (report, capability) => report.verdicts.find((v) => v.capability === capability)
 
 // ---------------------------------------------------------------------------------------------------
 // TEST_REAL_ONLY=<text>: only the checks whose name contains it (for working on one scenario; a|b: either).
@@ -394,6 +411,18 @@ try {
     const flushes = all.filter((q) => isMemoryFlush(q.body))
     assert.ok(flushes.length > 0, 'the memory plugin ran its pre-compaction flush')
     assertFlushLeftAlone(flushes)
+  })
+
+  await check('--local turn 4, then openclaw-context doctor: after a turn and a compaction every verdict is ok (exit 0), from the records of the real runs', () => {
+    const { status, report, text } = doctor()
+    assert.equal(status, 0, text)
+    assert.deepEqual(report.verdicts.filter((v) => v.status !== 'ok'), [], text)
+    assert.match(verdictOf(report, 'restore').reason, new RegExp(`last restore delivered .*\\(${KEY}, compaction \\d+\\)`), text)
+    assert.match(verdictOf(report, 'scratchpad').reason, /last prompt build .*the block was prepended/, text)
+    assert.match(verdictOf(report, 'gauge').reason, /128,000-token window/, text)
+    assert.match(verdictOf(report, 'offloading').reason, /[1-9]\d* results? parked, [1-9]\d* read back/, text)
+    assert.match(verdictOf(report, 'checkpoints').reason, /\(compaction\).*from before_compaction/, text)
+    assert.deepEqual(report.warnings, [], 'no warning recorded')
   })
 
   // ==== --local, Tool Search default: seed 004's named entries and seed 003's references ==============
@@ -665,12 +694,40 @@ try {
     const parked = native.listObservationsSync({ stateDir, sessionKey: 'agent:main:explicit:real-deny-read' }).filter((e) => e.name.startsWith('read'))
     assert.deepEqual(parked, [], 'nothing parked')
   })
-  await check("tools.profile 'minimal': neither tool is sent, nothing sent names them (no guidance, nothing parked)", async () => {
+  await check("tools.profile 'minimal': neither tool is sent, nothing sent names them (no guidance, nothing parked); the turn logs why once and the doctor reports offloading off and why", async () => {
     writeConfig({ tools: { profile: 'minimal' } })
     turns.set('t23', [{ text: 'Hello.', usage: { prompt_tokens: 5_000 } }])
     const t = await turn('real-profile-minimal', '[t23] Hello.')
     const body = JSON.stringify(t.chat[0].body)
     assert.ok(!body.includes('session_scratchpad') && !body.includes('scratchpad_read'), `no tool, no guidance naming one: ${toolNames(t.chat[0]).join(', ')}`)
+    // Nothing degrades in silence: the turn's process logged it once, and the doctor says offloading is off and why.
+    const logged = `${t.out}\n${t.err}`.split('\n').filter((l) => l.includes('is not sent scratchpad_read'))
+    assert.equal(logged.length, 1, `the warning once in the turn's log: ${logged.join(' | ') || `${t.err}`.slice(-1500)}`)
+    assert.match(logged[0], /a run of agent:main:explicit:real-profile-minimal is not sent scratchpad_read.*`openclaw-context doctor`/)
+    const { status, report, text } = doctor()
+    assert.equal(status, 1, text)
+    assert.equal(verdictOf(report, 'offloading').status, 'off', text)
+    assert.match(verdictOf(report, 'offloading').reason, /not sent scratchpad_read, so large results stay whole: tools\.profile "minimal" leaves it out/, text)
+    assert.match(verdictOf(report, 'offloading').fix, /^openclaw config set tools\.alsoAllow/, text)
+    assert.ok(report.warnings.some((w) => w.cause === 'no-read-tool' && w.sessionKey === 'agent:main:explicit:real-profile-minimal'), `the warning recorded for the doctor: ${JSON.stringify(report.warnings)}`)
+  })
+  await check("gateway, tools.profile 'minimal': runs of two sessions in one gateway process, the plugin's warning that nothing is parked once in the gateway's log", async () => {
+    const port = await freePort()
+    writeConfig({ gatewayPort: port, tools: { profile: 'minimal' } })
+    const gw = startGateway({ node, openclawBin, port, env, cwd: workspace })
+    try {
+      await gw.ready()
+      turns.set('t70', [{ text: 'Hello.', usage: { prompt_tokens: 5_000 } }])
+      turns.set('t71', [{ text: 'Hello again.', usage: { prompt_tokens: 6_000 } }])
+      await turn('agent:main:real-gateway-minimal', '[t70] Hello.', { local: false })
+      await turn('agent:main:real-gateway-minimal-2', '[t71] Hello again.', { local: false })
+    } finally {
+      writeFileSync(join(work, 'gateway-minimal.log'), gw.log())
+      await gw.stop()
+    }
+    const lines = gw.log().split('\n').filter((l) => l.includes('is not sent scratchpad_read'))
+    assert.equal(lines.length, 1, `the warning once in the gateway's log: ${gw.log().split('\n').filter((l) => l.includes('context-native')).join('\n').slice(-2000)}`)
+    assert.match(lines[0], /a run of agent:main:real-gateway-minimal is not sent scratchpad_read.*`openclaw-context doctor`/)
   })
   await check("a parked result is read back two hours later (past the old one-hour lifetime), after the plugin's retention run at that clock", async () => {
     assert.ok(parkedId && parkedId !== 'missing', 'the coding turn parked a result')

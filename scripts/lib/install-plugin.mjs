@@ -98,13 +98,22 @@ export async function installPackedPlugin({ stateDir, home, dist, spec = pkg.nam
  * CLI against `stateDir`. Returns `{ status, stdout, stderr }`.
  */
 export function setupPlugin(args = [], { stateDir, home = join(dirname(stateDir), 'home') } = {}) {
+  return installedCli('setup', args, { stateDir, home })
+}
+
+/**
+ * `openclaw-context <command> --openclaw <the pinned CLI> [...args]` as a user runs it (`setup`, `doctor`): the
+ * installed package's own bin/openclaw-context.mjs (the repository's when nothing is installed), under Node 24,
+ * against `stateDir`. Returns `{ status, stdout, stderr }`.
+ */
+export function installedCli(command, args = [], { stateDir, home = join(dirname(stateDir), 'home'), env: extra = {} } = {}) {
   ensureOpenClaw({ quiet: true })
   const node = hostNode()
   const installed = findInstalledPackage(stateDir)
   const bin = join(installed ?? root, 'bin', 'openclaw-context.mjs')
   const cli = join(dirname(openclawDir), '.bin', 'openclaw')
-  const env = { ...process.env, HOME: home, OPENCLAW_STATE_DIR: stateDir, NO_COLOR: '1', PATH: [dirname(node), process.env.PATH].join(process.platform === 'win32' ? ';' : ':') }
-  const r = spawnSync(node, [bin, 'setup', '--openclaw', cli, ...args], { encoding: 'utf8', env, timeout: 180_000 })
+  const env = { ...process.env, HOME: home, OPENCLAW_STATE_DIR: stateDir, NO_COLOR: '1', PATH: [dirname(node), process.env.PATH].join(process.platform === 'win32' ? ';' : ':'), ...extra }
+  const r = spawnSync(node, [bin, command, '--openclaw', cli, ...args], { encoding: 'utf8', env, timeout: 180_000 })
   return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' }
 }
 
