@@ -11,7 +11,8 @@
 //   continuation recall; and the defect scan of every restore.
 // Exit codes: 0 measured (whatever the figures), 1 nothing could be measured (no transcript with a
 // compaction), 2 bad arguments or a path that does not exist.
-import { relative, resolve } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { basename, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import {
@@ -24,6 +25,7 @@ import {
   transcriptFiles,
   VALIDATION_DIR,
 } from '../bin/lib/eval-restore.mjs'
+import { briefingMeans, briefingRows, formatBriefing } from '../bin/lib/briefing.mjs'
 
 // The measure moved to bin/lib/eval-restore.mjs (issue 21); this module still exports it for old imports.
 export * from '../bin/lib/eval-restore.mjs'
@@ -63,19 +65,24 @@ async function main(argv) {
       return 2
     }
     const results = []
+    const briefing = []
     for (const f of files) {
       process.stderr.write(`eval:restore: ${relative(process.cwd(), f)}...\n`)
-      results.push(await evaluateTranscript(f, { maxTokens }))
+      const r = await evaluateTranscript(f, { maxTokens })
+      results.push(r)
+      briefing.push(...briefingRows(readFileSync(f, 'utf8'), basename(f), r.restores, { budget: maxTokens }))
     }
     const rows = results.flatMap((r) => r.compactions)
     const s = summarize(rows, maxTokens, { continuation: results.flatMap((r) => r.continuation), restores: results.flatMap((r) => r.restores) })
+    // the briefing overlap (issue 51): ROUGE against the summary's written text, beside the naive text and the oracle
+    s.briefing = { rows: briefing, default: briefingMeans(briefing, 'default'), replace: briefingMeans(briefing, 'replace'), lines: formatBriefing(briefing, { budget: maxTokens }) }
     measured += rows.length + s.continuation.compactions
     out.push({ set: set.name, summary: s, results })
   }
   const title = (o) => (o.set ? `== ${o.set === 'bundled' ? 'bundled transcripts (__test__/fixtures/transcripts)' : 'validation set (__test__/fixtures/transcripts-validation)'}\n\n` : '')
   if (values.json) process.stdout.write(`${JSON.stringify(sets.length > 1 ? { maxTokens, sets: out } : { maxTokens, summary: out[0].summary, results: out[0].results }, null, 2)}\n`)
-  else if (values.markdown) process.stdout.write(`${out.map((o) => `${o.set ? `#### ${o.set}\n\n` : ''}${markdownSection(o.results, o.summary, maxTokens).join('\n')}`).join('\n\n')}\n`)
-  else process.stdout.write(`${out.map((o) => `${title(o)}${formatReport(o.results, o.summary, { missed: values.missed })}`).join('\n\n')}\n`)
+  else if (values.markdown) process.stdout.write(`${out.map((o) => `${o.set ? `#### ${o.set}\n\n` : ''}${markdownSection(o.results, o.summary, maxTokens).join('\n')}\n\n${o.summary.briefing.lines.join('\n')}`).join('\n\n')}\n`)
+  else process.stdout.write(`${out.map((o) => `${title(o)}${formatReport(o.results, o.summary, { missed: values.missed })}\n\n${o.summary.briefing.lines.join('\n')}`).join('\n\n')}\n`)
   return measured ? 0 : 1
 }
 
