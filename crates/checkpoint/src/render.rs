@@ -279,8 +279,10 @@ const PROPORTION_ITEMS: usize = 100;
 /// a command line takes many tokens for the names it holds (measured over the bundled and
 /// validation restores: 2.9 of a real summary's items per 100 tokens, identifiers 6.9, files 11).
 const COMMAND_PACE: f64 = 2.0;
+/// Key exchanges (the latest) a summary of its own keeps until the names are gone.
+const LATEST_EXCHANGES: usize = 3;
 /// Characters of a key exchange's gist (seed 001, 11.2).
-const GIST_CHARS: usize = crate::briefing::SENTENCE_CHARS;
+const GIST_CHARS: usize = 120;
 /// Longest open item carried from a tool failure shown.
 const FAILURE_ITEM_CHARS: usize = 160;
 /// Longest identifier shown.
@@ -436,20 +438,39 @@ fn without_planned<'a>(what: &'a str, next: &str) -> Cow<'a, str> {
     Cow::Owned(format!("{} (re: the plan under Next action)", &what[..at]))
 }
 
-/// Least valuable first: tools, the thread summary, the learnings, the user's older constraints
-/// and all but the [`NEWEST_DECISIONS`] newest decisions; then files, identifiers, commands and
-/// key exchanges together, each list from its least valuable up (files, identifiers and
-/// commands from the least active, the key exchanges from the least salient by the briefing's
-/// ranking, [`exchange_order`]), each dropped in proportion to its length (up to
-/// [`PROPORTION_ITEMS`]; the items after those go first), the commands [`COMMAND_PACE`] times
-/// as fast and the key exchanges [`EXCHANGE_PACE`] times; then the newest decisions and the
-/// newest constraint. The task, working state, next action and open items are never in it.
-fn drop_order(cp: &Checkpoint, files: usize) -> Vec<Piece> {
+/// Least valuable first: tools, the thread summary, the key exchanges (the agent's before the
+/// user's, oldest first), then files, identifiers and commands together from the least active
+/// up (each list dropped in proportion to its length, up to [`PROPORTION_ITEMS`], the commands
+/// [`COMMAND_PACE`] times as fast; the items after those go first), then the [`NEWEST_DECISIONS`] newest decisions, the newest constraint. The
+/// learnings (findings: a failure got past) go right after the key exchanges, then the older
+/// constraints and decisions: in a restore appended to OpenClaw's summary (800 tokens) the names
+/// are worth more, in a summary of its own (replace mode, 2,000) they fit.
+/// The task, working state, next action and open items are never in it.
+fn drop_order(cp: &Checkpoint, files: usize, as_summary: bool) -> Vec<Piece> {
     let mut v = Vec::new();
     v.extend((0..cp.resources.tools_used.len()).map(Piece::Tool));
     if cp.thread.summary.is_some() {
         v.push(Piece::Summary);
     }
+    let ex = &cp.thread.key_exchanges;
+    // in a summary of its own, the latest exchanges (what the agent reported last, the user's
+    // reply, what the agent was doing when the compaction came) are where the work stood: all
+    // the model will know of its progress; they go after the names
+    let latest: Vec<usize> = if as_summary {
+        (ex.len().saturating_sub(LATEST_EXCHANGES)..ex.len()).collect()
+    } else {
+        Vec::new()
+    };
+    v.extend(
+        (0..ex.len())
+            .filter(|&i| ex[i].role == Role::Agent && !latest.contains(&i))
+            .map(Piece::Exchange),
+    );
+    v.extend(
+        (0..ex.len())
+            .filter(|&i| ex[i].role == Role::User && !latest.contains(&i))
+            .map(Piece::Exchange),
+    );
     v.extend((0..cp.learnings.len()).map(Piece::Learning));
     // the user's older constraints before the names; the newest last of all
     let nc = cp.constraints.len();
@@ -458,64 +479,29 @@ fn drop_order(cp: &Checkpoint, files: usize) -> Vec<Piece> {
     let nd = cp.decisions.len();
     let newest_decision = nd.saturating_sub(NEWEST_DECISIONS);
     v.extend((0..newest_decision).map(Piece::Decision));
-    // rank r of a list of n: key (r + 1) / n; the highest key (the least valuable) goes first
+    // rank r of a list of n: key (r + 1) / n; the highest key (the least active) goes first
     let mut ranked: Vec<(f64, u8, Piece)> = Vec::new();
-    let mut add = |n: usize, class: u8, pace: f64, piece: &dyn Fn(usize) -> Piece| {
+    let mut add = |n: usize, class: u8, pace: f64, f: fn(usize) -> Piece| {
         // beyond the first PROPORTION_ITEMS of a list, items go before any of another list's
         // first ones: a long tail of identifiers does not push out the most active files
         let scale = n.min(PROPORTION_ITEMS) as f64;
         for r in 0..n {
-            ranked.push((pace * (r + 1) as f64 / scale, class, piece(r)));
+            ranked.push((pace * (r + 1) as f64 / scale, class, f(r)));
         }
     };
-    add(files, 0, 1.0, &Piece::File);
-    add(cp.resources.identifiers.len(), 1, 1.0, &Piece::Identifier);
-    add(
-        cp.resources.commands.len(),
-        2,
-        COMMAND_PACE,
-        &Piece::Command,
-    );
-    let exchanges = exchange_order(cp);
-    add(exchanges.len(), 3, EXCHANGE_PACE, &|r| {
-        Piece::Exchange(exchanges[r])
-    });
+    add(files, 0, 1.0, Piece::File);
+    add(cp.resources.identifiers.len(), 1, 1.0, Piece::Identifier);
+    add(cp.resources.commands.len(), 2, COMMAND_PACE, Piece::Command);
     ranked.sort_by(|a, b| {
         b.0.partial_cmp(&a.0)
             .unwrap_or(std::cmp::Ordering::Equal)
             .then(a.1.cmp(&b.1))
     });
     v.extend(ranked.into_iter().map(|(_, _, p)| p));
+    v.extend(latest.into_iter().map(Piece::Exchange));
     v.extend((newest_decision..nd).map(Piece::Decision));
     v.extend((newest..nc).map(Piece::Constraint));
     v
-}
-
-/// How fast the key exchanges are dropped beside the names (a name's pace is 1).
-const EXCHANGE_PACE: f64 = 1.0;
-/// Identifiers shown per 100 tokens of the budget (8 in a restore of 800, 20 in a summary of
-/// 2,000): of a longer list, fewer than two in five are names the summary or the agent's next
-/// messages use (measured on the bundled and validation transcripts).
-const IDENTIFIERS_PER_100_TOKENS: usize = 1;
-/// Identifiers shown at any budget when the text has room (a smaller budget drops them in turn).
-const MIN_IDENTIFIERS: usize = 8;
-
-/// The key exchanges, most salient first ([`crate::briefing::salience`] over their text, the
-/// later ones weighing more: what the agent was doing last is where the work stands).
-fn exchange_order(cp: &Checkpoint) -> Vec<usize> {
-    let ex = &cp.thread.key_exchanges;
-    let n = ex.len() as f64;
-    let texts: Vec<&str> = ex.iter().map(|e| e.gist.as_str()).collect();
-    let prior: Vec<f64> = (0..ex.len()).map(|i| 0.5 + (i + 1) as f64 / n).collect();
-    let (_, scores) = crate::briefing::salience(&texts, &prior);
-    let mut order: Vec<usize> = (0..ex.len()).collect();
-    order.sort_by(|&a, &b| {
-        scores[b]
-            .partial_cmp(&scores[a])
-            .unwrap_or(std::cmp::Ordering::Equal)
-            .then(b.cmp(&a))
-    });
-    order
 }
 
 fn push_list(out: &mut String, heading: &str, items: &[String]) {
@@ -565,6 +551,30 @@ fn push_inline(out: &mut String, label: &str, items: &[String]) {
     }
 }
 
+/// Files of one directory said once: `lib/web/{a.ex, b.ex}` for `lib/web/a.ex, lib/web/b.ex`,
+/// groups in the order of their first file, files in their order. Saves the budget the repeated
+/// directories would spend.
+fn group_dirs(paths: Vec<String>) -> Vec<String> {
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for p in paths {
+        let (dir, base) = match p.trim_end_matches('/').rfind('/') {
+            Some(i) if i > 0 => (p[..=i].to_string(), p[i + 1..].to_string()),
+            _ => (String::new(), p.clone()),
+        };
+        match groups.iter_mut().find(|(d, _)| !d.is_empty() && *d == dir) {
+            Some((_, files)) => files.push(base),
+            None => groups.push((dir, vec![base])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(dir, files)| match files.as_slice() {
+            [one] => format!("{dir}{one}"),
+            _ => format!("{dir}{{{}}}", files.join(", ")),
+        })
+        .collect()
+}
+
 /// An identifier as shown: [`clean`], cut at [`IDENTIFIER_SHOWN_CHARS`]; a URL at
 /// [`URL_SHOWN_CHARS`], and then after its last whole part (`/`, `?`, `&`), so what is shown is
 /// an address or a prefix of one, never a word cut in two.
@@ -592,6 +602,108 @@ fn is_url(s: &str) -> bool {
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
     })
+}
+
+/// URLs that differ in one part of their path said once, at the first one's place:
+/// `https://h/api/v1/{home, feed?limit=10}`, `https://h/agents/{ana, bo}/follow`. Saves the budget
+/// the repeated host and path would spend; a URL cut short (`…`) is left as it is.
+fn group_urls(items: Vec<String>) -> Vec<String> {
+    // (prefix, the varying parts, suffix); anything else (a name, a single URL) is its text alone
+    let mut groups: Vec<(String, Vec<String>, String)> = Vec::new();
+    let groupable = |s: &str| is_url(s) && !s.ends_with('…');
+    'items: for item in items {
+        if groupable(&item) {
+            let p: Vec<&str> = item.split('/').collect();
+            for g in groups.iter_mut().filter(|g| groupable(&g.0)) {
+                if !g.1.is_empty() {
+                    // a group: the same prefix and suffix around one part
+                    let mid = item
+                        .strip_prefix(g.0.as_str())
+                        .and_then(|r| r.strip_suffix(g.2.as_str()))
+                        .filter(|m| !m.is_empty() && !m.contains('/'));
+                    if let Some(mid) = mid {
+                        if !g.1.iter().any(|v| v == mid) {
+                            g.1.push(mid.to_string());
+                        }
+                        continue 'items;
+                    }
+                    continue;
+                }
+                // a single URL: the same parts but one, after the host (`https:`, ``, host)
+                let q: Vec<&str> = g.0.split('/').collect();
+                let differ: Vec<usize> =
+                    (0..p.len()).filter(|&k| q.get(k) != Some(&p[k])).collect();
+                let [k] = differ[..] else { continue };
+                if q.len() != p.len() || k < 3 || p[k].is_empty() || q[k].is_empty() {
+                    continue;
+                }
+                let suffix = if k + 1 == q.len() {
+                    String::new()
+                } else {
+                    format!("/{}", q[k + 1..].join("/"))
+                };
+                let grouped = (
+                    format!("{}/", q[..k].join("/")),
+                    vec![q[k].to_string(), p[k].to_string()],
+                    suffix,
+                );
+                *g = grouped;
+                continue 'items;
+            }
+        }
+        groups.push((item, Vec::new(), String::new()));
+    }
+    groups
+        .into_iter()
+        .map(|(prefix, vars, suffix)| match vars.as_slice() {
+            [] => prefix,
+            _ => format!("{prefix}{{{}}}{suffix}", vars.join(", ")),
+        })
+        .collect()
+}
+
+/// Places in one file said once, at the first one's place, in line order: `src/routes/guilds.js:{39, 82, 108}`
+/// for a review's `src/routes/guilds.js:39`, `…:82`, `…:108`. The file is what the agent works
+/// in; its name said six times takes the room of five other names.
+fn group_lines(items: Vec<String>) -> Vec<String> {
+    let place = |s: &str| -> Option<(String, String)> {
+        let (file, line) = s.rsplit_once(':')?;
+        let file_like = file.contains('.')
+            && !file.contains(char::is_whitespace)
+            && !file.ends_with(['.', '/'])
+            && !is_url(file);
+        (file_like && !line.is_empty() && line.chars().all(|c| c.is_ascii_digit()))
+            .then(|| (file.to_string(), line.to_string()))
+    };
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    let mut at: HashMap<String, usize> = HashMap::new();
+    for item in items {
+        match place(&item) {
+            Some((file, line)) => match at.get(&file) {
+                Some(&i) => {
+                    if !out[i].1.contains(&line) {
+                        out[i].1.push(line);
+                    }
+                }
+                None => {
+                    at.insert(file.clone(), out.len());
+                    out.push((file, vec![line]));
+                }
+            },
+            None => out.push((item, Vec::new())),
+        }
+    }
+    out.into_iter()
+        .map(|(head, mut lines)| {
+            lines.sort_by_key(|l| l.parse::<u64>().unwrap_or(u64::MAX));
+            (head, lines)
+        })
+        .map(|(head, lines)| match lines.as_slice() {
+            [] => head,
+            [one] => format!("{head}:{one}"),
+            _ => format!("{head}:{{{}}}", lines.join(", ")),
+        })
+        .collect()
 }
 
 /// Folded entries, each once (the first), in order.
@@ -673,7 +785,7 @@ fn dup_flags<'a>(items: impl Iterator<Item = &'a str>) -> Vec<bool> {
 }
 
 impl Prepared {
-    fn new(cp: &Checkpoint, max_tokens: usize) -> Prepared {
+    fn new(cp: &Checkpoint) -> Prepared {
         let files = without_listed_dirs(ranked_files(cp));
         let root = common_root(&files);
         let files = shown_once(files, root.as_deref());
@@ -700,21 +812,7 @@ impl Prepared {
             .as_deref()
             .is_some_and(|s| s.split(" ... ").all(stated));
         Prepared {
-            identifiers: {
-                // only the best ranked: a long list is mostly names the work does not need
-                let cap = (max_tokens * IDENTIFIERS_PER_100_TOKENS / 100).max(MIN_IDENTIFIERS);
-                let mut ids = merge_contained(&cp.resources.identifiers);
-                let mut n = 0;
-                for id in ids.iter_mut() {
-                    if id.is_some() {
-                        n += 1;
-                        if n > cap {
-                            *id = None;
-                        }
-                    }
-                }
-                ids
-            },
+            identifiers: merge_contained(&cp.resources.identifiers),
             root,
             exchange_hidden,
             decision_dup: dup_flags(cp.decisions.iter().map(|d| d.what.as_str())),
@@ -970,7 +1068,7 @@ fn compose(
             .map(|f| clean(relative(&f.0, root.as_deref()), 200))
             .collect()
     };
-    let (modified, read) = (show(true), show(false));
+    let (modified, read) = (group_dirs(show(true)), group_dirs(show(false)));
     let background = files.len() - named.len();
     // the items of a list whose pieces the trim kept, cleaned to `max` characters
     let kept = |items: &[String], piece: fn(usize) -> Piece, max: usize| -> Vec<String> {
@@ -1002,11 +1100,11 @@ fn compose(
             .enumerate()
             .filter(|(i, _)| !keep(Piece::File(*i)))
             .filter_map(|(_, f)| {
-                let path = relative(&f.0, root.as_deref()).to_string();
-                (!path.is_empty() && seen.insert(path.clone())).then_some(path)
+                let base = f.0.trim_end_matches('/').rsplit('/').next()?.to_string();
+                (!base.is_empty() && seen.insert(base.clone())).then_some(base)
             })
             .take(OTHER_FILE_NAMES)
-            .map(|p| clean(&p, 200))
+            .map(|b| clean(&b, 60))
             .collect();
         let more = match background.saturating_sub(names.len()) {
             0 => String::new(),
@@ -1038,7 +1136,7 @@ fn compose(
                     None => false,
                 })
     });
-    push_inline(&mut o, "Identifiers: ", &idents);
+    push_inline(&mut o, "Identifiers: ", &group_lines(group_urls(idents)));
     push_inline(&mut o, "Tools used: ", &tools);
     if o.len() == before {
         if as_summary {
@@ -1083,8 +1181,8 @@ fn compose(
 pub fn render(cp: &Checkpoint, opts: RenderOptions<'_>) -> Result<String> {
     let shown = shown(cp, opts.as_summary, opts.in_context);
     let cp: &Checkpoint = &shown;
-    let pre = Prepared::new(cp, opts.max_tokens);
-    let order = drop_order(cp, pre.files.len());
+    let pre = Prepared::new(cp);
+    let order = drop_order(cp, pre.files.len(), opts.as_summary);
     let d = order.len();
     let n_items = cp.open_items.len();
     let total = d + SHRINK_CHARS.len() + n_items;
@@ -1165,6 +1263,54 @@ mod tests {
         );
         assert_eq!(shown_identifier(&long), "https://example.com/api/v1/…");
         assert!(shown_identifier(&"x".repeat(80)).ends_with('…'));
+        let ids = [
+            "https://h.site/api/v1/home",
+            "toolCallId",
+            "https://h.site/api/v1/agents/ana/follow",
+            "https://h.site/api/v1/upvote",
+            "https://h.site/api/v1/agents/bo_7/follow",
+            "https://other.site/api/v1/home",
+            "https://h.site/api/v1/agents/ana/follow",
+            "https://h.site/api/v1/posts?sort=hot&limit=10",
+        ];
+        assert_eq!(
+            group_urls(ids.iter().map(|s| s.to_string()).collect()),
+            [
+                "https://h.site/api/v1/{home, upvote, posts?sort=hot&limit=10}",
+                "toolCallId",
+                "https://h.site/api/v1/agents/{ana, bo_7}/follow",
+                "https://other.site/api/v1/home",
+            ]
+        );
+        // a cut URL, and names that only look alike, stay as they are
+        let cut = vec![
+            "https://h.site/api/…".to_string(),
+            "https://h.site/api/x".to_string(),
+        ];
+        assert_eq!(group_urls(cut.clone()), cut);
+        // places in one file (a review's threads), said once at the first one's place
+        let places = [
+            "src/api/server.js:39",
+            "tests/api/server.test.js:80",
+            "src/api/routes/guilds.js:108",
+            "SELECT *",
+            "src/api/routes/guilds.js:249",
+            "src/api/server.js:39",
+            "src/api/routes/guilds.js:82",
+            "localhost:3000",
+            "https://h.site:8443",
+        ];
+        assert_eq!(
+            group_lines(places.iter().map(|s| s.to_string()).collect()),
+            [
+                "src/api/server.js:39",
+                "tests/api/server.test.js:80",
+                "src/api/routes/guilds.js:{82, 108, 249}",
+                "SELECT *",
+                "localhost:3000",
+                "https://h.site:8443",
+            ]
+        );
     }
 
     /// The checkpoint rendered as the compaction summary (replace mode).
@@ -1299,11 +1445,9 @@ mod tests {
             summary[crate::thread::TOP_NAMES],
             "https://staging.example.com/app"
         );
-        // appended to OpenClaw's summary, which holds them already: after every ranked name, and
-        // only the best ranked are shown (IDENTIFIERS_PER_100_TOKENS)
+        // appended to OpenClaw's summary, which holds them already: after every ranked name
         let restore = line(RenderOptions::default());
-        assert_eq!(restore.len(), 800 * IDENTIFIERS_PER_100_TOKENS / 100);
-        assert_eq!(restore.last().unwrap(), "helperNumber7");
+        assert_eq!(restore.last().unwrap(), "https://staging.example.com/app");
     }
 
     #[test]
@@ -1767,6 +1911,32 @@ mod tests {
     }
 
     #[test]
+    fn files_of_one_directory_are_grouped() {
+        let g = group_dirs(
+            [
+                "lib/web/a.ex",
+                "b.rs",
+                "lib/web/c.ex",
+                "/x/y/z.md",
+                "lib/d.ex",
+                "src/",
+            ]
+            .map(String::from)
+            .to_vec(),
+        );
+        assert_eq!(
+            g,
+            [
+                "lib/web/{a.ex, c.ex}",
+                "b.rs",
+                "/x/y/z.md",
+                "lib/d.ex",
+                "src/"
+            ]
+        );
+    }
+
+    #[test]
     fn death_spiral_warning_after_three_compactions() {
         let mut cp = seed();
         cp.meta.compaction_count = 3;
@@ -1825,41 +1995,30 @@ mod tests {
     }
 
     #[test]
-    fn the_least_salient_exchanges_go_first_beside_the_names() {
+    fn a_summary_of_its_own_keeps_the_latest_exchanges_past_the_names() {
         let mut cp = big();
         cp.resources.identifiers = (0..60).map(|i| format!("parseBlock{i}")).collect();
-        cp.thread.key_exchanges = (0..8)
-            .map(|i| Exchange {
-                role: Role::Agent,
-                gist: format!(
-                    "the parser rewrite step {i} keeps the block cache and the token stream in sync"
-                ),
-            })
-            .collect();
-        cp.thread.key_exchanges[6].gist =
-            "lunch was good and the weather outside is fine today anyway".into();
-        let all = render(
-            &cp,
-            RenderOptions {
-                max_tokens: 20_000,
-                ..RenderOptions::default()
-            },
-        )
-        .unwrap();
-        assert!(all.contains("lunch was good"), "{all}");
-        let text = render(
-            &cp,
-            RenderOptions {
-                max_tokens: 700,
-                ..RenderOptions::default()
-            },
-        )
-        .unwrap();
-        assert!(tokens(&text) <= 700);
-        // the outlier goes before the central ones; the names and the exchanges share the cut
-        assert!(!text.contains("lunch was good"), "{text}");
-        assert!(text.contains("step 7"), "{text}");
-        assert!(text.contains("parseBlock0"), "{text}");
+        let budget = |as_summary| RenderOptions {
+            max_tokens: 900,
+            as_summary,
+            ..RenderOptions::default()
+        };
+        // the last three exchanges (the agent's report, the user's reply, what it did next)
+        let latest = |text: &str| {
+            (5..8)
+                .filter(|i| text.contains(&format!("exchange {i}:")))
+                .count()
+        };
+        let summary = render(&cp, budget(true)).unwrap();
+        assert!(tokens(&summary) <= 900);
+        assert_eq!(latest(&summary), 3, "{summary}");
+        // the older exchanges went first, and names went before the latest ones
+        assert!(!summary.contains("exchange 4:"), "{summary}");
+        assert!(!summary.contains("parseBlock59"), "{summary}");
+        // a restore that follows the host's own summary gives the budget to the names instead
+        let restore = render(&cp, budget(false)).unwrap();
+        assert_eq!(latest(&restore), 0, "{restore}");
+        assert!(restore.contains("parseBlock0"), "{restore}");
     }
 
     #[test]
@@ -1868,8 +2027,7 @@ mod tests {
         cp.resources.files_read = vec![];
         cp.resources.files_modified = vec![];
         cp.resources.active_files = vec![];
-        // (a restore of 800 shows at most 8 identifiers)
-        cp.resources.identifiers = (0..8).map(|i| format!("parseBlock{i}")).collect();
+        cp.resources.identifiers = (0..10).map(|i| format!("parseBlock{i}")).collect();
         cp.resources.commands = (0..10).map(|i| format!("make check{i}")).collect();
         // nothing else the budget drops first
         cp.resources.tools_used = vec![];
@@ -1886,7 +2044,7 @@ mod tests {
         };
         assert_eq!(
             (kept(&full, "parseBlock"), kept(&full, "make check")),
-            (8, 10)
+            (10, 10)
         );
         // a budget that drops some of both: more commands go than identifiers
         let text = within(&cp, tokens(&full) - 40);
@@ -2128,9 +2286,7 @@ mod tests {
             })
             .collect();
         cp.resources.identifiers = (0..300).map(|i| format!("helperName{i}")).collect();
-        // (a budget the names and the exchanges do not fit)
-        let full = render(&cp, RenderOptions::default()).unwrap();
-        let text = within(&cp, tokens(&full) - 100);
+        let text = render(&cp, RenderOptions::default()).unwrap();
         assert!(
             text.contains("plan number 5") && text.contains("plan number 4"),
             "{text}"

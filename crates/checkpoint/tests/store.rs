@@ -565,9 +565,7 @@ fn created_at_comes_from_the_input_and_host_gists_are_capped() {
     write_checkpoint(&inp).unwrap();
     let cp = read_latest(&state, key).unwrap().unwrap();
     assert_eq!(cp.meta.created_at, "2025-12-09T00:23:45.678Z");
-    assert!(
-        cp.thread.key_exchanges[0].gist.chars().count() <= context_checkpoint::thread::GIST_CHARS
-    );
+    assert!(cp.thread.key_exchanges[0].gist.chars().count() <= 120);
     // a blank summary is stored as given, and rendered as nothing
     let text = render(&cp, RenderOptions::default()).unwrap();
     assert!(text.contains("saved 2025-12-09 00:23 UTC"));
@@ -791,13 +789,12 @@ fn carried_commits_fill_only_the_room_the_exchanges_leave() {
         // an agent's words that only look alike are no commit
         ex(Role::Agent, "committed to the plan: yes"),
     ];
-    let max = context_checkpoint::thread::MAX_EXCHANGES;
-    let own: Vec<Exchange> = (0..max - 2)
+    let own: Vec<Exchange> = (0..6)
         .map(|i| ex(Role::User, &format!("turn {i}")))
         .collect();
     let out = with_commits(own.clone(), &carried);
-    // MAX_EXCHANGES at most: two of the three carried, the newest, before this conversation's
-    assert_eq!(out.len(), max);
+    // eight exchanges at most: two of the three carried, the newest, before this conversation's
+    assert_eq!(out.len(), 8);
     assert_eq!(out[0].gist, "committed 0000bbb on main: two");
     assert_eq!(out[1].gist, "committed 0000ccc on main: three");
     assert_eq!(out[2..], own[..]);

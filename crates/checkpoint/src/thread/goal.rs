@@ -15,6 +15,8 @@ use super::*;
 
 /// One request of the user and the agent's response to it.
 pub(super) struct Turn {
+    /// The index of the message that opened it.
+    from: usize,
     /// Squashed user text; `None` for agent output before the first request.
     user: Option<String>,
     /// When the user sent it (the message's `timestamp`, ms since the epoch), if it says.
@@ -82,13 +84,14 @@ pub const SITTING_GAP_MS: u64 = 8 * 3600 * 1000;
 /// injections do not (the agent's response continues the turn of the request before).
 pub(super) fn turns(messages: &[Value], lines: &[Line]) -> Vec<Turn> {
     let mut turns: Vec<Turn> = Vec::new();
-    for (m, line) in messages.iter().zip(lines) {
+    for (at, (m, line)) in messages.iter().zip(lines).enumerate() {
         match line {
             Line::User {
                 text,
                 said: Said::Request,
                 ..
             } => turns.push(Turn {
+                from: at,
                 user: Some(squash(text)),
                 at: context_state::sent_at(m),
                 agent_chars: 0,
@@ -99,6 +102,7 @@ pub(super) fn turns(messages: &[Value], lines: &[Line]) -> Vec<Turn> {
             Line::Agent { text, worked } => {
                 if turns.is_empty() {
                     turns.push(Turn {
+                        from: at,
                         user: None,
                         at: None,
                         agent_chars: 0,
@@ -123,12 +127,7 @@ pub(super) fn turns(messages: &[Value], lines: &[Line]) -> Vec<Turn> {
 
 /// Task (the first substantive request), topic (the last), summary and key exchanges (the task,
 /// pivots after long agent responses, the last two pairs).
-pub(super) fn thread(
-    turns: &[Turn],
-    commits: &[(usize, String)],
-    briefing: &[(usize, Exchange)],
-    out: &mut Extracted,
-) {
+pub(super) fn thread(turns: &[Turn], commits: &[(usize, String)], out: &mut Extracted) {
     let users: Vec<usize> = (0..turns.len())
         .filter(|&i| turns[i].user.is_some())
         .collect();
@@ -189,84 +188,77 @@ pub(super) fn thread(
         _ => gist(user_text(first), TOPIC_CHARS),
     });
 
-    // The key exchanges: the briefing's sentences and the commits the agent made, in the order
-    // they were said (see [`briefing`] and [`commits`]).
-    let mut entries: Vec<(usize, Exchange)> = commits
+    // Entries are (turn, role); the agent entry of a turn sorts after its user entry.
+    let mut must: Vec<(usize, Role)> = vec![(first, Role::User)];
+    // The last pairs are the last requests: a greeting or an acknowledgement the agent only
+    // answered (`hi`, `thanks`) says nothing on resume.
+    let talk = if currents.is_empty() {
+        &users
+    } else {
+        &currents
+    };
+    for &i in &talk[talk.len().saturating_sub(LAST_PAIRS)..] {
+        must.push((i, Role::User));
+        if turns[i].agent_last.is_some() {
+            must.push((i, Role::Agent));
+        }
+    }
+    // Pivots: a user message right after a long agent response, newest first; not one sent an
+    // hour or more after it (`おはようございます 今日もよろしく` the next morning): the user came
+    // back, they did not answer it.
+    let answered = |i: usize| match (turns[i - 1].agent_at, turns[i].at) {
+        (Some(a), Some(u)) => u < a.saturating_add(context_state::REPORT_REPLY_GAP_MS),
+        _ => true,
+    };
+    let pivots = users
+        .iter()
+        .rev()
+        .copied()
+        .filter(|&i| i > 0 && turns[i - 1].agent_chars > LONG_AGENT_CHARS && answered(i))
+        .map(|i| (i, Role::User));
+    let mut chosen = must;
+    chosen.sort_by_key(|&(i, r)| (i, r == Role::Agent));
+    chosen.dedup();
+    // the commits the agent made take their places among the exchanges (see [`commits`])
+    for p in pivots {
+        if chosen.len() + commits.len() >= MAX_EXCHANGES {
+            break;
+        }
+        if !chosen.contains(&p) {
+            chosen.push(p);
+        }
+    }
+    chosen.sort_by_key(|&(i, r)| (i, r == Role::Agent));
+    // a commit goes in the turn it was made in, after the request, before the agent's last word
+    let turn_of = |at: usize| turns.iter().rposition(|t| t.from <= at).unwrap_or(0);
+    let mut entries: Vec<((usize, u8, usize), Exchange)> = commits
         .iter()
         .map(|(at, what)| {
             let exchange = Exchange {
                 role: Role::Agent,
                 gist: gist(what, GIST_CHARS),
             };
-            (*at, exchange)
+            ((turn_of(*at), 1, *at), exchange)
         })
         .collect();
-    let room = MAX_EXCHANGES.saturating_sub(entries.len().min(MAX_COMMITS));
-    entries.extend(briefing.iter().take(room).cloned());
-    entries.sort_by_key(|(at, _)| *at);
-    out.key_exchanges = entries.into_iter().map(|(_, e)| e).collect();
-}
-
-/// Most characters of the briefing's sentences together: enough for a summary of its own
-/// (replace mode, 2,000 tokens); a restore of 800 keeps the most salient of them.
-pub const BRIEFING_CHARS: usize = 6_000;
-/// How much a sentence's salience outweighs its likeness to those already chosen (MMR's lambda).
-pub const BRIEFING_LAMBDA: f64 = 0.7;
-/// The prior weight of the agent's closing report of a turn and of the user's request, against
-/// 1 for the agent's other replies: what a turn asked for and what it ended on.
-pub const REPORT_WEIGHT: f64 = 1.5;
-/// The prior weight of what the agent said in a message that called tools (`Let me check the
-/// config.`): it narrates the work, it does not report it.
-pub const NARRATION_WEIGHT: f64 = 0.4;
-/// Terms of a sentence from which it weighs fully; a shorter one weighs the square root of its
-/// share (`All 5 tests pass.` says less than a sentence of twenty terms).
-pub const INFORMATIVE_TERMS: f64 = 20.0;
-
-/// The briefing: the conversation's most salient sentences ([`crate::briefing`]), at most
-/// [`BRIEFING_CHARS`] characters, each with the index of its message, best first. The prior
-/// weighs the turn's closing report and the user's requests [`REPORT_WEIGHT`], the agent's
-/// narration while it works [`NARRATION_WEIGHT`], a short sentence less
-/// ([`INFORMATIVE_TERMS`]), and a sentence by how late it was said (0.5 for the first message
-/// to 1.5 for the last).
-pub(super) fn briefing(lines: &[Line]) -> Vec<(usize, Exchange)> {
-    let doc = crate::briefing::document(lines);
-    let n = lines.len().max(1) as f64;
-    let prior: Vec<f64> = doc
-        .iter()
-        .map(|s| {
-            let said = if s.closing || s.role == Role::User {
-                REPORT_WEIGHT
-            } else if s.worked {
-                NARRATION_WEIGHT
-            } else {
-                1.0
-            };
-            let terms = crate::briefing::terms(&s.text).len() as f64;
-            let informative = (terms / INFORMATIVE_TERMS).min(1.0).sqrt();
-            said * informative * (0.5 + (s.at + 1) as f64 / n)
-        })
-        .collect();
-    let texts: Vec<&str> = doc.iter().map(|s| s.text.as_str()).collect();
-    let (ranking, scores) = crate::briefing::salience(&texts, &prior);
-    let chars: Vec<usize> = texts.iter().map(|t| t.chars().count()).collect();
-    crate::briefing::select(
-        &ranking,
-        &scores,
-        &chars,
-        BRIEFING_LAMBDA,
-        BRIEFING_CHARS,
-        MAX_EXCHANGES,
-    )
-    .into_iter()
-    .map(|i| {
-        let s = &doc[i];
-        let exchange = Exchange {
-            role: s.role,
-            gist: s.text.clone(),
+    entries.extend(chosen.into_iter().map(|(i, role)| {
+        // an agent's reply as its words: without its markdown (heading marks, bold, table
+        // pipes and rules), which take the gist's characters and say nothing
+        let text = match role {
+            Role::User => said(i),
+            Role::Agent => Cow::Owned(context_state::substance::plain(
+                turns[i].agent_last.as_deref().unwrap_or_default(),
+            )),
         };
-        (s.at, exchange)
-    })
-    .collect()
+        let order = if role == Role::Agent { 2 } else { 0 };
+        let exchange = Exchange {
+            role,
+            gist: gist(&text, GIST_CHARS),
+        };
+        ((i, order, 0), exchange)
+    }));
+    entries.sort_by_key(|(k, _)| *k);
+    out.key_exchanges = entries.into_iter().map(|(_, e)| e).collect();
 }
 
 #[cfg(test)]
@@ -391,6 +383,45 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn a_message_hours_after_a_long_report_is_no_pivot() {
+        let at = |m: Value, t: u64| {
+            let mut m = m;
+            m["timestamp"] = json!(t);
+            m
+        };
+        const H: u64 = 3600 * 1000;
+        let report = format!(
+            "Here is the week's plan for the bakery account. {}",
+            "Monday: croissants. ".repeat(30)
+        );
+        let exchanges = |greeting_at: u64| {
+            let e = extract(&[
+                at(user("Plan the week's posts for the bakery account"), H),
+                at(working(&report), H + 1000),
+                at(user("おはようございます 今日もよろしく"), greeting_at),
+                at(agent("おはようございます！"), greeting_at + 1000),
+                at(user("post the croissant photo first"), greeting_at + 2000),
+                at(working("Posting."), greeting_at + 3000),
+                at(user("then the schedule for Friday"), greeting_at + 4000),
+                at(working("Scheduling."), greeting_at + 5000),
+            ]);
+            e.key_exchanges
+                .into_iter()
+                .filter(|x| x.role == Role::User)
+                .map(|x| x.gist)
+                .collect::<Vec<_>>()
+        };
+        // three hours later the user came back (a pause of 8 hours would start a new sitting): no
+        // answer to the report
+        let late = exchanges(4 * H);
+        assert!(!late.iter().any(|g| g.starts_with("おはよう")), "{late:?}");
+        // right after it, a reply is one
+        assert!(exchanges(H + 60_000)
+            .iter()
+            .any(|g| g.starts_with("おはよう")));
+    }
+
+    #[test]
     fn a_bare_pick_as_the_topic_says_what_it_picks() {
         let e = extract(&[
             user("查一下定时任务"),
@@ -438,8 +469,10 @@ pub(super) mod tests {
             .filter(|x| x.role == Role::Agent)
             .map(|x| x.gist.as_str())
             .collect();
-        // (the heading alone says too little to be a statement; the table is one)
-        assert_eq!(said, ["Platform, Version; Xiaping, 4.7.2; GitHub, 4.7.2"]);
+        assert_eq!(
+            said,
+            ["✅ Published Platform, Version; Xiaping, 4.7.2; GitHub, 4.7.2"]
+        );
     }
 
     #[test]

@@ -905,9 +905,6 @@ pub(super) fn mention_weight(span: &str) -> f64 {
 /// the names its edits and writes define ([`definitions`], weighing most), the agent's code spans
 /// (plain words and snippets weighing less), the file names it wrote about (less), and the names
 /// its edits and writes use (a name the edit did not replace weighs more than one it kept).
-/// The messages of the latest work: a name used once is kept only when it was used in them.
-pub const LATEST_WORK_MESSAGES: usize = 30;
-
 pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
     let n = messages.len();
     let mut idents = Tally::default();
@@ -1245,20 +1242,9 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut within: HashSet<String> = HashSet::new();
     let mut scanned: Vec<String> = Vec::new();
-    // only the names that matter: used more than once, or in the latest work
-    let recent_from = n.saturating_sub(LATEST_WORK_MESSAGES);
-    let matters = |id: &str| {
-        idents
-            .items
-            .get(id)
-            .is_some_and(|u| u.uses >= 2 || u.last >= recent_from)
-    };
     for id in idents.ranked(usize::MAX) {
         if out.len() >= MAX_IDENTIFIERS {
             break;
-        }
-        if !matters(&id) {
-            continue;
         }
         // prose, pictographs, escaped fragments and the host's no-op tokens are no names
         // (crate::names)

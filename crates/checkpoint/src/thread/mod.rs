@@ -37,14 +37,14 @@ pub use progress::{is_commit, MAX_COMMITS};
 pub use recent_values::looks_secret;
 use recent_values::*;
 
-/// Characters of a key-exchange gist (a sentence of the briefing).
-pub const GIST_CHARS: usize = crate::briefing::SENTENCE_CHARS;
+/// Characters of a key-exchange gist.
+pub const GIST_CHARS: usize = 120;
 /// Characters of the topic and of each half of the summary.
 pub const TOPIC_CHARS: usize = 100;
 /// An agent response longer than this (in characters) makes the next user message a pivot.
 pub const LONG_AGENT_CHARS: usize = 500;
 /// Most key exchanges kept.
-pub const MAX_EXCHANGES: usize = 40;
+pub const MAX_EXCHANGES: usize = 8;
 /// Exchange pairs always kept at the end of the thread.
 pub const LAST_PAIRS: usize = 2;
 /// Characters of a tool call's `params_summary`.
@@ -229,12 +229,7 @@ pub fn extract(messages: &[Value]) -> Extracted {
         ..Extracted::default()
     };
     tool_use(messages, &mut out);
-    thread(
-        &turns(messages, &lines),
-        &commits(messages),
-        &briefing(&lines),
-        &mut out,
-    );
+    thread(&turns(messages, &lines), &commits(messages), &mut out);
     out
 }
 
