@@ -192,7 +192,9 @@ async function openclaw(args, { timeoutMs = TURN_TIMEOUT_MS } = {}) {
 async function openclawUncontended(args, options) {
   for (const t = Date.now(); ; ) {
     const r = await openclaw(args, options)
-    if (r.code === 0 || !/StateDatabaseCoordinatorContentionError/.test(r.out + r.err) || Date.now() - t > 60_000) return r
+    // (the CLI reads its device identity from a SQLite row under a coordinator; one that could not connects without it,
+    // and the gateway refuses it: `device identity required`, seen under load with the real-host stages side by side)
+    if (r.code === 0 || !/StateDatabaseCoordinatorContentionError|device identity required/.test(r.out + r.err) || Date.now() - t > 60_000) return r
     await new Promise((resolve) => setTimeout(resolve, 5000))
   }
 }
