@@ -5,6 +5,7 @@
 // extractive oracle (the conversation's own lines picked greedily to overlap the summary most within the budget); the
 // restore's share of the oracle's ROUGE-2 F1; and the identifier precision (the entries of the restore's
 // `Identifiers:` line the summary or the agent's next WINDOW messages name).
+import { lastTokens } from './eval-restore.mjs'
 import { native } from './native.mjs'
 
 export const WINDOW = 30
@@ -141,16 +142,6 @@ export function oracle(refToks, lines, budget) {
   return picked.join('\n')
 }
 
-function lastTokens(text, budget) {
-  let lo = 0
-  let hi = text.length
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1
-    if (native.countTokens(text.slice(mid)) <= budget) hi = mid
-    else lo = mid + 1
-  }
-  return text.slice(lo)
-}
 const HOST_TAIL = ['\n## Recent turns preserved verbatim', '\n## Tool Failures', '\n<read-files>', '\n<modified-files>', '\n<workspace-critical-rules>']
 /** What the summary's writer wrote: not what a host appends to any summary. */
 export function writtenText(s) {
