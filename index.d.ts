@@ -256,6 +256,11 @@ export interface CheckpointWorking {
   topic?: string
   /** The session's task (optional field of schema v1). */
   task?: string
+  /**
+   * The plan the user replaced by a later request (optional field of schema v1); the task is
+   * then that request.
+   */
+  replacedTask?: string
   status: 'in_progress' | 'idle' | 'waiting_for_user'
   interrupted: boolean
   lastToolCall?: ToolCallInfo | null

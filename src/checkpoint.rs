@@ -333,6 +333,10 @@ pub struct CheckpointWorking {
     /// The session's task (optional field of schema v1).
     #[serde(default)]
     pub task: Option<String>,
+    /// The plan the user replaced by a later request (optional field of schema v1); the task is
+    /// then that request.
+    #[serde(default)]
+    pub replaced_task: Option<String>,
     #[napi(ts_type = "'in_progress' | 'idle' | 'waiting_for_user'")]
     pub status: String,
     pub interrupted: bool,
@@ -436,6 +440,7 @@ fn to_js(cp: core::Checkpoint) -> Checkpoint {
         working: CheckpointWorking {
             topic: cp.working.topic,
             task: cp.working.task,
+            replaced_task: cp.working.replaced_task,
             status: cp.working.status.as_str().into(),
             interrupted: cp.working.interrupted,
             last_tool_call: cp.working.last_tool_call.map(|t| ToolCallInfo {
@@ -509,6 +514,7 @@ fn from_js_checkpoint(cp: Checkpoint) -> Result<core::Checkpoint, Error> {
         working: core::Working {
             topic: w.topic,
             task: w.task,
+            replaced_task: w.replaced_task,
             status: enum_arg(
                 &w.status,
                 "checkpoint.working.status",

@@ -250,6 +250,8 @@ pub struct Previous {
     /// The session's task as the previous checkpoint stated it: carried over, so every later
     /// checkpoint states the task even after compactions removed the message that set it.
     pub task: Option<String>,
+    /// The plan the previous checkpoint's task replaced, carried with it.
+    pub replaced_task: Option<String>,
     /// When the previous checkpoint was written (RFC 3339): a request this conversation's
     /// messages open with that came a pause of [`crate::thread::SITTING_GAP_MS`] later starts a
     /// new sitting, whose task is its own.
@@ -354,34 +356,41 @@ pub fn assemble(
     } else {
         Status::Idle
     });
+    let given = w.task.filter(|t| !t.trim().is_empty());
+    // a task an earlier version took from an injection or a host wrapper is no task, nor a
+    // greeting it took for one when this conversation has a substantive request. The earlier
+    // checkpoint chose it knowing whether the agent worked on it, which a later one cannot see: a
+    // short request with a few words (`Speed up the cache lookups`) stays. (not over a pause: the
+    // user came back for something else; not when a request here changed the plan)
+    let carried = if given.is_some() || ex.task_revised {
+        None
+    } else {
+        let resumed = match (ex.first_request_at, previous.created_at.as_deref()) {
+            (Some(first), Some(then)) => context_fsio::parse_rfc3339(then)
+                .is_some_and(|then| first >= then.saturating_add(crate::thread::SITTING_GAP_MS)),
+            _ => false,
+        };
+        if ex.task_after_pause || resumed {
+            None
+        } else {
+            previous.task.clone().filter(|t| {
+                !strip_injections(t).trim().is_empty()
+                    && (crate::thread::current(t, false) || ex.task.is_none())
+            })
+        }
+    };
+    // the plan a changed task replaced: the task before the change (of these messages, else the
+    // one carried to them), carried with the task it gave way to
+    let replaced_task = match (&given, &carried) {
+        (Some(_), _) => None,
+        (None, Some(_)) => previous.replaced_task.clone(),
+        (None, None) if ex.task_revised => ex.replaced_task.or_else(|| previous.task.clone()),
+        (None, None) => None,
+    };
     let working = Working {
         topic: w.topic.or(ex.topic).or(state.topic),
-        task: w
-            .task
-            .filter(|t| !t.trim().is_empty())
-            // a task an earlier version took from an injection or a host wrapper is no task, nor
-            // a greeting it took for one when this conversation has a substantive request. The
-            // earlier checkpoint chose it knowing whether the agent worked on it, which a later one
-            // cannot see: a short request with a few words (`Speed up the cache lookups`) stays.
-            // (not over a pause: the user came back for something else)
-            .or_else(|| {
-                let resumed = match (ex.first_request_at, previous.created_at.as_deref()) {
-                    (Some(first), Some(then)) => {
-                        context_fsio::parse_rfc3339(then).is_some_and(|then| {
-                            first >= then.saturating_add(crate::thread::SITTING_GAP_MS)
-                        })
-                    }
-                    _ => false,
-                };
-                if ex.task_after_pause || resumed {
-                    return None;
-                }
-                previous.task.clone().filter(|t| {
-                    !strip_injections(t).trim().is_empty()
-                        && (crate::thread::current(t, false) || ex.task.is_none())
-                })
-            })
-            .or(ex.task),
+        task: given.or(carried).or(ex.task),
+        replaced_task,
         status,
         interrupted,
         last_tool_call: w

@@ -2,6 +2,7 @@
 //! `previous_checkpoint` chain, `_latest.json`, retention, dedup, thread extraction (11.2),
 //! bundling of the incremental state (section 7) and the restore text (8.2). Knows nothing of napi.
 
+pub mod briefing;
 pub mod fence;
 pub mod in_context;
 pub mod input;

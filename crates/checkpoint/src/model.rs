@@ -136,6 +136,9 @@ pub struct Working {
     /// Optional v1 field (written only when set): the session's task, its first request with
     /// content of its own, carried from checkpoint to checkpoint so later compactions still state it.
     pub task: Option<String>,
+    /// Optional v1 field (written only when set): the plan the user replaced, when a later request
+    /// changed it (`Actually, don't use SQLite: use PostgreSQL`); the task is then that request.
+    pub replaced_task: Option<String>,
     pub status: Status,
     pub interrupted: bool,
     pub last_tool_call: Option<ToolCall>,

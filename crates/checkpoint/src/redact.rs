@@ -29,6 +29,7 @@ pub fn redact_checkpoint(cp: &mut Checkpoint) {
     let w = &mut cp.working;
     opt(&mut w.topic);
     opt(&mut w.task);
+    opt(&mut w.replaced_task);
     opt(&mut w.next_action);
     if let Some(call) = &mut w.last_tool_call {
         opt(&mut call.params_summary);

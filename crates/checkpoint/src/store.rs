@@ -197,6 +197,9 @@ pub fn write_checkpoint(input: &CheckpointInput) -> Result<WriteResult> {
             .as_ref()
             .map_or(0, |(_, cp)| cp.meta.compaction_count),
         task: latest.as_ref().and_then(|(_, cp)| cp.working.task.clone()),
+        replaced_task: latest
+            .as_ref()
+            .and_then(|(_, cp)| cp.working.replaced_task.clone()),
         created_at: latest.as_ref().map(|(_, cp)| cp.meta.created_at.clone()),
         constraints: latest
             .as_ref()

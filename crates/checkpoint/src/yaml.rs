@@ -192,6 +192,10 @@ pub fn to_yaml(cp: &Checkpoint) -> String {
         o.push_str("  task:");
         push_text(&mut o, 2, task);
     }
+    if let Some(replaced) = w.replaced_task.as_deref() {
+        o.push_str("  replaced_task:");
+        push_text(&mut o, 2, replaced);
+    }
     o.push_str(&format!("  status: {}\n", quoted(w.status.as_str())));
     o.push_str(&format!("  interrupted: {}\n", w.interrupted));
     match &w.last_tool_call {
@@ -458,6 +462,7 @@ pub fn from_yaml(text: &str) -> Result<Checkpoint> {
     let working = Working {
         topic: opt_str(field(w, "topic"), "working.topic")?,
         task: opt_str(field(w, "task"), "working.task")?,
+        replaced_task: opt_str(field(w, "replaced_task"), "working.replaced_task")?,
         status,
         interrupted,
         last_tool_call,
@@ -540,6 +545,7 @@ mod tests {
             working: Working {
                 topic: Some(s()),
                 task: Some(s()),
+                replaced_task: Some(s()),
                 status: Status::WaitingForUser,
                 interrupted: true,
                 last_tool_call: Some(ToolCall {
@@ -659,6 +665,7 @@ mod tests {
         assert!(y.contains("    - \"Helping user plan a trip to Japan\\n\"\n"));
         let mut cp2 = cp.clone();
         cp2.working.task = None;
+        cp2.working.replaced_task = None;
         cp2.working.topic = Some("  lead\n\n".into());
         assert!(to_yaml(&cp2).contains("  topic: |2+\n      lead\n\n  status: "));
         cp2.working.topic = Some("no newline".into());

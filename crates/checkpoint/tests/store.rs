@@ -474,6 +474,55 @@ fn the_task_is_not_carried_over_a_pause_of_a_sitting() {
 }
 
 #[test]
+fn a_change_of_plan_after_a_compaction_replaces_the_carried_task() {
+    let state = tmp("task-changed");
+    let key = "k";
+    let mut first = input(&state, key, 100_000);
+    first.messages = Some(vec![
+        json!({"role": "user", "content": "Build the notes API with Express and store the notes in SQLite"}),
+        json!({"role": "assistant", "content": [{"type": "text", "text": "The SQLite schema is in place."}]}),
+    ]);
+    write_checkpoint(&first).unwrap();
+    // the first request is gone from the messages; the change of plan is in them
+    let mut second = input(&state, key, 180_000);
+    second.trigger = Trigger::Compaction;
+    second.compaction_count = Some(1);
+    second.messages = Some(vec![
+        json!({"role": "compactionSummary", "summary": "..."}),
+        json!({"role": "user", "content": "Actually, don't use SQLite: store the notes in PostgreSQL instead."}),
+        json!({"role": "assistant", "content": [{"type": "text", "text": "Switching to PostgreSQL."}]}),
+    ]);
+    write_checkpoint(&second).unwrap();
+    let cp = read_latest(&state, key).unwrap().unwrap();
+    assert_eq!(
+        cp.working.task.as_deref(),
+        Some("Actually, don't use SQLite: store the notes in PostgreSQL instead.")
+    );
+    assert_eq!(
+        cp.working.replaced_task.as_deref(),
+        Some("Build the notes API with Express and store the notes in SQLite")
+    );
+    let text = render(&cp, RenderOptions::default()).unwrap();
+    assert!(
+        text.contains("Task: Actually, don't use SQLite: store the notes in PostgreSQL instead. (the user changed the plan)\nReplaced plan (not to follow): Build the notes API"),
+        "{text}"
+    );
+    // the next checkpoint carries the new task and what it replaced
+    let mut third = input(&state, key, 200_000);
+    third.messages = Some(vec![json!({"role": "user", "content": "ok"})]);
+    write_checkpoint(&third).unwrap();
+    let cp = read_latest(&state, key).unwrap().unwrap();
+    assert!(cp.working.task.as_deref().unwrap().contains("PostgreSQL"));
+    assert!(cp
+        .working
+        .replaced_task
+        .as_deref()
+        .unwrap()
+        .contains("SQLite"));
+    let _ = fs::remove_dir_all(&state);
+}
+
+#[test]
 fn the_task_is_carried_from_checkpoint_to_checkpoint() {
     let state = tmp("task-chain");
     let key = "k";
@@ -565,7 +614,9 @@ fn created_at_comes_from_the_input_and_host_gists_are_capped() {
     write_checkpoint(&inp).unwrap();
     let cp = read_latest(&state, key).unwrap().unwrap();
     assert_eq!(cp.meta.created_at, "2025-12-09T00:23:45.678Z");
-    assert!(cp.thread.key_exchanges[0].gist.chars().count() <= 120);
+    assert!(
+        cp.thread.key_exchanges[0].gist.chars().count() <= context_checkpoint::thread::GIST_CHARS
+    );
     // a blank summary is stored as given, and rendered as nothing
     let text = render(&cp, RenderOptions::default()).unwrap();
     assert!(text.contains("saved 2025-12-09 00:23 UTC"));
@@ -789,12 +840,13 @@ fn carried_commits_fill_only_the_room_the_exchanges_leave() {
         // an agent's words that only look alike are no commit
         ex(Role::Agent, "committed to the plan: yes"),
     ];
-    let own: Vec<Exchange> = (0..6)
+    let max = context_checkpoint::thread::MAX_EXCHANGES;
+    let own: Vec<Exchange> = (0..max - 2)
         .map(|i| ex(Role::User, &format!("turn {i}")))
         .collect();
     let out = with_commits(own.clone(), &carried);
-    // eight exchanges at most: two of the three carried, the newest, before this conversation's
-    assert_eq!(out.len(), 8);
+    // MAX_EXCHANGES at most: two of the three carried, the newest, before this conversation's
+    assert_eq!(out.len(), max);
     assert_eq!(out[0].gist, "committed 0000bbb on main: two");
     assert_eq!(out[1].gist, "committed 0000ccc on main: three");
     assert_eq!(out[2..], own[..]);

@@ -15,8 +15,6 @@ use super::*;
 
 /// One request of the user and the agent's response to it.
 pub(super) struct Turn {
-    /// The index of the message that opened it.
-    from: usize,
     /// Squashed user text; `None` for agent output before the first request.
     user: Option<String>,
     /// When the user sent it (the message's `timestamp`, ms since the epoch), if it says.
@@ -45,6 +43,73 @@ pub fn substantive(text: &str, worked: bool) -> bool {
 /// letters (`now the signup form`), since what follows a task is often said briefly.
 pub fn current(text: &str, worked: bool) -> bool {
     weighs(text, worked, GOAL_MIN_LETTERS / 2)
+}
+
+/// How a request that changes the plan opens, lower-cased: these before a comma, a colon, a
+/// dash or a stop (`Actually, …`, `No, …`: `No worries, …` and `Actually I also need…` add to
+/// it)…
+const REVISION_INTERJECTIONS: &[&str] = &["actually", "wait", "no", "nope"];
+/// …and these before a space too (`Change of plan: …`, `Forget the cache, …`).
+const REVISION_OPENERS: &[&str] = &[
+    "scratch that",
+    "change of plan",
+    "on second thought",
+    "forget",
+    "never mind",
+    "instead",
+    "rather",
+    "let's not",
+    "lets not",
+];
+/// What a request that changes the plan says anywhere in it, lower-cased: the one keyword table
+/// of the goal (structure cannot tell `use Redis` added from `use Redis` instead), in the common
+/// channel languages. `instead of` is left out (`it shows 404 instead of the page` describes a
+/// fault); `instead` at a clause's end says it.
+const REVISION_MARKERS: &[&str] = &[
+    "change of plan",
+    "changed my mind",
+    "scratch that",
+    "don't use",
+    "do not use",
+    "dont use",
+    "stop using",
+    "no longer use",
+    "instead.",
+    "instead,",
+    "instead!",
+    "instead;",
+    "改用",
+    "不要用",
+    "别用",
+    "还是用",
+    "算了",
+    "stattdessen",
+    "doch lieber",
+    "plutôt",
+    "au lieu de",
+    "en vez de",
+    "en lugar de",
+    "やっぱり",
+    "代わりに",
+    "대신",
+];
+
+/// Whether a request changes the plan the user set before rather than adding to it: it opens
+/// with a correction (`Actually, don't use SQLite`, `No, use the v2 API`) or says so
+/// ([`REVISION_MARKERS`]: `use PostgreSQL instead.`, `改用PostgreSQL`).
+pub fn revises(text: &str) -> bool {
+    let t = text.trim().to_lowercase();
+    let t = t.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let opens_with = |words: &[&str], after: &[char]| {
+        words.iter().any(|o| {
+            t.strip_prefix(o)
+                .is_some_and(|rest| rest.starts_with(after))
+        })
+    };
+    let stops = [',', ':', '—', '-', '!', '.', '，', '：'];
+    let opens = opens_with(REVISION_INTERJECTIONS, &stops)
+        || opens_with(REVISION_OPENERS, &[' ', ',', ':', '—', '-', '，', '：']);
+    opens || REVISION_MARKERS.iter().any(|m| t.contains(m)) || t.ends_with("instead")
 }
 
 fn weighs(text: &str, worked: bool, min_letters: usize) -> bool {
@@ -84,14 +149,13 @@ pub const SITTING_GAP_MS: u64 = 8 * 3600 * 1000;
 /// injections do not (the agent's response continues the turn of the request before).
 pub(super) fn turns(messages: &[Value], lines: &[Line]) -> Vec<Turn> {
     let mut turns: Vec<Turn> = Vec::new();
-    for (at, (m, line)) in messages.iter().zip(lines).enumerate() {
+    for (m, line) in messages.iter().zip(lines) {
         match line {
             Line::User {
                 text,
                 said: Said::Request,
                 ..
             } => turns.push(Turn {
-                from: at,
                 user: Some(squash(text)),
                 at: context_state::sent_at(m),
                 agent_chars: 0,
@@ -102,7 +166,6 @@ pub(super) fn turns(messages: &[Value], lines: &[Line]) -> Vec<Turn> {
             Line::Agent { text, worked } => {
                 if turns.is_empty() {
                     turns.push(Turn {
-                        from: at,
                         user: None,
                         at: None,
                         agent_chars: 0,
@@ -127,7 +190,12 @@ pub(super) fn turns(messages: &[Value], lines: &[Line]) -> Vec<Turn> {
 
 /// Task (the first substantive request), topic (the last), summary and key exchanges (the task,
 /// pivots after long agent responses, the last two pairs).
-pub(super) fn thread(turns: &[Turn], commits: &[(usize, String)], out: &mut Extracted) {
+pub(super) fn thread(
+    turns: &[Turn],
+    commits: &[(usize, String)],
+    briefing: &[(usize, Exchange)],
+    out: &mut Extracted,
+) {
     let users: Vec<usize> = (0..turns.len())
         .filter(|&i| turns[i].user.is_some())
         .collect();
@@ -177,6 +245,23 @@ pub(super) fn thread(turns: &[Turn], commits: &[(usize, String)], out: &mut Extr
             None => Cow::Borrowed(text),
         }
     };
+    // a later request that changed the plan (`Actually, use PostgreSQL instead`) is the task
+    // now, the one it replaced said as replaced: never the rejected plan as the task
+    let revision = currents
+        .iter()
+        .copied()
+        .filter(|&i| i >= first && revises(user_text(i)))
+        .max();
+    let first = match revision {
+        Some(r) => {
+            out.task_revised = true;
+            if r > first {
+                out.replaced_task = Some(gist(&said(first), TASK_CHARS));
+            }
+            r
+        }
+        None => first,
+    };
     out.task = Some(gist(&said(first), TASK_CHARS));
     out.topic = last.map(|last| gist(&said(last), TOPIC_CHARS));
     out.summary = Some(match last {
@@ -188,77 +273,84 @@ pub(super) fn thread(turns: &[Turn], commits: &[(usize, String)], out: &mut Extr
         _ => gist(user_text(first), TOPIC_CHARS),
     });
 
-    // Entries are (turn, role); the agent entry of a turn sorts after its user entry.
-    let mut must: Vec<(usize, Role)> = vec![(first, Role::User)];
-    // The last pairs are the last requests: a greeting or an acknowledgement the agent only
-    // answered (`hi`, `thanks`) says nothing on resume.
-    let talk = if currents.is_empty() {
-        &users
-    } else {
-        &currents
-    };
-    for &i in &talk[talk.len().saturating_sub(LAST_PAIRS)..] {
-        must.push((i, Role::User));
-        if turns[i].agent_last.is_some() {
-            must.push((i, Role::Agent));
-        }
-    }
-    // Pivots: a user message right after a long agent response, newest first; not one sent an
-    // hour or more after it (`おはようございます 今日もよろしく` the next morning): the user came
-    // back, they did not answer it.
-    let answered = |i: usize| match (turns[i - 1].agent_at, turns[i].at) {
-        (Some(a), Some(u)) => u < a.saturating_add(context_state::REPORT_REPLY_GAP_MS),
-        _ => true,
-    };
-    let pivots = users
-        .iter()
-        .rev()
-        .copied()
-        .filter(|&i| i > 0 && turns[i - 1].agent_chars > LONG_AGENT_CHARS && answered(i))
-        .map(|i| (i, Role::User));
-    let mut chosen = must;
-    chosen.sort_by_key(|&(i, r)| (i, r == Role::Agent));
-    chosen.dedup();
-    // the commits the agent made take their places among the exchanges (see [`commits`])
-    for p in pivots {
-        if chosen.len() + commits.len() >= MAX_EXCHANGES {
-            break;
-        }
-        if !chosen.contains(&p) {
-            chosen.push(p);
-        }
-    }
-    chosen.sort_by_key(|&(i, r)| (i, r == Role::Agent));
-    // a commit goes in the turn it was made in, after the request, before the agent's last word
-    let turn_of = |at: usize| turns.iter().rposition(|t| t.from <= at).unwrap_or(0);
-    let mut entries: Vec<((usize, u8, usize), Exchange)> = commits
+    // The key exchanges: the briefing's sentences and the commits the agent made, in the order
+    // they were said (see [`briefing`] and [`commits`]).
+    let mut entries: Vec<(usize, Exchange)> = commits
         .iter()
         .map(|(at, what)| {
             let exchange = Exchange {
                 role: Role::Agent,
                 gist: gist(what, GIST_CHARS),
             };
-            ((turn_of(*at), 1, *at), exchange)
+            (*at, exchange)
         })
         .collect();
-    entries.extend(chosen.into_iter().map(|(i, role)| {
-        // an agent's reply as its words: without its markdown (heading marks, bold, table
-        // pipes and rules), which take the gist's characters and say nothing
-        let text = match role {
-            Role::User => said(i),
-            Role::Agent => Cow::Owned(context_state::substance::plain(
-                turns[i].agent_last.as_deref().unwrap_or_default(),
-            )),
-        };
-        let order = if role == Role::Agent { 2 } else { 0 };
-        let exchange = Exchange {
-            role,
-            gist: gist(&text, GIST_CHARS),
-        };
-        ((i, order, 0), exchange)
-    }));
-    entries.sort_by_key(|(k, _)| *k);
+    let room = MAX_EXCHANGES.saturating_sub(entries.len().min(MAX_COMMITS));
+    entries.extend(briefing.iter().take(room).cloned());
+    entries.sort_by_key(|(at, _)| *at);
     out.key_exchanges = entries.into_iter().map(|(_, e)| e).collect();
+}
+
+/// Most characters of the briefing's sentences together: enough for a summary of its own
+/// (replace mode, 2,000 tokens); a restore of 800 keeps the most salient of them.
+pub const BRIEFING_CHARS: usize = 6_000;
+/// How much a sentence's salience outweighs its likeness to those already chosen (MMR's lambda).
+pub const BRIEFING_LAMBDA: f64 = 0.7;
+/// The prior weight of the agent's closing report of a turn and of the user's request, against
+/// 1 for the agent's other replies: what a turn asked for and what it ended on.
+pub const REPORT_WEIGHT: f64 = 1.5;
+/// The prior weight of what the agent said in a message that called tools (`Let me check the
+/// config.`): it narrates the work, it does not report it.
+pub const NARRATION_WEIGHT: f64 = 0.4;
+/// Terms of a sentence from which it weighs fully; a shorter one weighs the square root of its
+/// share (`All 5 tests pass.` says less than a sentence of twenty terms).
+pub const INFORMATIVE_TERMS: f64 = 20.0;
+
+/// The briefing: the conversation's most salient sentences ([`crate::briefing`]), at most
+/// [`BRIEFING_CHARS`] characters, each with the index of its message, best first. The prior
+/// weighs the turn's closing report and the user's requests [`REPORT_WEIGHT`], the agent's
+/// narration while it works [`NARRATION_WEIGHT`], a short sentence less
+/// ([`INFORMATIVE_TERMS`]), and a sentence by how late it was said (0.5 for the first message
+/// to 1.5 for the last).
+pub(super) fn briefing(lines: &[Line]) -> Vec<(usize, Exchange)> {
+    let doc = crate::briefing::document(lines);
+    let n = lines.len().max(1) as f64;
+    let prior: Vec<f64> = doc
+        .iter()
+        .map(|s| {
+            let said = if s.closing || s.role == Role::User {
+                REPORT_WEIGHT
+            } else if s.worked {
+                NARRATION_WEIGHT
+            } else {
+                1.0
+            };
+            let terms = crate::briefing::terms(&s.text).len() as f64;
+            let informative = (terms / INFORMATIVE_TERMS).min(1.0).sqrt();
+            said * informative * (0.5 + (s.at + 1) as f64 / n)
+        })
+        .collect();
+    let texts: Vec<&str> = doc.iter().map(|s| s.text.as_str()).collect();
+    let (ranking, scores) = crate::briefing::salience(&texts, &prior);
+    let chars: Vec<usize> = texts.iter().map(|t| t.chars().count()).collect();
+    crate::briefing::select(
+        &ranking,
+        &scores,
+        &chars,
+        BRIEFING_LAMBDA,
+        BRIEFING_CHARS,
+        MAX_EXCHANGES,
+    )
+    .into_iter()
+    .map(|i| {
+        let s = &doc[i];
+        let exchange = Exchange {
+            role: s.role,
+            gist: s.text.clone(),
+        };
+        (s.at, exchange)
+    })
+    .collect()
 }
 
 #[cfg(test)]
@@ -383,45 +475,6 @@ pub(super) mod tests {
     }
 
     #[test]
-    fn a_message_hours_after_a_long_report_is_no_pivot() {
-        let at = |m: Value, t: u64| {
-            let mut m = m;
-            m["timestamp"] = json!(t);
-            m
-        };
-        const H: u64 = 3600 * 1000;
-        let report = format!(
-            "Here is the week's plan for the bakery account. {}",
-            "Monday: croissants. ".repeat(30)
-        );
-        let exchanges = |greeting_at: u64| {
-            let e = extract(&[
-                at(user("Plan the week's posts for the bakery account"), H),
-                at(working(&report), H + 1000),
-                at(user("おはようございます 今日もよろしく"), greeting_at),
-                at(agent("おはようございます！"), greeting_at + 1000),
-                at(user("post the croissant photo first"), greeting_at + 2000),
-                at(working("Posting."), greeting_at + 3000),
-                at(user("then the schedule for Friday"), greeting_at + 4000),
-                at(working("Scheduling."), greeting_at + 5000),
-            ]);
-            e.key_exchanges
-                .into_iter()
-                .filter(|x| x.role == Role::User)
-                .map(|x| x.gist)
-                .collect::<Vec<_>>()
-        };
-        // three hours later the user came back (a pause of 8 hours would start a new sitting): no
-        // answer to the report
-        let late = exchanges(4 * H);
-        assert!(!late.iter().any(|g| g.starts_with("おはよう")), "{late:?}");
-        // right after it, a reply is one
-        assert!(exchanges(H + 60_000)
-            .iter()
-            .any(|g| g.starts_with("おはよう")));
-    }
-
-    #[test]
     fn a_bare_pick_as_the_topic_says_what_it_picks() {
         let e = extract(&[
             user("查一下定时任务"),
@@ -469,10 +522,69 @@ pub(super) mod tests {
             .filter(|x| x.role == Role::Agent)
             .map(|x| x.gist.as_str())
             .collect();
+        // (the heading alone says too little to be a statement; the table is one)
+        assert_eq!(said, ["Platform, Version; Xiaping, 4.7.2; GitHub, 4.7.2"]);
+    }
+
+    #[test]
+    fn a_request_that_changes_the_plan_is_told_from_one_that_adds_to_it() {
+        for changed in [
+            "Actually, don't use SQLite. Use PostgreSQL for the store.",
+            "No, use the v2 API everywhere",
+            "Change of plan: ship the CLI first, the web UI later",
+            "Let's use Redis for the queue instead.",
+            "Scratch that, keep the old parser and fix its tests",
+            "数据库改用PostgreSQL，不要用SQLite了",
+            "Nimm stattdessen PostgreSQL für die Daten",
+            "Finalement, utilise plutôt PostgreSQL",
+            "やっぱりPostgreSQLにしてください",
+        ] {
+            assert!(revises(changed), "{changed}");
+        }
+        for added in [
+            "Also add tests for the parser",
+            "Actually I also need a CSV export",
+            "No worries, now add the signup form",
+            "The page shows 404 instead of the dashboard, fix it",
+            "Now the settings page, same style",
+            "把颜色换成红色",
+        ] {
+            assert!(!revises(added), "{added}");
+        }
+    }
+
+    #[test]
+    fn after_a_change_of_plan_the_task_is_the_new_one_and_the_old_is_replaced() {
+        let msgs = vec![
+            user("Build the notes API with Express and store the notes in SQLite"),
+            working("Setting up Express and the SQLite schema."),
+            agent("The Express app and the SQLite schema are in place."),
+            user("Actually, don't use SQLite: store the notes in PostgreSQL instead."),
+            working("Switching the store to PostgreSQL."),
+        ];
+        let e = extract(&msgs);
         assert_eq!(
-            said,
-            ["✅ Published Platform, Version; Xiaping, 4.7.2; GitHub, 4.7.2"]
+            e.task.as_deref(),
+            Some("Actually, don't use SQLite: store the notes in PostgreSQL instead.")
         );
+        assert!(e.task_revised);
+        assert_eq!(
+            e.replaced_task.as_deref(),
+            Some("Build the notes API with Express and store the notes in SQLite")
+        );
+        // a follow-up that adds to the plan leaves the task as it was
+        let msgs = vec![
+            user("Build the notes API with Express and store the notes in SQLite"),
+            working("Setting up Express and the SQLite schema."),
+            user("Also add a search endpoint over the note titles"),
+            working("Adding the search endpoint."),
+        ];
+        let e = extract(&msgs);
+        assert_eq!(
+            e.task.as_deref(),
+            Some("Build the notes API with Express and store the notes in SQLite")
+        );
+        assert!(!e.task_revised && e.replaced_task.is_none());
     }
 
     #[test]

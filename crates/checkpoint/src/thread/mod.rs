@@ -26,7 +26,7 @@ use constraints::*;
 pub use constraints::{is_constraint, MAX_CONSTRAINTS};
 use findings::*;
 use goal::*;
-pub use goal::{current, substantive, SITTING_GAP_MS};
+pub use goal::{current, revises, substantive, SITTING_GAP_MS};
 pub(crate) use identifiers::arg_texts;
 use identifiers::*;
 pub use identifiers::{code_names, definitions, dependencies, exact_values, worth_naming};
@@ -37,14 +37,14 @@ pub use progress::{is_commit, MAX_COMMITS};
 pub use recent_values::looks_secret;
 use recent_values::*;
 
-/// Characters of a key-exchange gist.
-pub const GIST_CHARS: usize = 120;
+/// Characters of a key-exchange gist (a sentence of the briefing).
+pub const GIST_CHARS: usize = crate::briefing::SENTENCE_CHARS;
 /// Characters of the topic and of each half of the summary.
 pub const TOPIC_CHARS: usize = 100;
 /// An agent response longer than this (in characters) makes the next user message a pivot.
 pub const LONG_AGENT_CHARS: usize = 500;
 /// Most key exchanges kept.
-pub const MAX_EXCHANGES: usize = 8;
+pub const MAX_EXCHANGES: usize = 40;
 /// Exchange pairs always kept at the end of the thread.
 pub const LAST_PAIRS: usize = 2;
 /// Characters of a tool call's `params_summary`.
@@ -104,6 +104,11 @@ pub struct Extracted {
     /// The task is the first request after a pause of [`SITTING_GAP_MS`] (a new sitting): an
     /// earlier checkpoint's task is not carried over it.
     pub task_after_pause: bool,
+    /// A request of these messages changed the plan ([`goal::revises`]): the task is that request
+    /// and no earlier checkpoint's task is carried over it.
+    pub task_revised: bool,
+    /// The task the change replaced, when these messages hold it (else the carried one was).
+    pub replaced_task: Option<String>,
     /// When the user's first request in the messages was sent (ms since the epoch), if it says.
     pub first_request_at: Option<u64>,
     /// How the failure entries of the calls made since the user's latest request start; `None`
@@ -229,7 +234,12 @@ pub fn extract(messages: &[Value]) -> Extracted {
         ..Extracted::default()
     };
     tool_use(messages, &mut out);
-    thread(&turns(messages, &lines), &commits(messages), &mut out);
+    thread(
+        &turns(messages, &lines),
+        &commits(messages),
+        &briefing(&lines),
+        &mut out,
+    );
     out
 }
 

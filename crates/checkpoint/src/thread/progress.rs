@@ -198,6 +198,7 @@ mod tests {
             gists,
             [
                 "Implement the review page, one commit per task",
+                "Starting with task 1.",
                 "committed 000001a on review: feat: task 2",
                 "committed 000002a on review: feat: task 3",
                 "committed 99999ab on review: feat: task 4",
@@ -207,7 +208,7 @@ mod tests {
             "{:?}",
             e.key_exchanges
         );
-        assert!(e.key_exchanges[1..4].iter().all(|x| x.role == Role::Agent));
+        assert!(e.key_exchanges[1..5].iter().all(|x| x.role == Role::Agent));
     }
 
     #[test]

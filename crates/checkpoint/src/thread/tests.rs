@@ -16,66 +16,87 @@ fn result() -> Value {
     json!({"role": "toolResult", "toolCallId": "t", "toolName": "read", "content": [{"type": "text", "text": "file body"}]})
 }
 
-#[test]
-fn first_pivots_last_two_pairs_capped_at_eight() {
-    let long = "x".repeat(501);
-    let mut msgs = vec![user("first question about the parser"), agent(&long)];
-    for i in 0..12 {
-        msgs.push(user(&format!("pivot {i}")));
-        msgs.push(agent(if i % 2 == 0 { &long } else { "short" }));
-    }
-    msgs.push(user("second to last request here"));
-    msgs.push(agent("answer a"));
-    msgs.push(user("last one of them all"));
-    msgs.push(agent("answer b"));
-    let e = extract(&msgs);
-    let gists: Vec<_> = e.key_exchanges.iter().map(|x| x.gist.as_str()).collect();
-    assert_eq!(e.key_exchanges.len(), 8);
-    assert_eq!(gists[0], "first question about the parser");
-    assert_eq!(
-        &gists[4..],
-        [
-            "second to last request here",
-            "answer a",
-            "last one of them all",
-            "answer b"
-        ]
-    );
-    // pivots follow a long agent response (even turns), newest kept: pivot 11 follows the
-    // long reply of turn 10; "second to last request here" follows turn 11's short one.
-    assert_eq!(&gists[1..4], ["pivot 7", "pivot 9", "pivot 11"]);
-    assert_eq!(e.topic.as_deref(), Some("last one of them all"));
-    assert_eq!(
-        e.summary.as_deref(),
-        Some("first question about the parser ... last one of them all")
-    );
-    assert_eq!(e.status, Some(Status::WaitingForUser));
-    assert_eq!(e.key_exchanges[5].role, Role::Agent);
+fn working(t: &str) -> Value {
+    json!({"role": "assistant", "content": [{"type": "text", "text": t}, {"type": "toolCall", "id": "t", "name": "bash", "arguments": {"command": "make test"}}], "stopReason": "toolUse"})
 }
 
 #[test]
-fn pivot_is_structural_and_exactly_over_500_chars() {
-    let msgs = vec![
-        user("q1"),
-        agent(&"é".repeat(500)),
-        user("not a pivot 2"),
-        agent(&"日".repeat(501)),
-        user("はい3"),
-        agent("a"),
-        user("x4"),
-        agent("b"),
-        user("y5"),
-    ];
+fn the_key_exchanges_are_the_briefing_in_the_order_said() {
+    let mut msgs = vec![user(
+        "Migrate the billing service from MySQL to Postgres without downtime",
+    )];
+    for _ in 0..30 {
+        msgs.push(working("Let me check the next file now."));
+        msgs.push(result());
+    }
+    msgs.push(agent(
+        "The billing tables are migrated to Postgres; the dual-write shim keeps MySQL in sync \
+         until the cutover. The invoice export still fails on the currency column.",
+    ));
+    msgs.push(user("keep the shim for a week, then drop MySQL"));
+    msgs.push(working(
+        "Scheduling the removal of the MySQL shim for next week.",
+    ));
     let e = extract(&msgs);
     let gists: Vec<_> = e.key_exchanges.iter().map(|x| x.gist.as_str()).collect();
-    assert_eq!(gists, ["q1", "はい3", "x4", "b", "y5"]);
-    assert_eq!(e.status, Some(Status::InProgress));
+    // the request, the closing report's statements and the user's last word are in; the
+    // narration of the work mostly is not
+    assert!(
+        gists
+            .iter()
+            .any(|g| g.starts_with("Migrate the billing service")),
+        "{gists:?}"
+    );
+    assert!(
+        gists
+            .iter()
+            .any(|g| g.contains("invoice export still fails")),
+        "{gists:?}"
+    );
+    assert!(
+        gists.iter().any(|g| g.starts_with("keep the shim")),
+        "{gists:?}"
+    );
+    let narration = gists
+        .iter()
+        .filter(|g| g.starts_with("Let me check"))
+        .count();
+    assert_eq!(narration, 1, "{gists:?}");
+    // in the order they were said
+    let at = |p: &str| gists.iter().position(|g| g.starts_with(p)).unwrap();
+    assert!(
+        at("Migrate") < at("The invoice export") && at("The invoice export") < at("keep the shim")
+    );
+    assert!(e.key_exchanges.len() <= MAX_EXCHANGES);
+    let chars: usize = gists.iter().map(|g| g.chars().count()).sum();
+    assert!(chars <= goal::BRIEFING_CHARS);
+}
+
+#[test]
+fn the_briefing_says_a_thing_once() {
+    // the same report three times over (a retried reply) is one key exchange
+    let report =
+        "The deploy to staging failed because the API key for the payment provider is missing.";
+    let msgs = vec![
+        user("deploy the app to staging and tell me what breaks"),
+        working("Deploying now."),
+        agent(report),
+        user("try again please"),
+        working("Retrying the deploy."),
+        agent(report),
+        user("and once more, with the verbose flag"),
+        working("Retrying with --verbose."),
+        agent(report),
+    ];
+    let e = extract(&msgs);
+    let same = e.key_exchanges.iter().filter(|x| x.gist == report).count();
+    assert_eq!(same, 1, "{:?}", e.key_exchanges);
 }
 
 #[test]
 fn gists_are_cut_on_char_boundaries_and_never_drop_the_newest() {
     let text = format!("😀{}", "字".repeat(299));
-    let e = extract(&[user(&text), agent(&"字".repeat(700))]);
+    let e = extract(&[user(&text), agent(&"文".repeat(700))]);
     assert_eq!(e.key_exchanges.len(), 2);
     for x in &e.key_exchanges {
         assert!(x.gist.chars().count() <= GIST_CHARS);

@@ -1,0 +1,202 @@
+//! The document model: the conversation's sentences, each with its speaker and place.
+
+use super::rank::terms;
+use crate::model::Role;
+use context_state::dialogue::{Line, Said};
+use context_state::gist;
+use context_state::substance::{plain, prose_paragraphs};
+use context_state::wrappers::NO_OP_REPLIES;
+
+/// Longest sentence kept (characters); a longer one is cut with `…`.
+pub const SENTENCE_CHARS: usize = 240;
+/// Fewest terms with a letter ([`terms`]) of a sentence: `Done.` or `Fixed it` says nothing on
+/// its own.
+pub const MIN_TERMS: usize = 3;
+
+/// One sentence of the conversation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sentence {
+    /// The index of its message.
+    pub at: usize,
+    /// The index of its turn (a user request opens one; 0 holds what came before the first).
+    pub turn: usize,
+    /// Who said it.
+    pub role: Role,
+    /// Its text, as plain text (no markdown marks), at most [`SENTENCE_CHARS`] characters.
+    pub text: String,
+    /// It is in the agent's last message of its turn: the report the turn closed on.
+    pub closing: bool,
+    /// It is in an agent message that called tools: what the agent said while it worked.
+    pub worked: bool,
+}
+
+/// The sentences of a text's prose: code blocks left out, each line's list and heading marks
+/// removed, split after `.`, `!`, `?` and their full-width forms, a table as one; a sentence of
+/// fewer than [`MIN_TERMS`] worded terms is left out.
+pub fn sentences_of(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for para in prose_paragraphs(text) {
+        // a table is one statement: its rows' cells ([`plain`])
+        if para.trim_start().starts_with('|') {
+            let s = plain(para);
+            if worded(&s) {
+                out.push(gist(&s, SENTENCE_CHARS));
+            }
+            continue;
+        }
+        for line in para.lines() {
+            let line = unmarked(line);
+            if line.is_empty() {
+                continue;
+            }
+            for s in split_sentences(&plain(line)) {
+                if worded(&s) {
+                    out.push(gist(&s, SENTENCE_CHARS));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// At least [`MIN_TERMS`] terms with a letter (`4.7.2` or `v2, 3` is no statement on its own).
+fn worded(s: &str) -> bool {
+    terms(s)
+        .iter()
+        .filter(|t| t.chars().any(char::is_alphabetic))
+        .count()
+        >= MIN_TERMS
+}
+
+/// A line without its list marker (`-`, `*`, `+`, `1.`, `1)`) and checkbox.
+fn unmarked(line: &str) -> &str {
+    let mut l = line.trim();
+    if let Some(rest) = l.strip_prefix(['-', '*', '+', '•']) {
+        l = rest.trim_start();
+    } else {
+        let digits = l.chars().take_while(char::is_ascii_digit).count();
+        if digits > 0 && digits <= 3 {
+            let rest = &l[digits..];
+            if let Some(r) = rest.strip_prefix(['.', ')']) {
+                if r.starts_with(' ') {
+                    l = r.trim_start();
+                }
+            }
+        }
+    }
+    for mark in ["[ ]", "[x]", "[X]"] {
+        if let Some(rest) = l.strip_prefix(mark) {
+            l = rest.trim_start();
+        }
+    }
+    l
+}
+
+/// Splits after a sentence's end: `.`, `!`, `?` followed by a space, or a full-width end
+/// mark (`。`, `！`, `？`). A dot inside a word (`auth.ts`, `v1.2`) ends nothing.
+fn split_sentences(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        cur.push(c);
+        let end = match c {
+            '。' | '！' | '？' => true,
+            '.' | '!' | '?' => chars.peek().is_none_or(|n| n.is_whitespace()),
+            _ => false,
+        };
+        if end {
+            let s = cur.trim();
+            if !s.is_empty() {
+                out.push(s.to_string());
+            }
+            cur.clear();
+        }
+    }
+    let s = cur.trim();
+    if !s.is_empty() {
+        out.push(s.to_string());
+    }
+    out
+}
+
+/// The document: the user's requests and everything the agent wrote, sentence by sentence, in
+/// order. Acknowledgements, short answers and host text are not in it ([`Said`]), nor a
+/// sentence naming the host's no-op replies ([`NO_OP_REPLIES`]: a cron prompt's `If nothing
+/// changed, respond exactly NO_REPLY.`).
+pub fn document(lines: &[Line]) -> Vec<Sentence> {
+    // the agent's last message with text in each turn
+    let mut turn_of = vec![0usize; lines.len()];
+    let mut last_agent: Vec<Option<usize>> = vec![None];
+    let mut turn = 0;
+    for (at, line) in lines.iter().enumerate() {
+        match line {
+            Line::User {
+                said: Said::Request,
+                ..
+            } => {
+                turn += 1;
+                last_agent.push(None);
+            }
+            Line::Agent { text, .. } if !text.trim().is_empty() => last_agent[turn] = Some(at),
+            _ => {}
+        }
+        turn_of[at] = turn;
+    }
+    let mut out = Vec::new();
+    for (at, line) in lines.iter().enumerate() {
+        let (role, text, worked) = match line {
+            Line::User {
+                text,
+                said: Said::Request,
+                ..
+            } => (Role::User, text, false),
+            Line::Agent { text, worked } => (Role::Agent, text, *worked),
+            _ => continue,
+        };
+        let turn = turn_of[at];
+        let closing = role == Role::Agent && last_agent[turn] == Some(at);
+        // a sentence about the host's protocol (`reply exactly NO_REPLY`) is not the work's
+        let work = |s: &String| !NO_OP_REPLIES.iter().any(|t| s.contains(t));
+        out.extend(
+            sentences_of(text)
+                .into_iter()
+                .filter(work)
+                .map(|text| Sentence {
+                    at,
+                    turn,
+                    role,
+                    text,
+                    closing,
+                    worked,
+                }),
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentences_leave_out_code_marks_and_short_ones() {
+        let s = sentences_of(
+            "## Done\n\n- **Fixed** the token refresh in `auth.ts`. It now expires after an hour.\n\
+             1. Added a test for refreshSession() in the auth suite\n\n```\nlet x = 1;\n```\nOK.",
+        );
+        assert_eq!(
+            s,
+            vec![
+                "Fixed the token refresh in `auth.ts`.",
+                "It now expires after an hour.",
+                "Added a test for refreshSession() in the auth suite",
+            ]
+        );
+        // a script without spaces: each character a term
+        assert_eq!(
+            sentences_of("定时任务已经修复。明天早上再检查一次！"),
+            vec!["定时任务已经修复。", "明天早上再检查一次！"]
+        );
+    }
+}
