@@ -378,11 +378,12 @@ describe('continuation recall (bin/lib/continuation.mjs)', () => {
       expect(r.continuation[0].writtenShare).toBeCloseTo(2 / 5)
       const s = summarizeContinuation(r.continuation)
       expect(s.writtenShare).toBeCloseTo(2 / 5)
-      expect(s.required.restore).toBeCloseTo(1.2 / 5)
-      expect(s.required.both).toBeCloseTo(1 / 5 + 0.12)
-      expect(s.required.replace).toBeCloseTo(1.5 / 5)
+      // in misses (issue 51): the summary carries 1/5, so it misses 4/5; the restore may miss 2/3 of that, the others half
+      expect(s.required.restore).toBeCloseTo(1 - (2 / 3) * (4 / 5))
+      expect(s.required.both).toBeCloseTo(1 - (1 / 2) * (4 / 5))
+      expect(s.required.replace).toBeCloseTo(1 - (1 / 2) * (4 / 5))
       expect(formatContinuation([r], s).at(-1)).toBe(
-        '  they ask for 24.0%, 32.0% and 30.0%; the agent wrote itself 40.0% of the needed names on average, the most a text carrying no argument key or escape fragment reaches',
+        '  they ask for 46.7% (above it), 60.0% (above it) and 60.0% (above it); the agent wrote itself 40.0% of the needed names on average, the most a text carrying no argument key or escape fragment reaches',
       )
     } finally {
       rmSync(dir, { recursive: true, force: true })

@@ -23,6 +23,21 @@ const compactionsIn = (files: string[]) =>
     return parsed.entries.filter((e: any) => e.entry.type === 'compaction').map(() => ({ file, format }))
   })
 
+/**
+ * The files a restore lists (`Files modified:`, `Files read:`, `Other files:`), each as the agent would type it:
+ * under the root the `Files (under <root>):` line states once, or absolute; and those the agent gave relative to its
+ * working directory, as given.
+ */
+const filePaths = (text: string): string[] => {
+  const root = /^Files \(under (.+?)\):$/m.exec(text)?.[1] ?? ''
+  const list = (label: RegExp) =>
+    text.split('\n').flatMap((l) => label.exec(l)?.[1].replace(/ \(\+\d+ more\)$/, '').split(', ') ?? [])
+  // the paths the agent gave relative to its working directory, as given
+  return list(/^Files \(relative to the working directory\): (.*)$/).concat(
+    list(/^(?:Files modified|Files read|Other files): (.*)$/).map((p) => (/^[/~]/.test(p) ? p : root + p)),
+  )
+}
+
 /** Each transcript is replayed once for both blocks (each test replays at most one: the test timeout holds). */
 const evaluated = new Map<string, Promise<any>>()
 const evaluate = (f: string) => {
@@ -74,7 +89,8 @@ describe('restore invariants over the bundled transcripts', async () => {
         // the task is carried from compaction to compaction, unless the user came back after a pause of a sitting
         // (8 hours: docs/restore.md), which compactions this far apart may hold
         const apart = at !== null && Date.parse(c.compactionTime) - at >= 8 * 3600 * 1000
-        if (task !== null && !apart) expect(c.checkpoint.task).toBe(task)
+        // (or the user changed the plan: the task it replaced is said to be replaced)
+        if (task !== null && !apart && c.checkpoint.replacedTask === null) expect(c.checkpoint.task).toBe(task)
         task = c.checkpoint.task
         at = Date.parse(c.compactionTime)
         if (c.compaction > 1) expect(c.checkpoint.previous).toMatch(/^cp_\d{3}$/)
@@ -112,6 +128,30 @@ describe('restore invariants (issue 27): no credential, no host text, identifier
         expect(d.prose, where).toEqual([])
         expect(d.escaped, where).toEqual([])
       })
+    })
+    it(`${base(f)}: every path in the restore is one the agent could open as written`, async () => {
+      // the transcript as the agent saw it, JSON escapes undone: a path it read or wrote is in it whole
+      const raw = readFileSync(f, 'utf8').replace(/\\\//g, '/')
+      const r = await evaluate(f)
+      for (const x of r.restores) {
+        for (const [budget, text] of [[800, x.restore], [2000, x.replaceRestore]] as const) {
+          const paths = filePaths(text)
+          for (const p of paths) {
+            const where = `${base(f)}:${x.line} at ${budget} tokens: ${p}`
+            expect(p, where).not.toMatch(/[{}]/)
+            expect(raw.includes(p), where).toBe(true)
+          }
+        }
+      }
+    })
+    it(`${base(f)}: after a change of plan the task is the new one, the replaced one never the task`, async () => {
+      const r = await evaluate(f)
+      for (const c of r.compactions) {
+        const replaced = c.checkpoint.replacedTask
+        if (!replaced) continue
+        expect(c.checkpoint.task, `${base(f)}:${c.line}`).not.toBe(replaced)
+        expect(c.restore, `${base(f)}:${c.line}`).toMatch(/^Task: .* \(the user changed the plan\)$/m)
+      }
     })
     it(`${base(f)}: the task is the user's request, not a greeting or a host prompt`, async () => {
       await each(f, (d, where) => expect({ task: d.task, defect: d.taskDefect }, where).toEqual({ task: d.task, defect: null }))

@@ -609,7 +609,8 @@ try {
     turns.set('t11', [{ text: 'Backfilling.', usage: { prompt_tokens: 30_000 } }])
     // the report and the reply are compacted (a short kept tail): the decision is in the messages the checkpoint reads
     const earlier = [await turn(S3, '[t10] Migrate the users table schema.'), await turn(S3, '[t19] keep the old table for a week')]
-    const a = await turn(S3, '[t20] Go on with the backfill.')
+    // a change of plan before the compaction: the task is the new one, the first said to be what it changed (issue 51)
+    const a = await turn(S3, '[t20] Actually, backfill in batches of 500 instead.')
     for (const e of earlier) a.summaries.push(...e.summaries), a.flushes.push(...e.flushes)
     const b = await turn(S3, '[t11] Continue.')
     const summaries = [...a.summaries, ...b.summaries]
@@ -620,7 +621,10 @@ try {
     const first = b.chat[0]
     const text = requestText(first.body)
     assert.equal(text.split(RESTORE_MARK).length - 1, 1, `the restore exactly once in the first request after compaction: ${text.slice(-1500)}`)
-    assert.match(text, /Migrate the users table schema/, 'with the task')
+    assert.match(text, /\nTask: Actually, backfill in batches of 500 instead\. \(the user changed the plan\)\nChanged from: Migrate the users table schema\.\n/, `with the task as the user changed it: ${text.slice(text.indexOf('## Goal'), text.indexOf('## Goal') + 400)}`)
+    // every path as the agent gave it, whole: the file it read relative to its working directory (issue 51)
+    assert.match(text, /\nFiles \(relative to the working directory\): [^\n]*\bsrc\/lexer\.rs\b/, `the file read, as given: ${text.slice(text.indexOf('## Exact identifiers'), text.indexOf('## Exact identifiers') + 500)}`)
+    assert.doesNotMatch(text.slice(text.indexOf('## Exact identifiers')), /^Files[^\n]*[{}]/m, 'no path folded into braces')
     assert.match(text, /backfill the rows/, 'and the plan')
     assert.match(text, /Identifiers: [^\n]*backfillUserRows\(\)/, 'and the function its write defined')
     assert.match(text, /## Progress\n[^#]*- agent: committed [0-9a-f]{7} on [^\s:]+: feat: backfill user rows in batches\n/, `and what the agent committed: ${text.slice(text.indexOf('## Progress'), text.indexOf('## Progress') + 600)}`)

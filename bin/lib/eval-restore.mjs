@@ -331,7 +331,7 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
       taskText: task ? task.slice(0, 80) : null,
       repeated: repeatedLines(restore),
       checkpoint: cp
-        ? { id: cp.meta.checkpointId, previous: cp.meta.previousCheckpoint ?? null, compactionCount: cp.meta.compactionCount, createdAt: cp.meta.createdAt, task: cp.working.task ?? null }
+        ? { id: cp.meta.checkpointId, previous: cp.meta.previousCheckpoint ?? null, compactionCount: cp.meta.compactionCount, createdAt: cp.meta.createdAt, task: cp.working.task ?? null, replacedTask: cp.working.replacedTask ?? null }
         : null,
       compactionTime: typeof entry.timestamp === 'string' ? entry.timestamp : null,
       restore,
@@ -511,23 +511,29 @@ function continuationMeans(rows) {
   m.liftOverSummary = withSummary.length ? meanOf(withSummary, (r) => r.both) - summaryMean : null
   // What the targets ask for on these compactions, beside the most a text carrying only the names the agent
   // wrote itself can reach there.
-  m.required = summaryMean ? { restore: 1.2 * summaryMean, both: summaryMean + 0.12, replace: 1.5 * summaryMean } : null
+  // (issue 51, counted in misses so that every target can be reached: the restore misses at most 2/3 of what the
+  // summary misses, summary + restore and the restore at the replace budget at most half)
+  const misses = (share) => 1 - share * (1 - summaryMean)
+  m.required = summaryMean ? { restore: misses(2 / 3), both: misses(1 / 2), replace: misses(1 / 2) } : null
+  // (over the compactions with a summary, as the summary's own mean)
+  m.summarized = { restore: meanOf(withSummary, (r) => r.restore), both: meanOf(withSummary, (r) => r.both), replace: meanOf(withSummary, (r) => r.replace.restore) }
   m.writtenShare = meanOf(withSummary, (r) => r.writtenShare)
   return m
 }
 
 /**
- * Continuation recall over its rows, overall and per format; the issue-27 targets as booleans (reported, not
- * asserted): restore >= 1.2x the summary, summary + restore >= summary + 12 points, at the replace budget >= 1.5x.
+ * Continuation recall over its rows, overall and per format; the issue-51 targets as booleans (reported, not
+ * asserted), in misses: the restore misses at most 2/3 of what the summary misses, summary + restore at most half, the
+ * restore at the replace budget at most half.
  */
 export function summarizeContinuation(rows) {
   const s = continuationMeans(rows)
   s.byFormat = {}
   for (const f of [...new Set(rows.map((r) => r.format))].sort()) s.byFormat[f] = continuationMeans(rows.filter((r) => r.format === f))
   s.targets = {
-    restoreAtLeast1_2xSummary: s.restoreOverSummary !== null && s.restoreOverSummary >= 1.2,
-    bothAtLeastSummaryPlus12: s.liftOverSummary !== null && s.liftOverSummary >= 0.12,
-    replaceAtLeast1_5xSummary: s.replaceOverSummary !== null && s.replaceOverSummary >= 1.5,
+    restoreMisses2_3OfSummary: s.required !== null && s.summarized.restore >= s.required.restore - 1e-9,
+    bothMissesHalfOfSummary: s.required !== null && s.summarized.both >= s.required.both - 1e-9,
+    replaceMissesHalfOfSummary: s.required !== null && s.summarized.replace >= s.required.replace - 1e-9,
   }
   return s
 }
@@ -642,7 +648,7 @@ export function formatContinuation(results, c, { budget = DEFAULT_MAX_TOKENS, wi
   for (const [f, m] of Object.entries(c.byFormat)) lines.push(written(`  ${f}`, m))
   const mark = (b) => (b ? 'met' : 'NOT met')
   lines.push(
-    `targets: restore at ${budget} >= 1.2x the summary ${mark(c.targets.restoreAtLeast1_2xSummary)}; summary + restore >= summary + 12 points ${mark(c.targets.bothAtLeastSummaryPlus12)}; restore at ${wide} >= 1.5x the summary ${mark(c.targets.replaceAtLeast1_5xSummary)}`,
+    `targets (in misses): restore at ${budget} misses <= 2/3 of the summary's ${mark(c.targets.restoreMisses2_3OfSummary)}; summary + restore <= 1/2 ${mark(c.targets.bothMissesHalfOfSummary)}; restore at ${wide} <= 1/2 ${mark(c.targets.replaceMissesHalfOfSummary)}`,
   )
   const req = c.required
   if (req && c.writtenShare !== null) {

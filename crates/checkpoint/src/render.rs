@@ -801,7 +801,7 @@ fn compose(
     }
     if let Some(r) = replaced {
         o.push_str(&format!(
-            "Replaced plan (not to follow): {}\n",
+            "Changed from: {}\n",
             clean(r, field_chars.max(TASK_MIN_CHARS))
         ));
     }
@@ -965,14 +965,24 @@ fn compose(
         .filter(|(i, _)| keep(Piece::File(*i)))
         .map(|(_, f)| f)
         .collect();
+    // a path the agent gave relative (`MEMORY.md`) is relative to its working directory, not to
+    // the root the lists state: listed apart, so every path reads as the agent would type it
+    let given_relative = |p: &str| root.is_some() && !p.starts_with(['/', '~']);
     let show = |changed: bool| -> Vec<String> {
         named
             .iter()
-            .filter(|f| f.1 == changed)
+            .filter(|f| f.1 == changed && !given_relative(&f.0))
             .map(|f| clean(relative(&f.0, root.as_deref()), 200))
             .collect()
     };
     let (modified, read) = (show(true), show(false));
+    let mut working_dir: Vec<&(String, bool)> = named
+        .iter()
+        .copied()
+        .filter(|f| given_relative(&f.0))
+        .collect();
+    working_dir.sort_by_key(|f| !f.1);
+    let working_dir: Vec<String> = working_dir.iter().map(|f| clean(&f.0, 200)).collect();
     let background = files.len() - named.len();
     // the items of a list whose pieces the trim kept, cleaned to `max` characters
     let kept = |items: &[String], piece: fn(usize) -> Piece, max: usize| -> Vec<String> {
@@ -989,7 +999,12 @@ fn compose(
     if let Some(line) = saved_entries_line(opts.saved_entries) {
         o.push_str(&line);
     }
-    if !named.is_empty() {
+    push_inline(
+        &mut o,
+        "Files (relative to the working directory): ",
+        &working_dir,
+    );
+    if !modified.is_empty() || !read.is_empty() {
         if let Some(r) = &root {
             o.push_str(&format!("Files (under {}/):\n", clean(r, 200)));
         }
@@ -1003,6 +1018,8 @@ fn compose(
             .iter()
             .enumerate()
             .filter(|(i, _)| !keep(Piece::File(*i)))
+            // (under the root stated: one the agent gave relative is only counted)
+            .filter(|(_, f)| !given_relative(&f.0))
             .filter_map(|(_, f)| {
                 let path = relative(&f.0, root.as_deref()).to_string();
                 (!path.is_empty() && seen.insert(path.clone())).then_some(path)
@@ -1742,6 +1759,19 @@ mod tests {
             62,
             "{text}"
         );
+        // a path the agent gave relative is relative to its working directory, not to the root:
+        // listed apart, as given
+        cp.resources.files_modified.push("MEMORY.md".into());
+        cp.resources.active_files.insert(0, "MEMORY.md".into());
+        let text = render(
+            &cp,
+            RenderOptions {
+                max_tokens: 500,
+                ..RenderOptions::default()
+            },
+        )
+        .unwrap();
+        assert!(text.contains("Files (relative to the working directory): MEMORY.md\nFiles (under /home/me/proj/src/):\nFiles modified: /home/me/proj/docs/a.md, lib.rs\n"), "{text}");
         assert!(common_root(&[("/a/b/c.rs".into(), false), ("/x/y.rs".into(), false)]).is_none());
         // an outlier does not hide the root the others share; it is shown whole
         let files: Vec<(String, bool)> = ["/p/q/a.rs", "/p/q/r/b.rs", "/p/q/c.rs", "/tmp/out.html"]

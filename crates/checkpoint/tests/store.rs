@@ -504,7 +504,7 @@ fn a_change_of_plan_after_a_compaction_replaces_the_carried_task() {
     );
     let text = render(&cp, RenderOptions::default()).unwrap();
     assert!(
-        text.contains("Task: Actually, don't use SQLite: store the notes in PostgreSQL instead. (the user changed the plan)\nReplaced plan (not to follow): Build the notes API"),
+        text.contains("Task: Actually, don't use SQLite: store the notes in PostgreSQL instead. (the user changed the plan)\nChanged from: Build the notes API"),
         "{text}"
     );
     // the next checkpoint carries the new task and what it replaced
