@@ -227,6 +227,11 @@ export interface CheckpointResources {
    * requires in a summary (optional field of schema v1).
    */
   recentValues?: Array<string>
+  /**
+   * Exact values with what the conversation says they are, `role: value` (optional field of
+   * schema v1).
+   */
+  namedValues?: Array<string>
 }
 
 /** `thread` of a checkpoint. */

@@ -376,6 +376,10 @@ pub struct CheckpointResources {
     /// requires in a summary (optional field of schema v1).
     #[serde(default)]
     pub recent_values: Option<Vec<String>>,
+    /// Exact values with what the conversation says they are, `role: value` (optional field of
+    /// schema v1).
+    #[serde(default)]
+    pub named_values: Option<Vec<String>>,
 }
 
 /// `thread` of a checkpoint.
@@ -468,6 +472,7 @@ fn to_js(cp: core::Checkpoint) -> Checkpoint {
             identifiers: some(cp.resources.identifiers),
             commands: some(cp.resources.commands),
             recent_values: some(cp.resources.recent_values),
+            named_values: some(cp.resources.named_values),
         },
         thread: CheckpointThread {
             summary: cp.thread.summary,
@@ -543,6 +548,7 @@ fn from_js_checkpoint(cp: Checkpoint) -> Result<core::Checkpoint, Error> {
             identifiers: cp.resources.identifiers.unwrap_or_default(),
             commands: cp.resources.commands.unwrap_or_default(),
             recent_values: cp.resources.recent_values.unwrap_or_default(),
+            named_values: cp.resources.named_values.unwrap_or_default(),
         },
         thread: core::Thread {
             summary: cp.thread.summary,

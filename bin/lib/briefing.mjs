@@ -160,12 +160,16 @@ const body = (restore) => unheaded(restore.split('\n').filter((l) => !/^\[Post-c
 function scored(restore, refToks, ref, next) {
   const idLine = (restore.match(/^Identifiers: (.*)$/m) ?? [])[1] ?? ''
   const ids = idLine.split(', ').map((s) => s.trim()).filter(Boolean)
+  // the values the restore names with their role (`Values: Skill ID: 61c9…; …`), by their value: the reference
+  // script reads the Identifiers line only; both are reported
+  const valueLine = (restore.match(/^Values: (.*)$/m) ?? [])[1] ?? ''
+  const values = valueLine.split('; ').map((s) => s.slice(s.lastIndexOf(': ') + 2).trim()).filter(Boolean)
   const refLow = ref.toLowerCase()
-  const useful = ids.filter((id) => {
+  const isUseful = (id) => {
     const s = id.toLowerCase().replace(/[(){}]/g, '')
     return s.length >= 3 && (refLow.includes(s) || next.includes(s))
-  })
-  return { ...rouge(refToks, body(restore)), ids: ids.length, useful: useful.length }
+  }
+  return { ...rouge(refToks, body(restore)), ids: ids.length, useful: ids.filter(isUseful).length, values: values.length, usefulValues: values.filter(isUseful).length }
 }
 
 /**
@@ -217,6 +221,8 @@ export function briefingMeans(rows, which) {
   const mean = (f) => (rows.length ? rows.reduce((a, r) => a + f(r[which]), 0) / rows.length : null)
   const ids = rows.reduce((a, r) => a + r[which].restore.ids, 0)
   const useful = rows.reduce((a, r) => a + r[which].restore.useful, 0)
+  const values = rows.reduce((a, r) => a + (r[which].restore.values ?? 0), 0)
+  const usefulValues = rows.reduce((a, r) => a + (r[which].restore.usefulValues ?? 0), 0)
   const f2 = mean((x) => x.restore.f2)
   const tail = mean((x) => x.tail.f2)
   const orc = mean((x) => x.oracle.f2)
@@ -231,6 +237,9 @@ export function briefingMeans(rows, which) {
     overTail: tail ? f2 / tail : null,
     identifierPrecision: ids ? useful / ids : null,
     identifiers: ids,
+    // with the values named with their role counted too
+    namedPrecision: ids + values ? (useful + usefulValues) / (ids + values) : null,
+    values,
   }
 }
 
@@ -242,7 +251,7 @@ export function formatBriefing(rows, { budget = 800, wideBudget = 2000 } = {}) {
     const m = briefingMeans(rows, which)
     const met = m.shareOfOracle >= 0.5 && m.overTail >= 1.5 && (m.identifierPrecision ?? 1) >= 0.6
     out.push(
-      `  ${label} at ${b}: ROUGE-2 F1 ${pct(m.restoreF2)} (naive ${pct(m.tailF2)}, oracle ${pct(m.oracleF2)}): ${pct(m.shareOfOracle)} of the oracle, ${m.overTail?.toFixed(2) ?? '-'}x the naive text; ROUGE-1 F1 ${pct(m.restoreF1)}; identifier precision ${pct(m.identifierPrecision)} of ${m.identifiers} (target: >= 50 % of the oracle, >= 1.5x, >= 60 %: ${met ? 'met' : 'short'})`,
+      `  ${label} at ${b}: ROUGE-2 F1 ${pct(m.restoreF2)} (naive ${pct(m.tailF2)}, oracle ${pct(m.oracleF2)}): ${pct(m.shareOfOracle)} of the oracle, ${m.overTail?.toFixed(2) ?? '-'}x the naive text; ROUGE-1 F1 ${pct(m.restoreF1)}; identifier precision ${pct(m.identifierPrecision)} of ${m.identifiers}, with the ${m.values} named values ${pct(m.namedPrecision)} (target: >= 50 % of the oracle, >= 1.5x, >= 60 %: ${met ? 'met' : 'short'})`,
     )
   }
   return out

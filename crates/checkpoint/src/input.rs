@@ -264,6 +264,8 @@ pub struct Previous {
     /// The identifiers of the session's last compaction checkpoint: the names of the work before
     /// the messages this checkpoint sees (a compaction removed them), see [`with_carried`].
     pub identifiers: Vec<String>,
+    /// The named values of the same checkpoint, carried with its identifiers.
+    pub named_values: Vec<String>,
     /// The previous checkpoint's key exchanges: the commits among them are what was done before
     /// a compaction removed the messages that said so, see [`with_commits`].
     pub key_exchanges: Vec<Exchange>,
@@ -426,6 +428,7 @@ pub fn assemble(
         active_files: ex.active_files.into_iter().take(MAX_FILES).collect(),
         identifiers: with_carried(ex.identifiers, &previous.identifiers),
         recent_values: ex.recent_values,
+        named_values: with_carried(ex.named_values, &previous.named_values),
         commands: ex.commands,
     };
 

@@ -169,6 +169,9 @@ pub struct Resources {
     /// Optional v1 field: the exact values of the latest messages (URLs, paths, ids), as
     /// OpenClaw's summary audit reads them; a summary (replace mode) must show them.
     pub recent_values: Vec<String>,
+    /// Optional v1 field: exact values with what the conversation says they are, `role: value`
+    /// (`Skill ID: 61c9999f-…`); the restore shows an identifier so.
+    pub named_values: Vec<String>,
 }
 
 /// One entry of `thread.key_exchanges`.

@@ -1057,6 +1057,23 @@ fn compose(
                     None => false,
                 })
     });
+    // an exact value the conversation says what it is of, with its role (`Skill ID: 61c9…`)
+    let role_of = |id: &str| {
+        cp.resources
+            .named_values
+            .iter()
+            .find(|n| n.strip_suffix(id).is_some_and(|r| r.ends_with(": ")))
+    };
+    let (valued, idents): (Vec<String>, Vec<String>) =
+        idents.into_iter().partition(|id| role_of(id).is_some());
+    let valued: Vec<String> = valued
+        .iter()
+        .filter_map(|id| role_of(id))
+        .map(|n| clean(n, IDENTIFIER_SHOWN_CHARS + crate::thread::ROLE_CHARS))
+        .collect();
+    if !valued.is_empty() {
+        o.push_str(&format!("Values: {}\n", valued.join("; ")));
+    }
     push_inline(&mut o, "Identifiers: ", &idents);
     push_inline(&mut o, "Tools used: ", &tools);
     if o.len() == before {

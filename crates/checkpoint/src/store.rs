@@ -210,6 +210,7 @@ pub fn write_checkpoint(input: &CheckpointInput) -> Result<WriteResult> {
             .map(|(_, cp)| cp.learnings.clone())
             .unwrap_or_default(),
         identifiers: Vec::new(),
+        named_values: Vec::new(),
         key_exchanges: latest
             .as_ref()
             .map(|(_, cp)| cp.thread.key_exchanges.clone())
@@ -229,9 +230,10 @@ pub fn write_checkpoint(input: &CheckpointInput) -> Result<WriteResult> {
     }
     // (read only for a checkpoint that is written: older files are loaded only when the newest is
     // no compaction checkpoint)
-    previous.identifiers = last_compaction(&dir, &files, latest.as_ref())
-        .map(|cp| cp.resources.identifiers)
-        .unwrap_or_default();
+    if let Some(cp) = last_compaction(&dir, &files, latest.as_ref()) {
+        previous.identifiers = cp.resources.identifiers;
+        previous.named_values = cp.resources.named_values;
+    }
     // Which state the previous checkpoint already bundled is decided by checkpoint numbers, not
     // by its time: one written while the clock ran ahead must not discard later records.
     let mark = files.last().map(|(n, _)| context_state::CheckpointMark {

@@ -242,6 +242,7 @@ pub fn to_yaml(cp: &Checkpoint) -> String {
         ("identifiers", &cp.resources.identifiers),
         ("commands", &cp.resources.commands),
         ("recent_values", &cp.resources.recent_values),
+        ("named_values", &cp.resources.named_values),
     ] {
         if !list.is_empty() {
             push_string_list(&mut o, "  ", key, list);
@@ -489,6 +490,7 @@ pub fn from_yaml(text: &str) -> Result<Checkpoint> {
         identifiers: str_list(field(r, "identifiers"), "resources.identifiers")?,
         commands: str_list(field(r, "commands"), "resources.commands")?,
         recent_values: str_list(field(r, "recent_values"), "resources.recent_values")?,
+        named_values: str_list(field(r, "named_values"), "resources.named_values")?,
     };
 
     let t = section(doc, "thread")?;
@@ -575,6 +577,7 @@ mod tests {
                 identifiers: vec![s(), s()],
                 commands: vec![s()],
                 recent_values: vec![s()],
+                named_values: vec![s()],
             },
             thread: Thread {
                 summary: Some(s()),

@@ -716,7 +716,7 @@ pub(super) fn is_exact_value(t: &str) -> bool {
 /// `ou_f70eb837…`, `asst_abc123…`. The body has digits and letters, in mixed case or with at
 /// least four digits: never a snake_case name (`total_reward`, `e2e_test_1`). A credential of
 /// that shape is redacted before the names are read ([`crate::redact`]).
-fn is_opaque_id(t: &str) -> bool {
+pub(super) fn is_opaque_id(t: &str) -> bool {
     let Some((prefix, body)) = t.split_once('_') else {
         return false;
     };

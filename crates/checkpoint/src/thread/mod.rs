@@ -18,6 +18,7 @@ mod identifiers;
 mod next_steps;
 mod progress;
 mod recent_values;
+mod roles;
 #[cfg(test)]
 mod tests;
 
@@ -36,6 +37,7 @@ use progress::*;
 pub use progress::{is_commit, MAX_COMMITS};
 pub use recent_values::looks_secret;
 use recent_values::*;
+pub use roles::ROLE_CHARS;
 
 /// Characters of a key-exchange gist (a sentence of the briefing).
 pub const GIST_CHARS: usize = crate::briefing::SENTENCE_CHARS;
@@ -81,6 +83,9 @@ pub struct Extracted {
     pub identifiers: Vec<String>,
     /// The exact values of the latest messages ([`recent_values`](recent_values::recent_values)).
     pub recent_values: Vec<String>,
+    /// The exact values among the identifiers and the recent values that the dialogue names,
+    /// as `role: value` ([`roles::named_values`]).
+    pub named_values: Vec<String>,
     /// Shell commands the agent ran (the working part: no `cd`, no output plumbing, no message),
     /// most used first; look-arounds only when run more than once.
     pub commands: Vec<String>,
@@ -233,6 +238,10 @@ pub fn extract(messages: &[Value]) -> Extracted {
         turn_calls: turn_calls(messages, &lines),
         ..Extracted::default()
     };
+    out.named_values = roles::named_values(
+        &lines,
+        &[out.identifiers.clone(), out.recent_values.clone()].concat(),
+    );
     tool_use(messages, &mut out);
     thread(
         &turns(messages, &lines),
