@@ -623,7 +623,7 @@ try {
     assert.equal(text.split(RESTORE_MARK).length - 1, 1, `the restore exactly once in the first request after compaction: ${text.slice(-1500)}`)
     assert.match(text, /\nTask: \[t20\] Actually, backfill in batches of 500 instead\. \(the user changed the plan\)\nChanged from: \[t10\] Migrate the users table schema\.\n/, `with the task as the user changed it: ${text.slice(text.indexOf('## Goal'), text.indexOf('## Goal') + 400)}`)
     // every path as the agent gave it, whole: the file it read relative to its working directory (issue 51)
-    assert.match(text, /\nFiles \(relative to the working directory\): [^\n]*\bsrc\/lexer\.rs\b/, `the file read, as given: ${text.slice(text.indexOf('## Exact identifiers'), text.indexOf('## Exact identifiers') + 500)}`)
+    assert.match(text, /\nFiles (?:read|modified|\(relative to the working directory\)): (?:[^\n]*, )?src\/lexer\.rs(?:, |\n)/, `the file read, as given: ${text.slice(text.indexOf('## Exact identifiers'), text.indexOf('## Exact identifiers') + 500)}`)
     assert.doesNotMatch(text.slice(text.indexOf('## Exact identifiers')), /^Files[^\n]*[{}]/m, 'no path folded into braces')
     assert.match(text, /backfill the rows/, 'and the plan')
     assert.match(text, /Identifiers: [^\n]*backfillUserRows\(\)/, 'and the function its write defined')

@@ -2,7 +2,7 @@
 //! permissions, concurrency, and the bundling of the incremental state.
 
 use context_checkpoint::*;
-use serde_json::json;
+use serde_json::{json, Value};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -473,26 +473,37 @@ fn the_task_is_not_carried_over_a_pause_of_a_sitting() {
     let _ = fs::remove_dir_all(&state);
 }
 
+/// A checkpoint of `before`, then the compaction checkpoint of `after` (the messages left once
+/// the first request was compacted away).
+fn before_and_after_a_compaction(state: &Path, key: &str, before: Vec<Value>, after: Vec<Value>) {
+    let mut first = input(state, key, 100_000);
+    first.messages = Some(before);
+    write_checkpoint(&first).unwrap();
+    let mut second = input(state, key, 180_000);
+    second.trigger = Trigger::Compaction;
+    second.compaction_count = Some(1);
+    second.messages = Some(after);
+    write_checkpoint(&second).unwrap();
+}
+
 #[test]
 fn a_change_of_plan_after_a_compaction_replaces_the_carried_task() {
     let state = tmp("task-changed");
     let key = "k";
-    let mut first = input(&state, key, 100_000);
-    first.messages = Some(vec![
-        json!({"role": "user", "content": "Build the notes API with Express and store the notes in SQLite"}),
-        json!({"role": "assistant", "content": [{"type": "text", "text": "The SQLite schema is in place."}]}),
-    ]);
-    write_checkpoint(&first).unwrap();
-    // the first request is gone from the messages; the change of plan is in them
-    let mut second = input(&state, key, 180_000);
-    second.trigger = Trigger::Compaction;
-    second.compaction_count = Some(1);
-    second.messages = Some(vec![
-        json!({"role": "compactionSummary", "summary": "..."}),
-        json!({"role": "user", "content": "Actually, don't use SQLite: store the notes in PostgreSQL instead."}),
-        json!({"role": "assistant", "content": [{"type": "text", "text": "Switching to PostgreSQL."}]}),
-    ]);
-    write_checkpoint(&second).unwrap();
+    // the first request is gone from the messages after the compaction; the change of plan is in them
+    before_and_after_a_compaction(
+        &state,
+        key,
+        vec![
+            json!({"role": "user", "content": "Build the notes API with Express and store the notes in SQLite"}),
+            json!({"role": "assistant", "content": [{"type": "text", "text": "The SQLite schema is in place."}]}),
+        ],
+        vec![
+            json!({"role": "compactionSummary", "summary": "..."}),
+            json!({"role": "user", "content": "Actually, don't use SQLite: store the notes in PostgreSQL instead."}),
+            json!({"role": "assistant", "content": [{"type": "text", "text": "Switching to PostgreSQL."}]}),
+        ],
+    );
     let cp = read_latest(&state, key).unwrap().unwrap();
     assert_eq!(
         cp.working.task.as_deref(),
@@ -526,25 +537,23 @@ fn a_change_of_plan_after_a_compaction_replaces_the_carried_task() {
 fn the_task_is_carried_from_checkpoint_to_checkpoint() {
     let state = tmp("task-chain");
     let key = "k";
-    let mut first = input(&state, key, 100_000);
-    first.messages = Some(vec![
-        json!({"role": "user", "content": "/mode"}),
-        json!({"role": "user", "content": "Refactor the run modes onto one AgentSession"}),
-        json!({"role": "assistant", "content": [{"type": "text", "text": "On it."}]}),
-        json!({"role": "user", "content": "Never change the public API of the session."}),
-        json!({"role": "assistant", "content": [{"type": "text", "text": "Understood."}]}),
-    ]);
-    write_checkpoint(&first).unwrap();
     // After a compaction the first request is gone from the messages.
-    let mut second = input(&state, key, 180_000);
-    second.trigger = Trigger::Compaction;
-    second.compaction_count = Some(1);
-    second.messages = Some(vec![
-        json!({"role": "compactionSummary", "summary": "..."}),
-        json!({"role": "user", "content": "now move the files to core/"}),
-        json!({"role": "user", "content": "ok"}),
-    ]);
-    write_checkpoint(&second).unwrap();
+    before_and_after_a_compaction(
+        &state,
+        key,
+        vec![
+            json!({"role": "user", "content": "/mode"}),
+            json!({"role": "user", "content": "Refactor the run modes onto one AgentSession"}),
+            json!({"role": "assistant", "content": [{"type": "text", "text": "On it."}]}),
+            json!({"role": "user", "content": "Never change the public API of the session."}),
+            json!({"role": "assistant", "content": [{"type": "text", "text": "Understood."}]}),
+        ],
+        vec![
+            json!({"role": "compactionSummary", "summary": "..."}),
+            json!({"role": "user", "content": "now move the files to core/"}),
+            json!({"role": "user", "content": "ok"}),
+        ],
+    );
     let cp = read_latest(&state, key).unwrap().unwrap();
     assert_eq!(
         cp.working.task.as_deref(),
