@@ -89,7 +89,9 @@ describe('writeCheckpoint', () => {
       expect(cp.thread.summary).toBe('Je veux aller au Japon en mars, petit budget ... Et le logement ?')
       expect(cp.thread.keyExchanges).toEqual([
         { role: 'user', gist: 'Je veux aller au Japon en mars, petit budget' },
-        // 'ok' is an acknowledgement, not an exchange
+        // the long reply's sentence once (thirty times the same statement is one), then the report; 'ok' is an
+        // acknowledgement, not an exchange
+        { role: 'agent', gist: 'Voici un plan détaillé.' },
         { role: 'agent', gist: 'Voici les infos visa.' },
         { role: 'user', gist: 'Et le logement ?' },
       ])
