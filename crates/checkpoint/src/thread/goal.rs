@@ -1,6 +1,6 @@
-//! Goal and thread: the task (the first substantive request), the topic (the latest substantive
-//! one), the summary and the key exchanges (the task, pivots after long agent responses, the last
-//! two pairs).
+//! Goal and thread: the task (the first substantive request, or the request that changed the
+//! plan), the topic (the latest substantive one), the summary and the key exchanges (the
+//! briefing's sentences and the commits, in the order said).
 //!
 //! A request is substantive when the agent went to work on it (called tools before the next
 //! request) and it is more than a single word (`morning` opens an assistant's day of work, it
@@ -188,8 +188,8 @@ pub(super) fn turns(messages: &[Value], lines: &[Line]) -> Vec<Turn> {
     turns
 }
 
-/// Task (the first substantive request), topic (the last), summary and key exchanges (the task,
-/// pivots after long agent responses, the last two pairs).
+/// Task (the first substantive request, or the latest that changed the plan), topic (the last),
+/// summary and key exchanges (the briefing's sentences and the commits).
 pub(super) fn thread(
     turns: &[Turn],
     commits: &[(usize, String)],

@@ -43,12 +43,8 @@ pub use roles::ROLE_CHARS;
 pub const GIST_CHARS: usize = crate::briefing::SENTENCE_CHARS;
 /// Characters of the topic and of each half of the summary.
 pub const TOPIC_CHARS: usize = 100;
-/// An agent response longer than this (in characters) makes the next user message a pivot.
-pub const LONG_AGENT_CHARS: usize = 500;
 /// Most key exchanges kept.
 pub const MAX_EXCHANGES: usize = 40;
-/// Exchange pairs always kept at the end of the thread.
-pub const LAST_PAIRS: usize = 2;
 /// Characters of a tool call's `params_summary`.
 pub const PARAMS_SUMMARY_CHARS: usize = 120;
 /// Characters of the task (the session's first request with content of its own).

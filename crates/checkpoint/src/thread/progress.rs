@@ -215,7 +215,7 @@ mod tests {
     fn commits_leave_the_task_and_the_latest_pairs_their_places() {
         // many long agent answers each followed by a reply (pivots), and three commits: the
         // exchanges stay within MAX_EXCHANGES and keep the task and the last pairs
-        let long = "x ".repeat(LONG_AGENT_CHARS);
+        let long = "x ".repeat(context_state::LONG_AGENT_CHARS);
         let mut messages = vec![user("Build the importer for the CSV exports")];
         for i in 0..6 {
             messages.push(agent(&format!("{long} proposal {i}")));

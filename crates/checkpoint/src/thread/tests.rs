@@ -1507,3 +1507,39 @@ fn the_hosts_no_op_replies_are_no_names_even_glued_to_prose() {
         );
     }
 }
+
+#[test]
+fn the_briefing_keeps_the_report_and_the_open_failure_in_any_language() {
+    // a Chinese channel chat: the request, narration while working, a failure the report names,
+    // and a German one; the reports are in, the narration is not
+    let mut msgs = vec![user("帮我把晚6点的InStreet定时任务修好，它一直报错")];
+    for _ in 0..12 {
+        msgs.push(working("好的，我来检查一下。"));
+        msgs.push(result());
+    }
+    msgs.push(agent(
+        "晚6点任务已经删除并重新创建，新任务ID已记录。早8点任务仍然失败：错误是 normalizeAccountId is not a function，需要升级OpenClaw。",
+    ));
+    msgs.push(user(
+        "Bitte schreib das Ergebnis auch in die Datei MEMORY.md",
+    ));
+    for _ in 0..6 {
+        msgs.push(working("Ich schaue mir die Datei an."));
+        msgs.push(result());
+    }
+    msgs.push(agent(
+        "Das Ergebnis steht jetzt in MEMORY.md. Der Fehler beim Morgenlauf ist weiterhin offen.",
+    ));
+    let e = extract(&msgs);
+    let gists: Vec<_> = e.key_exchanges.iter().map(|x| x.gist.as_str()).collect();
+    let has = |p: &str| gists.iter().any(|g| g.contains(p));
+    assert!(has("帮我把晚6点的InStreet定时任务修好"), "{gists:?}");
+    assert!(has("normalizeAccountId is not a function"), "{gists:?}");
+    assert!(has("Das Ergebnis steht jetzt in MEMORY.md."), "{gists:?}");
+    assert!(has("weiterhin offen"), "{gists:?}");
+    // narration said twelve times is at most one statement
+    assert!(
+        gists.iter().filter(|g| g.contains("我来检查一下")).count() <= 1,
+        "{gists:?}"
+    );
+}
