@@ -9,7 +9,7 @@
 //! [`UNSPACED_LETTERS`]); the current request (the topic) needs half as many letters. A greeting that opens a chat (`hi`, `Wake up, my friend!`, `你好`), a
 //! bare number (`1`) or a short remark is not the goal while a substantive request exists: a chat
 //! with an assistant lasts days, and its first message is rarely its task. Structure only: no
-//! keywords, any language.
+//! keywords, any language; but for telling a change of plan from an addition ([`revises`]).
 
 use super::*;
 
@@ -45,11 +45,9 @@ pub fn current(text: &str, worked: bool) -> bool {
     weighs(text, worked, GOAL_MIN_LETTERS / 2)
 }
 
-/// How a request that changes the plan opens, lower-cased: these before a comma, a colon, a
-/// dash or a stop (`Actually, …`, `No, …`: `No worries, …` and `Actually I also need…` add to
-/// it)…
-const REVISION_INTERJECTIONS: &[&str] = &["actually", "wait", "no", "nope"];
-/// …and these before a space too (`Change of plan: …`, `Forget the cache, …`).
+/// How a request that changes the plan opens, lower-cased, before a space or a stop (`Change of
+/// plan: …`, `Forget the cache, …`). `Actually, …` is no sign alone: it corrects a fact as often
+/// (`actually, it's the background colour that does not change`).
 const REVISION_OPENERS: &[&str] = &[
     "scratch that",
     "change of plan",
@@ -95,20 +93,19 @@ const REVISION_MARKERS: &[&str] = &[
 ];
 
 /// Whether a request changes the plan the user set before rather than adding to it: it opens
-/// with a correction (`Actually, don't use SQLite`, `No, use the v2 API`) or says so
+/// with one (`Change of plan: …`, `Scratch that, …`) or says so
 /// ([`REVISION_MARKERS`]: `use PostgreSQL instead.`, `改用PostgreSQL`).
 pub fn revises(text: &str) -> bool {
     let t = text.trim().to_lowercase();
+    // a question proposes a change, it does not make one (`Actually, should we use Redis?`)
+    if t.ends_with(['?', '？']) {
+        return false;
+    }
     let t = t.trim_start_matches(|c: char| !c.is_alphanumeric());
-    let opens_with = |words: &[&str], after: &[char]| {
-        words.iter().any(|o| {
-            t.strip_prefix(o)
-                .is_some_and(|rest| rest.starts_with(after))
-        })
-    };
-    let stops = [',', ':', '—', '-', '!', '.', '，', '：'];
-    let opens = opens_with(REVISION_INTERJECTIONS, &stops)
-        || opens_with(REVISION_OPENERS, &[' ', ',', ':', '—', '-', '，', '：']);
+    let opens = REVISION_OPENERS.iter().any(|o| {
+        t.strip_prefix(o)
+            .is_some_and(|r| r.starts_with([' ', ',', ':', '—', '-', '!', '.', '，', '：']))
+    });
     opens || REVISION_MARKERS.iter().any(|m| t.contains(m)) || t.ends_with("instead")
 }
 
@@ -530,7 +527,7 @@ pub(super) mod tests {
     fn a_request_that_changes_the_plan_is_told_from_one_that_adds_to_it() {
         for changed in [
             "Actually, don't use SQLite. Use PostgreSQL for the store.",
-            "No, use the v2 API everywhere",
+            "Forget the CLI, ship the web UI first",
             "Change of plan: ship the CLI first, the web UI later",
             "Let's use Redis for the queue instead.",
             "Scratch that, keep the old parser and fix its tests",
@@ -545,6 +542,10 @@ pub(super) mod tests {
             "Also add tests for the parser",
             "Actually I also need a CSV export",
             "No worries, now add the signup form",
+            "No, thanks, that's all for today",
+            "Wait, did the deploy finish?",
+            "Actually, should we use Redis instead?",
+            "actually, it's the bg color of the tool execution that doesn't change",
             "The page shows 404 instead of the dashboard, fix it",
             "Now the settings page, same style",
             "把颜色换成红色",
