@@ -163,6 +163,7 @@ export function registerContextNative(api: OpenClawPluginApi): void {
     replaceMaxTokens: settings.compaction.maxTokens,
     nudgeAfterCompaction: settings.scratchpad.nudgeAfterCompaction,
     contextWindow,
+    history: { stateDir, enabled: settings.checkpoints.history, readable: settings.offload.enabled, quotaBytes: settings.offload.quotaBytes },
   })
 
   // --- llm_input: the tools this run's model is sent, after OpenClaw's tool policy ----------------------
