@@ -14,10 +14,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { native } from '../../bin/lib/native.mjs'
-import { replay } from '../../bin/lib/replay.mjs'
 import { parseTranscript } from '../../bin/lib/transcript.mjs'
 import { DEFAULT_DIR, transcriptFiles } from '../../scripts/eval-restore.mjs'
 import { measureLoop } from '../lib/loop.mjs'
+import { replayBundled } from '../lib/replays.mjs'
 import { fmtMs } from '../lib/stats.mjs'
 import { MET, MISSED } from '../lib/report.mjs'
 
@@ -62,22 +62,14 @@ export async function run({ report, log }) {
   const lines = []
   // 1. bytes per compacted token on the real compactions
   const rows = []
-  for (const file of transcriptFiles([DEFAULT_DIR])) {
-    let parsed
-    try {
-      parsed = parseTranscript(readFileSync(file, 'utf8'))
-    } catch {
-      continue
-    }
-    const stateDir = mkdtempSync(join(tmpdir(), 'bench-history-'))
-    try {
-      const tokens = new Map()
-      const r = await replay(parsed, { file, stateDir, onCompaction: (c) => tokens.set(c.line, contentTokens(c.messages)) })
-      for (const c of r.compactions) if (c.history) rows.push({ name: `${file.slice(DEFAULT_DIR.length + 1)}:${c.line}`, tokens: tokens.get(c.line) ?? 0, bytes: c.history.sizeBytes, messages: c.history.messages })
-    } finally {
-      rmSync(stateDir, { recursive: true, force: true })
-    }
-  }
+  const tokens = new Map()
+  await replayBundled(
+    'bench-history-',
+    () => (tokens.clear(), { onCompaction: (c) => tokens.set(c.line, contentTokens(c.messages)) }),
+    ({ name, report: r }) => {
+      for (const c of r.compactions) if (c.history) rows.push({ name: `${name}:${c.line}`, tokens: tokens.get(c.line) ?? 0, bytes: c.history.sizeBytes, messages: c.history.messages })
+    },
+  )
   const sumTokens = rows.reduce((s, r) => s + r.tokens, 0)
   const sumBytes = rows.reduce((s, r) => s + r.bytes, 0)
   const perToken = sumBytes / Math.max(1, sumTokens)
