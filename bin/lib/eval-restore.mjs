@@ -393,6 +393,7 @@ function continuationRow(c, { file, format, line, compaction, restore, appended 
     // issue 49: the share a single grep of the history finds, and the restore with the history behind it
     history: history === null || !c.needed.length ? null : c.needed.filter(inHistory).length / c.needed.length,
     restoreHistory: history === null || !c.needed.length ? null : c.needed.filter((n) => restoreHas(n) || inHistory(n)).length / c.needed.length,
+    historyMissed: history === null ? [] : c.needed.filter((n) => !inHistory(n)),
     summary: summary ? share(summary) : null,
     both: summary ? share(`${summary}\n${appended}`) : null,
     // the same over the names the agent wrote itself (continuation.mjs, `written`)
