@@ -4,7 +4,7 @@
 //! not enough the new one is cut the same way. Never a live tool result or a named entry.
 
 use crate::search::history_entries;
-use crate::write::{Index, INDEX_ENTRY};
+use crate::write::Index;
 use context_fsio::{Durability, Result};
 use context_offload::read::read_all;
 use context_offload::store::Session;
@@ -14,12 +14,12 @@ pub const CUT_KEEP_BYTES: u64 = 32 * 1024;
 /// The least room a new entry is cut into; with less, nothing is written (`TooLarge`).
 pub const MIN_CUT_BYTES: u64 = 4 * 1024;
 
-/// Bytes left under `quota` by the live entries (the history index aside: it is replaced).
+/// Bytes left under `quota` by the live entries (expired ones go at the next write).
 pub fn room(s: &Session, quota: u64, now: u64) -> u64 {
     let used: u64 = s
         .entries()
         .iter()
-        .filter(|e| !e.is_expired(now) && e.name != INDEX_ENTRY)
+        .filter(|e| !e.is_expired(now))
         .map(|e| e.size_bytes)
         .sum();
     quota.saturating_sub(used)

@@ -196,11 +196,18 @@ pub fn write(
     index.next_entry = n + 1;
     index.seen.extend(new_seen);
     index.spans.push((name.clone(), first, last));
-    // Room: the index's own size counts too (it grows with the fingerprints).
-    let index_len = serde_json::to_vec(&index)
+    // Room: what the index grows by counts too (the fingerprints; its old size is in the store already,
+    // and the history entry is stored while it is still there). The cut names add a few bytes: 64 spare.
+    let old_index = s
+        .entries()
+        .iter()
+        .find(|e| e.name == INDEX_ENTRY)
+        .map_or(0, |e| e.size_bytes);
+    let index_len = (serde_json::to_vec(&index)
         .map(|v| v.len() as u64)
         .unwrap_or(0)
-        + 64;
+        + 64)
+        .saturating_sub(old_index);
     let mut cut = make_room(
         &mut s,
         &mut index,
