@@ -675,6 +675,9 @@ try {
     const first = b.chat[0]
     const text = requestText(first.body)
     assert.equal(text.split(RESTORE_MARK).length - 1, 1, `the restore exactly once in the first request after compaction: ${text.slice(-1500)}`)
+    // the summary ends with the one line naming the history of the compacted messages (issue 49)
+    const lines = text.match(new RegExp(HISTORY_LINE.source, 'g')) ?? []
+    assert.equal(lines.length, 1, `one history line in the replace-mode summary: ${text.slice(-800)}`)
     assert.match(text, /Migrate the users table schema/, 'with the task')
     assert.match(text, /backfill the rows/, 'and the plan')
     assert.match(text, /Identifiers: [^\n]*backfillUserRows\(\)/, 'and the function its write defined')
