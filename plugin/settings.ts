@@ -190,7 +190,7 @@ export const SETTINGS: readonly SettingSpec[] = [
     type: 'boolean',
     default: true,
     description:
-      "Keep each compaction's messages word for word in the session's observation store (history-<n>: host text left out, credentials redacted), which the model searches with scratchpad_read; the restore then ends with one line saying so. Counts in offload.quotaBytes and goes with the session.",
+      "Keep each compaction's messages word for word in the session's observation store (history-<n>: host text left out, credentials redacted), which the model searches with scratchpad_read; the restore then ends with one line saying so. Counts in offload.quotaBytes and goes with the session. Kept where checkpoints are (checkpoints.enabled); the line only where offload.enabled registers scratchpad_read.",
   },
   {
     path: 'offload.enabled',
