@@ -40,10 +40,8 @@ export default function concurrencyCases() {
       group: 'concurrency',
       name: '8 processes compacting the same session three times (writeHistory of one growing conversation): each message held once',
       async run() {
-        const stateDir = tempDir('conc-history')
-        const key = 'agent:main:concurrent:history'
-        const outs = await runWriters('history', stateDir, key, 8)
-        const names = outs.flatMap((o) => o.names)
+        const [stateDir, key] = [tempDir('conc-history'), 'agent:main:concurrent:history']
+        const names = (await runWriters('history', stateDir, key, 8)).flatMap((o) => o.names)
         assert(new Set(names).size === names.length, `an entry name written twice: ${names}`)
         const s = await native.historySummary({ stateDir, sessionKey: key })
         assert(s.messages === 90, `${s.messages} messages held, not 90`)

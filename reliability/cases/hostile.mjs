@@ -60,6 +60,14 @@ function raceChild(role, S, ms) {
   })
 }
 
+/** A file outside any state dir (`secret.txt` in a folder of its own, `O`) holding `text`: what a planted link points at. */
+function outsideFile(text) {
+  const O = tempDir('outside')
+  const outside = join(O, 'secret.txt')
+  writeFileSync(outside, text)
+  return { O, outside }
+}
+
 export default function hostileCases(opts) {
   const cases = []
   cases.push({
@@ -177,9 +185,7 @@ export default function hostileCases(opts) {
     name: '<id>.dat as a symlink or hard link to an outside file: every read mode UnsafeFile, the outside content never returned; a dangling .lock link: UnsafeFile, nothing created at its target',
     async run() {
       const S = tempDir('dat')
-      const O = tempDir('outside')
-      const outside = join(O, 'secret.txt')
-      writeFileSync(outside, 'SECRET '.repeat(10))
+      const { O, outside } = outsideFile('SECRET '.repeat(10))
       native.writeCheckpointSync(cpInput(S, KEY))
       const e = native.writeObservationSync(obs(S, { name: 'a', content: 'alpha '.repeat(10) })).entry
       const dir = sessionDir(S, 'observations', KEY)
@@ -213,9 +219,7 @@ export default function hostileCases(opts) {
     name: 'history entries damaged (truncated, not UTF-8, missing, a link to an outside file) and their index garbage: reads Corrupt or UnsafeFile, never a crash or the outside content; the search over all says which one it could not read; the next write rebuilds the index',
     async run() {
       const S = tempDir('history')
-      const O = tempDir('outside')
-      const outside = join(O, 'secret.txt')
-      writeFileSync(outside, 'SECRET step '.repeat(10))
+      const { outside } = outsideFile('SECRET step '.repeat(10))
       const turn = (i) => [{ role: 'user', content: `step ${i}: deploy`, timestamp: 1_800_000_000_000 + i }]
       for (let i = 1; i <= 5; i++) native.writeHistorySync(obs(S, { messages: turn(i), durable: false }))
       const dir = sessionDir(S, 'observations', KEY)
