@@ -756,6 +756,11 @@ export interface GcStateDirResult {
   more: boolean
   /** Sessions that could not be handled (`<dir>: [Code] message`); the others were. */
   errors: Array<string>
+  /**
+   * The history of each session visited that has one: it counts in the session's quota, is
+   * never evicted (the oldest is cut to its head and tail instead) and goes with its session.
+   */
+  history: Array<SessionHistory>
 }
 
 /**
@@ -812,6 +817,91 @@ export declare function getScratchpadToolDefinition(limits?: ScratchpadLimits, o
  * @throws `InvalidArg` for a non-string or empty `sessionId`.
  */
 export declare function getScratchpadUsage(sessionId: string): ScratchpadUsage | undefined
+
+/** Input of `writeHistory`: the messages of one compaction and the session they belong to. */
+export interface HistoryInput {
+  /** OpenClaw's state directory. */
+  stateDir: string
+  /** The session key. */
+  sessionKey: string
+  /**
+   * The compacted messages (pi / OpenClaw agent messages: `user`, `assistant` with its
+   * `toolCall` blocks, `toolResult`); those the session's history holds already are skipped.
+   */
+  messages: unknown[]
+  /** The compaction this is, shown in the entry's first line. */
+  compaction?: number
+  /**
+   * The session's store quota (history counts in it).
+   * @default 536870912 (512 MiB)
+   */
+  quotaBytes?: number
+  /**
+   * fsync before resolving.
+   * @default true
+   */
+  durable?: boolean
+}
+
+/**
+ * What a session's history holds (entries, bytes, messages, the restore's line), off the main
+ * thread; all zero without history.
+ *
+ * @throws (rejects) `InvalidArg` for a malformed input, `UnsafeFile` for a link in the store.
+ */
+export declare function historySummary(input: HistorySummaryInput): Promise<HistorySummary>
+
+/** What a session's history holds. */
+export interface HistorySummary {
+  /** History entries (`history-<n>`). */
+  entries: number
+  /** Their bytes on disk. */
+  bytes: number
+  /** Messages they hold. */
+  messages: number
+  /** The newest entry's name. */
+  newest?: string
+  /** Entries cut to their head and tail to stay under the quota. */
+  cut: Array<string>
+  /**
+   * The line a restore ends with for the newest entry (at most 40 tokens): what it holds and
+   * how to search all history with `scratchpad_read`. Absent without history.
+   */
+  line?: string
+}
+
+/** Input of `historySummary`. */
+export interface HistorySummaryInput {
+  /** OpenClaw's state directory. */
+  stateDir: string
+  /** The session key. */
+  sessionKey: string
+}
+
+/** The answer of `writeHistory`. */
+export interface HistoryWriteResult {
+  /** An entry was written (`false`: every message was held already, or none had text). */
+  written: boolean
+  /** The entry written. */
+  name?: string
+  /** Its bytes. */
+  sizeBytes?: number
+  /** Messages it holds, and their first and last index (stable across compactions). */
+  messages: number
+  firstIndex?: number
+  lastIndex?: number
+  /**
+   * History entries cut to their head and tail to make room (the new one's own name when it
+   * was cut to fit too).
+   */
+  cut: Array<string>
+  /** The history's index was unreadable and rebuilt (messages held before may be held again). */
+  repaired: boolean
+  /** RFC 3339 UTC time of the write. */
+  at: string
+  /** The session's history after the write. */
+  summary: HistorySummary
+}
 
 /**
  * Whether a tool call's name is the scratchpad tool: `'session_scratchpad'` (the default) or
@@ -1135,7 +1225,12 @@ export interface ReadObservationInput {
   sessionKey: string
   /** The entry's `scratchpad_id` (a name is accepted too). Alias: `scratchpad_id`. */
   id?: string
-  /** The entry's name (an id is accepted too). */
+  /**
+   * The entry's name (an id is accepted too). `history` stands for every history entry of the
+   * session (the compacted conversation, `history-<n>`, see `writeHistory`): `grep` searches
+   * them all at once, newest first, within one read's bounds; another mode reads the newest. A
+   * grep of history shows 2 lines of context unless `context` is given.
+   */
   name?: string
   /** Only find the entry if it belongs to this turn (seed 003's turn isolation). */
   turnId?: string
@@ -1632,6 +1727,23 @@ export interface SessionEntryLike {
   parentId?: string | null
 }
 
+/**
+ * A session's history (its `history-<n>` entries: the compacted conversation kept) in a
+ * `gcStateDir` report.
+ */
+export interface SessionHistory {
+  /** The session directory name. */
+  dir: string
+  /** The session key, when its session record says. */
+  sessionKey?: string
+  /** Its history entries. */
+  entries: number
+  /** Their bytes. */
+  bytes: number
+  /** The session is removed (or would be, `dryRun`) as idle, its history with it. */
+  removed: boolean
+}
+
 /** A decision in the state files (and the checkpoint's `decisions` section). */
 export interface StateDecision {
   /** `d1`, `d2`, ...: unique within the session key. */
@@ -1905,6 +2017,26 @@ export declare function writeCheckpoint(input: CheckpointInput): Promise<Checkpo
  * @throws `InvalidArg`, `UnsafePath`, `NoSpace`, `PermissionDenied`, `Io` as `writeCheckpoint`.
  */
 export declare function writeCheckpointSync(input: CheckpointInput): CheckpointWriteResult
+
+/**
+ * Keeps the messages of a compaction in the session's observation store, off the main thread:
+ * those the session's history does not hold yet become its next entry `history-<n>`, one line per
+ * line of each message led by `[#<index> <role> <time>]` (index stable across compactions), the
+ * host's text left out and credentials redacted as in checkpoints; a parked tool result is kept
+ * as its pointer. Read under the store's session lock, so two processes writing the same
+ * compaction keep one copy. History counts in `quotaBytes`; it is never evicted: over the quota
+ * the oldest entries are cut to their head and tail with a note, never another entry.
+ * `readObservation({ name: 'history', pattern })` searches them all. Messages of 2,048 items or
+ * more are serialised 1,024 per event-loop turn, as `writeCheckpoint`'s.
+ *
+ * @throws (rejects) `InvalidArg` for a malformed input, `TooLarge` when the session's live
+ * entries leave under 4 KiB of the quota (nothing written), `UnsafePath` / `UnsafeFile` for a
+ * link in the store, `NoSpace` / `Io` when the disk refuses.
+ */
+export declare function writeHistory(input: HistoryInput): Promise<HistoryWriteResult>
+
+/** The synchronous twin of `writeHistory` (same core function, blocks the calling thread). */
+export declare function writeHistorySync(input: HistoryInput): HistoryWriteResult
 
 /**
  * Seed 004's `scratchpad_write`: stores content under a name (overwriting an entry of that name,

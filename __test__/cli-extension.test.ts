@@ -187,9 +187,12 @@ describe('route 2: the pi extension for the core patch', () => {
     expect(f.sent).toHaveLength(1)
     expect(f.sent[0].message.customType).toBe(mod.RESTORE_MESSAGE_TYPE)
     expect(f.sent[0].options).toEqual({ deliverAs: 'nextTurn' })
-    expect(f.sent[0].message.content).toBe(
-      native.renderCheckpoint({ stateDir, sessionKey }, { mode: 'post-compaction', maxTokens: 800 }),
-    )
+    // the restore, within its budget, then the line naming the history the compacted messages were kept in (issue 49)
+    const sentText = f.sent[0].message.content as string
+    const line = sentText.split('\n').at(-1)!
+    expect(line).toMatch(/^\[Messages? #1(-#\d+)? compacted: history-1 \(\d+ B\)\. Grep all: scratchpad_read \{"name":"history","pattern":"<regex>"\}\]$/)
+    expect(sentText).toBe(`${native.renderCheckpoint({ stateDir, sessionKey }, { mode: 'post-compaction', maxTokens: 800 - native.countTokens(line) - 1 })}\n${line}`)
+    expect(native.readObservationSync({ stateDir, sessionKey, name: 'history', pattern: 'step 2' }).content).toMatch(/:\[#3 user [-\dT:Z]+\] continue with step 2/)
     f.setUsage(null)
     const ctx3 = await f.emit('context', { messages: [userMessage('where were we?')] })
     expect(lastUserText(ctx3.messages)).toMatch(/^\[Hint: /)

@@ -44,6 +44,23 @@ describe('openclaw-context gc / delete', () => {
     expect(native.readCheckpoint({ stateDir, sessionKey: 'agent:main:old' })).toBeUndefined()
   })
 
+  it("gc --dry-run and inspect show each session's history (the compacted messages kept); gc never removes it from an active session", async () => {
+    const stateDir = path.join(root, 'history')
+    await session(stateDir, 'agent:main:h')
+    const messages = Array.from({ length: 40 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `message ${i}: ${'words '.repeat(50)}`, timestamp: 1_800_000_000_000 + i }))
+    const w = await native.writeHistory({ stateDir, sessionKey: 'agent:main:h', messages })
+    const dry = cli(['gc', '--dry-run', stateDir])
+    expect(dry.code).toBe(0)
+    expect(dry.out).toMatch(/history \(compacted messages\) per session:\n\s+session\s+entries\s+size\n\s+agent:main:h\s+1\s+\d+\.\d KiB\s+kept/)
+    const json = JSON.parse(cli(['gc', '--dry-run', '--json', stateDir], 31).out)
+    expect(json.history).toEqual([{ dir: native.sessionDirName('agent:main:h'), sessionKey: 'agent:main:h', entries: 1, bytes: w.sizeBytes, removed: true }])
+    // a gc with a quota the history alone exceeds: the parked log goes, the history stays
+    await native.gcStateDir({ stateDir, quotaBytes: 1000 })
+    expect((await native.historySummary({ stateDir, sessionKey: 'agent:main:h' })).bytes).toBe(w.sizeBytes)
+    const inspect = cli(['inspect', stateDir, 'agent:main:h'])
+    expect(inspect.out).toMatch(new RegExp(`history \\(compacted messages, scratchpad_read "history"\\): 1 entries, ${w.sizeBytes.toLocaleString('en-US')} bytes of them`))
+  })
+
   it('delete --session removes one session by key; a bad call is a usage error', async () => {
     const stateDir = path.join(root, 'delete')
     await session(stateDir, 'agent:main:a')

@@ -582,7 +582,11 @@ describe('inspect', () => {
     const kept = report.checkpoints.written.slice(-5)
     expect(s.checkpoints.map((c: any) => [c.id, c.trigger, c.inputTokens])).toEqual(kept.map((c: any) => [c.id, c.trigger, c.inputTokens]))
     expect(s.latest.checkpoint_id).toBe(kept.at(-1).id)
-    expect(s.observations.count).toBe(report.offload.offloaded)
+    // the parked results, and the history the replay kept at each compaction with its index (issue 49)
+    const history = report.compactions.filter((c: any) => c.history).length
+    expect(history).toBeGreaterThan(0)
+    expect(s.observations.count).toBe(report.offload.offloaded + history + 1)
+    expect(s.observations.history.entries).toBe(history)
     expect(s.observations.entries.every((e: any) => e.sizeBytes > 0)).toBe(true)
     const restore = native.renderCheckpoint({ stateDir, sessionKey: report.sessionKey }, { mode: 'post-compaction' })
     expect(s.restore.text).toBe(restore)
@@ -592,7 +596,8 @@ describe('inspect', () => {
     expect(text.code).toBe(0)
     expect(text.stdout).toContain(`session ${report.sessionKey}`)
     expect(text.stdout).toContain(`checkpoints: ${kept.length}, latest ${kept.at(-1).id}`)
-    expect(text.stdout).toContain(`observation store: ${report.offload.offloaded} entries`)
+    expect(text.stdout).toContain(`observation store: ${report.offload.offloaded + history + 1} entries`)
+    expect(text.stdout).toMatch(new RegExp(`history \\(compacted messages, scratchpad_read "history"\\): ${history} entries`))
     for (const line of restore.split('\n').slice(0, 5)) expect(text.stdout).toContain(`| ${line}`.trimEnd())
   })
 

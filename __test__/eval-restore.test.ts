@@ -376,7 +376,12 @@ describe('continuation recall (bin/lib/continuation.mjs)', () => {
       // agent's own panel.ts and renderPanel; the summary carries renderPanel
       expect(r.continuation.map((x: any) => [...x.needed].sort())).toEqual([['newtext', 'oldtext', 'panel.ts', 'renderpanel', 'tthis.agent.run']])
       expect(r.continuation[0].writtenShare).toBeCloseTo(2 / 5)
+      // the compacted messages kept as history (issue 49): one grep per name finds all five, the call's JSON as written
+      expect(r.continuation[0].history).toBe(1)
+      expect(r.continuation[0].restoreHistory).toBe(1)
+      expect(r.continuation[0].historyMissed).toEqual([])
       const s = summarizeContinuation(r.continuation)
+      expect(s.history).toBe(1)
       expect(s.writtenShare).toBeCloseTo(2 / 5)
       // in misses (issue 51): the summary carries 1/5, so it misses 4/5; the restore may miss 2/3 of that, the others half
       expect(s.required.restore).toBeCloseTo(1 - (2 / 3) * (4 / 5))

@@ -8,10 +8,17 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { claudeCliWindow, claudeCodeCompactAt, isClaudeCli, lastReportedContext, nativeCompactionAfterTurn, nativeCompactionTurn, usageTokens } from '../plugin/runtime.ts'
 import { readRecord } from '../plugin/state.ts'
+import { readObservationSync } from '@openclaw/context-native'
 
 const stateDir = mkdtempSync(join(tmpdir(), 'context-native-plugin-runtime-'))
 afterAll(() => rmSync(stateDir, { recursive: true, force: true }))
-const settings = { stateDir, checkpoints: true, restoreMaxTokens: 1500 }
+const settings = {
+  stateDir,
+  checkpoints: true,
+  restoreMaxTokens: 1500,
+  history: { stateDir, enabled: true, readable: true, quotaBytes: 512 * 1024 * 1024 },
+  logger: { warn: (m: string) => { throw new Error(`unexpected warning: ${m}`) } },
+}
 
 const user = (text: string, timestamp: number) => ({ role: 'user', content: text, timestamp })
 const assistant = (text: string, input: number, timestamp: number, cacheRead = 0) => ({
@@ -69,6 +76,9 @@ describe('plugin under claude-cli: its compactions', () => {
     const first = await nativeCompactionTurn(settings, { sessionKey, messages: conversation, contextWindow: 200_000, record: await readRecord(stateDir, sessionKey) })
     expect(first?.restore).toContain('[Post-compaction checkpoint restore]')
     expect(first?.restore).toContain('Fix the tokenizer')
+    // the compacted messages kept as history (issue 49), the restore's last line naming them
+    expect(first?.restore?.split('\n').at(-1)).toMatch(/^\[Messages #1-#2 compacted: history-1 \(\d+ B\)\. Grep all: scratchpad_read /)
+    expect(readObservationSync({ stateDir, sessionKey, name: 'history', pattern: 'lexer' }).matches).toBe(2)
     const record = await readRecord(stateDir, sessionKey)
     expect(record.compactions).toBe(1)
     // The same reported usage again (a retried turn): not a second compaction.

@@ -47,6 +47,7 @@ const CASES = {
   restore: () => import('./cases/restore.mjs'),
   'compaction-cost': () => import('./cases/compaction-cost.mjs'),
   observation: () => import('./cases/observation.mjs'),
+  history: () => import('./cases/history.mjs'),
   memory: () => import('./cases/memory.mjs'),
   'event-loop': () => import('./cases/event-loop.mjs'),
   'plugin-turn': () => import('./cases/plugin-turn.mjs'),

@@ -17,6 +17,7 @@ import { unbridgeMessages } from './tools.ts'
 import { flushCaptures } from './capture.ts'
 import { isHousekeeping, memoryOf, obj, processState, readRecord, updateRecord, warnOnce, type PendingCompaction, type SessionRecord } from './state.ts'
 import { recordWarnings, updateEvidence, warnDegraded } from './doctor.ts'
+import { budgetBeside, keepHistory, modelCanRead, withHistoryLine, type HistorySettings } from './history.ts'
 
 /** The plugin id, also its compaction provider's id. */
 export const PROVIDER_ID = 'context-native'
@@ -34,6 +35,8 @@ export interface CompactionSettings {
   replaceMaxTokens: number
   nudgeAfterCompaction: number
   contextWindow: (record: SessionRecord, ctx?: { contextTokenBudget?: number; modelProviderId?: string; modelId?: string }) => number
+  /** The compacted messages kept as the session's history (history.ts). */
+  history: HistorySettings
 }
 
 /**
@@ -118,6 +121,8 @@ async function checkpointFrom(s: CompactionSettings, p: PendingCompaction, messa
     messages: unbridgeMessages(messages),
   })
   p.checkpointed = true
+  // The same messages kept word for word, searchable (issue 49): the restore's last line names the entry.
+  p.historyLine = await keepHistory(s.history, p.sessionKey, messages, record.compactionSerial, logger)
   const from = p.source && source === 'before_compaction' ? p.source : source
   void updateEvidence(s.stateDir, p.sessionKey, (e) => void (e.checkpoint = { at: new Date().toISOString(), trigger: 'compaction', source: from, messages: messages.length }))
   if (messages.length === 0) {
@@ -149,9 +154,13 @@ export function registerCompaction(api: OpenClawPluginApi, s: CompactionSettings
         return ''
       }
       if (s.mode !== 'replace') return '' // OpenClaw falls back to its built-in LLM summary
-      const text = renderCheckpoint({ stateDir: s.stateDir, sessionKey: p.sessionKey }, { mode: 'post-compaction', maxTokens: s.replaceMaxTokens, asSummary: true })
+      const line = p.historyLine && modelCanRead(s.history, undefined, await readRecord(s.stateDir, p.sessionKey)) ? p.historyLine : undefined
+      const text = renderCheckpoint(
+        { stateDir: s.stateDir, sessionKey: p.sessionKey },
+        { mode: 'post-compaction', maxTokens: budgetBeside(s.replaceMaxTokens, line), asSummary: true },
+      )
       if (text) p.replaced = true
-      return text ?? ''
+      return text ? withHistoryLine(text, line) : ''
     },
   })
 
@@ -221,16 +230,27 @@ export function registerCompaction(api: OpenClawPluginApi, s: CompactionSettings
       memoryOf(sessionKey).messages = []
       const nothingLeft = event.compactedCount === 0
       const nudge = !nothingLeft && s.scratchpad ? evaluateScratchpadNudge(sessionKey, { kind: 'compaction_end' }, { nudgeAfterCompaction: s.nudgeAfterCompaction }) : undefined
-      const restore =
+      // The history line only for a model that can call scratchpad_read (the entry is kept all the same).
+      const historyLine = p?.historyLine && modelCanRead(s.history, ctx.runId, await readRecord(s.stateDir, sessionKey)) ? p.historyLine : undefined
+      const rendered =
         !nothingLeft && s.checkpoints && p?.checkpointed && !p.replaced
-          ? renderCheckpoint({ stateDir: s.stateDir, sessionKey }, { mode: 'post-compaction', maxTokens: s.restoreMaxTokens })
+          ? renderCheckpoint({ stateDir: s.stateDir, sessionKey }, { mode: 'post-compaction', maxTokens: budgetBeside(s.restoreMaxTokens, historyLine) })
           : undefined
+      const restore = rendered ? withHistoryLine(rendered, historyLine) : undefined
       const checkpointId = restore ? readCheckpoint({ stateDir: s.stateDir, sessionKey })?.meta.checkpointId : undefined
       await updateRecord(s.stateDir, sessionKey, (r) => {
         // A compaction that rotated the session's physical generation keeps the conversation.
         if (event.previousSessionId && r.sessionId === event.previousSessionId && ctx.sessionId) r.sessionId = ctx.sessionId
         r.checkpointedEpoch = undefined
-        if (restore) r.restorePending = { text: restore, compaction: r.compactions, at: new Date().toISOString(), ...(checkpointId ? { checkpointId } : {}) }
+        if (restore) {
+          r.restorePending = {
+            text: restore,
+            compaction: r.compactions,
+            at: new Date().toISOString(),
+            ...(checkpointId ? { checkpointId } : {}),
+            ...(historyLine ? { historyLine } : {}),
+          }
+        }
         else delete r.restorePending
         if (nudge) r.nudgePending = nudge
         // For the doctor: what became of this compaction's restore.
@@ -288,7 +308,9 @@ export function restoreAfterSummary(stateDir: string, sessionKey: string, pendin
     if (!at?.summary.trim() || !pending.checkpointId || !messages) return pending.text
     if (readCheckpoint({ stateDir, sessionKey })?.meta.checkpointId !== pending.checkpointId) return pending.text
     const kept = messages.slice(at.index + 1)
-    return renderCheckpoint({ stateDir, sessionKey }, { mode: 'post-compaction', maxTokens, inContext: at.summary, inContextMessages: kept }) ?? pending.text
+    const line = pending.historyLine
+    const text = renderCheckpoint({ stateDir, sessionKey }, { mode: 'post-compaction', maxTokens: budgetBeside(maxTokens, line), inContext: at.summary, inContextMessages: kept })
+    return text ? withHistoryLine(text, line) : pending.text
   } catch {
     return pending.text
   }

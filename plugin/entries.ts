@@ -43,6 +43,13 @@ export function entryName(args: Record<string, unknown>, tool: string): string {
   return name
 }
 
+/** The compacted conversation's entries (`history-<n>`, history.ts) are read, not written, by the model. */
+function refuseHistory(name: string, tool: string): void {
+  if (name === 'history' || /^history-\d+$/.test(name)) {
+    throw new EntryError('InvalidArg', `${tool}: ${JSON.stringify(name)} is the compacted conversation the plugin keeps; read it with scratchpad_read, write under another name`)
+  }
+}
+
 const text = (t: string) => [{ type: 'text' as const, text: t }]
 const size = (e: ObservationEntry) => `${e.chars} ${e.kind === 'binary' ? 'bytes' : 'characters'}${e.kind === 'text' ? `, ${e.lines} lines` : ''}`
 
@@ -83,6 +90,7 @@ export function entryTools(stateDir: string, sessionKey: string): AnyAgentTool[]
     async execute(_id, params) {
       const args = obj(params)
       const name = entryName(args, 'scratchpad_write')
+      refuseHistory(name, 'scratchpad_write')
       if (typeof args.content !== 'string') throw new EntryError('InvalidArg', 'scratchpad_write needs `content`: a string (the text to store)')
       const { entry } = await writeObservation({ ...where, name, content: args.content, turnId: turnId(), protect: PROTECTED_ENTRIES })
       return {
@@ -99,6 +107,7 @@ export function entryTools(stateDir: string, sessionKey: string): AnyAgentTool[]
     async execute(_id, params) {
       const args = obj(params)
       const name = entryName(args, 'scratchpad_edit')
+      refuseHistory(name, 'scratchpad_edit')
       const full = typeof args.content === 'string'
       const targeted = args.old_string !== undefined || args.new_string !== undefined
       if (full === targeted) {

@@ -154,6 +154,7 @@ export function registerContextNative(api: OpenClawPluginApi): void {
       bridgeTool: BRIDGE_TOOL,
     })
   }
+  const historySettings = { stateDir, enabled: settings.checkpoints.history, readable: settings.offload.enabled, quotaBytes: settings.offload.quotaBytes }
   registerCompaction(api, {
     stateDir,
     checkpoints: settings.checkpoints.enabled,
@@ -163,6 +164,7 @@ export function registerContextNative(api: OpenClawPluginApi): void {
     replaceMaxTokens: settings.compaction.maxTokens,
     nudgeAfterCompaction: settings.scratchpad.nudgeAfterCompaction,
     contextWindow,
+    history: historySettings,
   })
 
   // --- llm_input: the tools this run's model is sent, after OpenClaw's tool policy ----------------------
@@ -245,7 +247,7 @@ export function registerContextNative(api: OpenClawPluginApi): void {
       // past its threshold (runtime.ts): the checkpoint is written and the restore prepended now.
       const native = cliWindow !== undefined
         ? await nativeCompactionTurn(
-            { stateDir, checkpoints: settings.checkpoints.enabled, restoreMaxTokens: settings.checkpoints.restoreMaxTokens },
+            { stateDir, checkpoints: settings.checkpoints.enabled, restoreMaxTokens: settings.checkpoints.restoreMaxTokens, history: historySettings, logger: api.logger },
             { sessionKey, ...(ctx.agentId ? { agentId: ctx.agentId } : {}), messages: event.messages, contextWindow: window, record },
           )
         : undefined
@@ -376,7 +378,7 @@ export function registerContextNative(api: OpenClawPluginApi): void {
         const reported = usageTokens(obj(event.lastAssistant).usage ?? event.usage)
         if (window && reported !== undefined) {
           await nativeCompactionAfterTurn(
-            { stateDir, checkpoints: settings.checkpoints.enabled, restoreMaxTokens: settings.checkpoints.restoreMaxTokens },
+            { stateDir, checkpoints: settings.checkpoints.enabled, restoreMaxTokens: settings.checkpoints.restoreMaxTokens, history: historySettings, logger: api.logger },
             { sessionKey, ...(ctx.agentId ? { agentId: ctx.agentId } : {}), before: memoryOf(sessionKey).messages, reported, contextWindow: window, record },
           )
         }

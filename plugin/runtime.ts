@@ -15,6 +15,7 @@ import { renderCheckpoint, writeCheckpoint } from '@openclaw/context-native'
 import { configuredWindow } from './gauge.ts'
 import { unbridgeMessages } from './tools.ts'
 import { obj, updateRecord, type SessionRecord } from './state.ts'
+import { budgetBeside, keepHistory, modelCanRead, withHistoryLine, type HistorySettings } from './history.ts'
 
 /** The runtime id OpenClaw puts in `ctx.modelProviderId` of a Claude Code run's hooks. */
 export const CLAUDE_CLI_RUNTIME = 'claude-cli'
@@ -94,6 +95,10 @@ export interface NativeCompactionSettings {
   stateDir: string
   checkpoints: boolean
   restoreMaxTokens: number
+  /** The compacted messages kept as the session's history (history.ts). */
+  history: HistorySettings
+  /** Where the plugin's warnings go (a failed history write is warned once). */
+  logger: { warn: (m: string) => void }
 }
 
 /**
@@ -161,6 +166,10 @@ async function checkpointNative(
     ...(input.agentId ? { agentId: input.agentId } : {}),
     messages: unbridgeMessages(input.messages),
   })
-  return renderCheckpoint({ stateDir: s.stateDir, sessionKey: input.sessionKey }, { mode: 'post-compaction', maxTokens: s.restoreMaxTokens })
+  // The same messages kept as history (issue 49); the restore's last line names it, as after OpenClaw's compactions.
+  const kept = await keepHistory(s.history, input.sessionKey, input.messages, record.compactionSerial, s.logger)
+  const line = kept && modelCanRead(s.history, undefined, record) ? kept : undefined
+  const restore = renderCheckpoint({ stateDir: s.stateDir, sessionKey: input.sessionKey }, { mode: 'post-compaction', maxTokens: budgetBeside(s.restoreMaxTokens, line) })
+  return restore ? withHistoryLine(restore, line) : restore
 }
 

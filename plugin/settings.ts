@@ -45,7 +45,7 @@ export interface ContextNativeSettings {
     nudgeTurnsSinceLastUse: number
   }
   gauge: { gaugeAt: number; checkpointAt: number }
-  checkpoints: { enabled: boolean; restoreMaxTokens: number }
+  checkpoints: { enabled: boolean; restoreMaxTokens: number; history: boolean }
   offload: { enabled: boolean; thresholdBytes: number; ttlSeconds: number; quotaBytes: number }
   retention: { enabled: boolean; idleDays: number; intervalMinutes: number; maxDirsPerRun: number; firstRunDelaySeconds: number }
   /**
@@ -184,6 +184,13 @@ export const SETTINGS: readonly SettingSpec[] = [
     description:
       'Token cap of the injected restore text (at least 400: the frame with the shortened working state alone took 128-153 tokens on the bundled sessions).',
     label: 'Restore text token cap',
+  },
+  {
+    path: 'checkpoints.history',
+    type: 'boolean',
+    default: true,
+    description:
+      "Keep each compaction's messages word for word in the session's observation store (history-<n>: host text left out, credentials redacted), which the model searches with scratchpad_read; the restore then ends with one line saying so. Counts in offload.quotaBytes and goes with the session. Kept where checkpoints are (checkpoints.enabled); the line only where offload.enabled registers scratchpad_read.",
   },
   {
     path: 'offload.enabled',

@@ -36,7 +36,7 @@ export interface SessionRecord {
    * The restore text written at the last compaction, waiting for the next prompt build; consumed once. `checkpointId`:
    * the checkpoint it renders, rendered again there without the names OpenClaw's summary states (compaction.ts).
    */
-  restorePending?: { text: string; compaction: number; at: string; checkpointId?: string }
+  restorePending?: { text: string; compaction: number; at: string; checkpointId?: string; historyLine?: string }
   /** The scratchpad's post-compaction nudge, waiting like the restore. */
   nudgePending?: string
   /** Claude Code runtime: the time of the reported usage whose native compaction was already handled (runtime.ts). */
@@ -108,6 +108,8 @@ export interface PendingCompaction {
   checkpointed?: boolean
   /** The provider returned the restore as the summary ('replace' mode): nothing to inject after. */
   replaced?: boolean
+  /** The restore's last line for the history entry its messages were kept in (history.ts). */
+  historyLine?: string
 }
 
 const KEY = Symbol.for('@openclaw/context-native/plugin-state')

@@ -247,6 +247,10 @@ try {
     assert.doesNotMatch(text, /\[Context: \d+%/, 'no gauge line of the context being compacted')
     const cps = checkpoints(KEY)
     assert.ok(cps.some((y) => /trigger: "compaction"/.test(y) && /tokenizer/i.test(y)), 'a compaction checkpoint of the conversation')
+    // the compacted messages kept as history (issue 49): the restore names the entry, which holds the conversation
+    assert.match(text, /\[Messages? #\d+(?:-#\d+)? compacted: history-1 \([\d.]+ [KM]?B\)\. Grep all: scratchpad_read \{"name":"history","pattern":"<regex>"\}\]/, `the history line: ${text.slice(-800)}`)
+    const kept = native.readObservationSync({ stateDir, sessionKey: KEY, name: 'history', pattern: 'Fix the tokenizer' })
+    assert.ok(kept.matches >= 1 && /:\[#\d+ user [-\dT:Z]+\] /.test(kept.content), `the history holds the request: ${kept.content.slice(0, 400)}`)
   })
   await check('turn 5: no second restore; the scratchpad block is still there; no gauge at 15 %', async () => {
     turns.set('t5', [{ text: 'Done.', usage: { input_tokens: 150_000 } }])

@@ -242,6 +242,10 @@ try {
     assert.equal(count(text, RESTORE_MARK), 1, `the restore once: ${text.slice(-1500)}`)
     assert.match(text, /Next action: 1\. profile the lexer; 2\. cache the keyword table/)
     assert.ok(text.indexOf(RESTORE_MARK) < text.indexOf(SCRATCHPAD_MARK) && text.indexOf(SCRATCHPAD_MARK) < text.indexOf('[t8] Go on.'), 'the restore, the scratchpad block, then the message')
+    // the compacted messages kept as history (issue 49): the restore's last line names the entry, which holds the turn
+    assert.match(text, /\[Messages? #\d+(?:-#\d+)? compacted: history-1 \([\d.]+ [KM]?B\)\. Grep all: scratchpad_read \{"name":"history","pattern":"<regex>"\}\]/, `the history line: ${text.slice(0, 1500)}`)
+    const kept = native.readObservationSync({ stateDir, sessionKey: CK, name: 'history', pattern: 'Profile the lexer' })
+    assert.ok(kept.matches >= 1 && /:\[#\d+ user [-\dT:Z]+\] \[t7\] Profile the lexer and speed it up\./.test(kept.content), `the history holds the compacted request: ${kept.content.slice(0, 400)}`)
   })
   await check("parking: a large result of an OpenClaw dynamic tool (ls, deferred in the openclaw namespace) reaches Codex as the head+tail observation; scratchpad_read by its id returns the slice", async () => {
     // A folder whose listing (one JSON-quoted name a line) is well over the 4 KB threshold.

@@ -309,6 +309,51 @@ function doctor() {
 const verdictOf = (report, capability) => report.verdicts.find((v) => v.capability === capability)
 
 // ---------------------------------------------------------------------------------------------------
+// The compacted conversation, kept (issue 49): a value only the compacted turns held, searched after the compaction.
+/** A small config file (under the 4 KB a result is parked from): its error line is what the model greps for. */
+const DEV_ENV = 'config/dev.env'
+const ERROR_LINE = 'LAST_ERROR="listen EADDRINUSE: address already in use 127.0.0.1:48213 (pid 7731 still holds it)"'
+/** The restore's history line (crates/history restore_line): the entry, and the call that greps all history. */
+const HISTORY_LINE = /\[Messages? #\d+(?:-#\d+)? compacted: (history-\d+) \([\d.]+ [KM]?B\)\. Grep all: scratchpad_read (\{"name":"history","pattern":"<regex>"\})\]/
+/**
+ * The scripted model reading the restore's history line: the call it names, with the regex filled in (a text answer
+ * saying so when the request has no such line, which the checks then catch).
+ */
+const grepFromHistoryLine = (pattern) => (body) => {
+  const m = requestText(body).match(HISTORY_LINE)
+  if (!m) return { text: 'There is no history line to follow.', usage: { prompt_tokens: 30_000 } }
+  return { toolCalls: [{ name: 'scratchpad_read', arguments: { ...JSON.parse(m[2]), pattern } }] }
+}
+/**
+ * Two turns of a session: the first reads DEV_ENV and ends with a long report past the 128k window's threshold, so that
+ * OpenClaw compacts (its kept tail short: `keepRecentTokens` 2000 in the config); the second's model follows the
+ * restore's history line and greps the history for the error. Asserts the value was compacted out of the context,
+ * the line is there, and the tool result holds the line exactly.
+ */
+async function compactAndGrep(session, tags, what) {
+  turns.set(tags[0], [
+    { toolCalls: [{ name: 'read', arguments: { path: DEV_ENV } }] },
+    { text: `${'The staging API could not start; the port was taken by an older process, which the config notes. '.repeat(60)}\n\nI will restart it next.`, usage: { prompt_tokens: 121_000 } },
+  ])
+  turns.set(tags[1], [grepFromHistoryLine('EADDRINUSE'), { text: 'The port 48213 is held by pid 7731.', usage: { prompt_tokens: 30_000 } }])
+  const a = await turn(session, `[${tags[0]}] Why does the staging API not start?`)
+  assert.ok(toolResultText(a.chat[1]).includes(ERROR_LINE), `${what}: the read returned the file whole: ${toolResultText(a.chat[1]).slice(0, 300)}`)
+  const b = await turn(session, `[${tags[1]}] Which process holds the port?`)
+  assert.ok([...a.requests, ...b.requests].some((q) => isSummaryRequest(q.body)) || requestText(b.chat[0].body).includes(RESTORE_MARK), `${what}: OpenClaw compacted`)
+  const prompt = lastUserText(b.chat[0])
+  assert.ok(prompt.includes(RESTORE_MARK), `${what}: the restore after the compaction: ${prompt.slice(0, 400)}`)
+  assert.ok(!conversationText(b.chat[0].body).includes('pid 7731 still holds it'), `${what}: the error line was compacted out of the context`)
+  const line = prompt.match(HISTORY_LINE)
+  assert.ok(line, `${what}: the restore ends with the history line: ${prompt.slice(-400)}`)
+  assert.ok(prompt.trimEnd().split('\n').some((l) => l === line[0]), `${what}: the history line on a line of its own`)
+  assert.equal(native.countTokens(line[0]) <= 40, true, `${what}: the history line costs at most 40 tokens`)
+  const result = toolResultText(b.chat[1])
+  assert.ok(b.chat.length >= 2 && result.includes(ERROR_LINE), `${what}: the grep's result holds the line exactly: ${result.slice(0, 600)}`)
+  assert.match(result, new RegExp(`== ${line[1]} ==\\n(?:.*\\n)*?\\d+:\\[#\\d+ tool read [-\\dT:Z]+\\] ${ERROR_LINE.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`), `${what}: with the entry, the message's index, role and time: ${result.slice(0, 600)}`)
+  return { a, b, entry: line[1] }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // TEST_REAL_ONLY=<text>: only the checks whose name contains it (for working on one scenario; a|b: either).
 const { check, results } = createChecks({ only: process.env.TEST_REAL_ONLY })
 
@@ -320,6 +365,8 @@ const bigText = Array.from({ length: 400 }, (_, i) => `fn token_${i}(input: &str
 mkdirSync(join(workspace, 'src'), { recursive: true })
 writeFileSync(join(workspace, BIG_FILE), bigText)
 writeFileSync(join(workspace, OTHER_FILE), bigText.replaceAll('lexer', 'other'))
+mkdirSync(join(workspace, 'config'), { recursive: true })
+writeFileSync(join(workspace, DEV_ENV), `# staging API\nAPI_HOST=127.0.0.1\nAPI_PORT=48213\n${ERROR_LINE}\n`)
 
 console.log(`openclaw@${OPENCLAW_VERSION} CLI, Node ${process.versions.node} driving ${node}; model server ${server.url}; work ${work}`)
 
@@ -512,6 +559,14 @@ try {
     assert.match(toolResultText(t.chat[4]), /"status": "error"[\s\S]*no observation entry \\"findings\\"/, `gone: ${toolResultText(t.chat[4]).slice(0, 300)}`)
   })
 
+  // ==== --local: the compacted conversation kept and searched (issue 49) ===============================
+  writeConfig({ compaction: { keepRecentTokens: 2000 } })
+  await check('--local history: after a compaction the model follows the restore\'s history line and greps the compacted turns; the result holds the error line exactly', async () => {
+    const { entry } = await compactAndGrep('real-history', ['t80', 't81'], 'default profile')
+    const kept = native.readObservationSync({ stateDir, sessionKey: 'agent:main:explicit:real-history', name: entry, mode: 'head', n: 300 }).content
+    assert.match(kept, new RegExp(`^\\[${entry}: the messages #1-#\\d+ a compaction`), `the entry says what it holds: ${kept}`)
+  })
+
   // ==== --local, Tool Search off, 200k model: the gauge at 70 % and the checkpoint at 80 % ===========
   // The compaction provider selected in 'default' mode: the exact messages checkpointed, OpenClaw's LLM summary kept.
   writeConfig({ toolSearch: false, compaction: { provider: 'context-native' } })
@@ -621,6 +676,9 @@ try {
     const first = b.chat[0]
     const text = requestText(first.body)
     assert.equal(text.split(RESTORE_MARK).length - 1, 1, `the restore exactly once in the first request after compaction: ${text.slice(-1500)}`)
+    // the summary ends with the one line naming the history of the compacted messages (issue 49)
+    const lines = text.match(new RegExp(HISTORY_LINE.source, 'g')) ?? []
+    assert.equal(lines.length, 1, `one history line in the replace-mode summary: ${text.slice(-800)}`)
     assert.match(text, /\nTask: \[t20\] Actually, backfill in batches of 500 instead\. \(the user changed the plan\)\nChanged from: \[t10\] Migrate the users table schema\.\n/, `with the task as the user changed it: ${text.slice(text.indexOf('## Goal'), text.indexOf('## Goal') + 400)}`)
     // every path as the agent gave it, whole: the file it read relative to its working directory (issue 51)
     assert.match(text, /\nFiles (?:read|modified|\(relative to the working directory\)): (?:[^\n]*, )?src\/lexer\.rs(?:, |\n)/, `the file read, as given: ${text.slice(text.indexOf('## Exact identifiers'), text.indexOf('## Exact identifiers') + 500)}`)
@@ -686,6 +744,30 @@ try {
     const names = toolNames(t.chat[0])
     assert.ok(!names.includes('exec') && !names.includes('write'), `the messaging profile's tools (no exec, no write): ${names.join(', ')}`)
     assertProfileTurn(t, 'messaging')
+  })
+  await check("tools.profile 'coding' and 'messaging': after a compaction the history line is there and its grep finds the compacted error line", async () => {
+    writeConfig({ tools: { profile: 'coding' }, compaction: { keepRecentTokens: 2000 } })
+    await compactAndGrep('real-history-coding', ['t82', 't83'], 'coding')
+    writeConfig({ tools: { profile: 'messaging', alsoAllow: ['read'] }, compaction: { keepRecentTokens: 2000 } })
+    await compactAndGrep('real-history-messaging', ['t84', 't85'], 'messaging')
+  })
+  await check('tools.deny scratchpad_read, then a compaction: the restore offers no history line the model could not use; the history entry is kept all the same', async () => {
+    writeConfig({ tools: { deny: ['scratchpad_read'] }, compaction: { keepRecentTokens: 2000 } })
+    turns.set('t86', [
+      { toolCalls: [{ name: 'read', arguments: { path: DEV_ENV } }] },
+      { text: `${'The staging API could not start; the port was taken. '.repeat(100)}`, usage: { prompt_tokens: 121_000 } },
+    ])
+    turns.set('t87', [{ text: 'ok', usage: { prompt_tokens: 30_000 } }])
+    await turn('real-history-deny', '[t86] Why does the staging API not start?')
+    const b = await turn('real-history-deny', '[t87] Go on.')
+    const prompt = lastUserText(b.chat[0])
+    assert.ok(prompt.includes(RESTORE_MARK), `the restore after the compaction: ${prompt.slice(0, 300)}`)
+    assert.doesNotMatch(prompt, HISTORY_LINE, 'no history line')
+    for (const q of b.chat) assert.ok(!JSON.stringify(q.body).includes('scratchpad_read'), 'no request names scratchpad_read')
+    const kept = native.listObservationsSync({ stateDir, sessionKey: 'agent:main:explicit:real-history-deny' }).map((e) => e.name)
+    assert.ok(kept.includes('history-1'), `the history entry is kept: ${kept.join(', ')}`)
+    const grep = native.readObservationSync({ stateDir, sessionKey: 'agent:main:explicit:real-history-deny', name: 'history', pattern: 'EADDRINUSE' })
+    assert.ok(grep.content.includes(ERROR_LINE), `it holds the compacted error line: ${grep.content.slice(0, 300)}`)
   })
   await check('tools.deny scratchpad_read: the read is not parked (the model gets it whole) and nothing sent names scratchpad_read', async () => {
     writeConfig({ tools: { deny: ['scratchpad_read'] } })
@@ -768,10 +850,12 @@ try {
       const first = server.requests.length
       const SG = 'agent:main:real-gateway'
       turns.set('t12', [
+        { toolCalls: [{ name: 'read', arguments: { path: DEV_ENV } }] },
         { toolCalls: [{ name: 'session_scratchpad', arguments: { action: 'set_plan', content: '1. profile the cache\n2. shrink the hot path' } }] },
         { text: 'Profiling.', usage: { prompt_tokens: 113_000 } },
       ])
-      turns.set('t13', [{ text: 'Shrinking.', usage: { prompt_tokens: 30_000 } }])
+      // after the compaction the model follows the restore's history line (issue 49)
+      turns.set('t13', [grepFromHistoryLine('EADDRINUSE'), { text: 'Shrinking.', usage: { prompt_tokens: 30_000 } }])
       const a = await turn(SG, '[t12] Speed up the cache lookups.', { local: false })
       assert.ok(toolNames(a.chat[0]).includes('session_scratchpad'), 'the tool is sent directly')
       const b = await turn(SG, '[t13] Continue.', { local: false })
@@ -783,6 +867,9 @@ try {
       assert.equal(text.split(RESTORE_MARK).length - 1, 1, `the restore once in the first request after compaction: ${lastUserText(after[0]).slice(0, 500)}`)
       assert.match(text, /Speed up the cache lookups/, 'with the task')
       assert.match(lastUserText(after[0]), /shrink the hot path/, 'and the plan')
+      assert.match(lastUserText(after[0]), HISTORY_LINE, 'and the history line')
+      const grepped = toolResultText(b.chat[1])
+      assert.ok(grepped.includes(ERROR_LINE), `the grep of the history in the gateway holds the error line: ${grepped.slice(0, 400)}`)
 
       // /compact (the sessions.compact RPC): the restore follows a manual compaction too.
       const before = server.requests.length
@@ -799,12 +886,18 @@ try {
       const reset = await openclaw(['gateway', 'call', 'sessions.reset', '--params', JSON.stringify({ key: SG }), '--json'])
       assert.equal(reset.code, 0, `sessions.reset: ${reset.out.slice(0, 300)} ${reset.err.split('\n').slice(-4).join(' | ')}`)
       assert.equal(checkpoints(SG).length, 0, 'the old conversation\'s checkpoints are gone')
-      turns.set('t14', [{ text: 'What should the README say?', usage: { prompt_tokens: 113_000 } }])
+      // the model asks the old conversation's history: none in the new one (issue 49)
+      turns.set('t14', [
+        { toolCalls: [{ name: 'scratchpad_read', arguments: { name: 'history', pattern: 'EADDRINUSE' } }] },
+        { text: 'What should the README say?', usage: { prompt_tokens: 113_000 } },
+      ])
       const c = await turn(SG, '[t14] New topic: write the README introduction.', { local: false })
       const fresh = requestText(c.chat[0].body)
       assert.ok(!fresh.includes(RESTORE_MARK), 'no restore after the reset')
       assert.ok(!conversationText(c.chat[0].body).includes(SCRATCHPAD_MARK), `no scratchpad block after the reset: ${lastUserText(c.chat[0]).slice(0, 600)}`)
       assert.ok(!/cache lookups|hot path/.test(lastUserText(c.chat[0])), `nothing of the old task: ${lastUserText(c.chat[0]).slice(0, 400)}`)
+      const old = toolResultText(c.chat[1])
+      assert.ok(!old.includes('EADDRINUSE') && /no history yet/.test(old), `the old conversation's history is not readable from the new one: ${old.slice(0, 400)}`)
 
       // The new conversation's first compaction (t14 ended past 108k) is its own: not skipped as a duplicate of
       // the old conversation's, and its checkpoint has the new task, nothing of the old one.

@@ -612,7 +612,8 @@ fn load_source(source: &Source) -> Result<Option<core::Checkpoint>, Error> {
 
 /// The named entries the model saved in the session's observation store (seed 004), oldest
 /// first: not a parked tool result (it has a tool) nor the package's own entries (its persisted
-/// scratchpad and session record, `context-native-*`). None for a YAML source, and none when the
+/// scratchpad and session record, `context-native-*`; the compacted conversation, `history-<n>`,
+/// which the restore's own last line names). None for a YAML source, and none when the
 /// store cannot be read: the restore is rendered without them rather than not at all. Read after
 /// [`load_source`] found a checkpoint (which refuses an empty `stateDir`).
 fn saved_entries(source: &Source) -> Vec<core::SavedEntry> {
@@ -628,7 +629,9 @@ fn saved_entries(source: &Source) -> Vec<core::SavedEntry> {
             entries
                 .into_iter()
                 .filter(|e| {
-                    e.tool_name.is_none() && !e.name.starts_with(context_offload::OWN_ENTRY_PREFIX)
+                    e.tool_name.is_none()
+                        && !e.name.starts_with(context_offload::OWN_ENTRY_PREFIX)
+                        && !context_offload::is_history_name(&e.name)
                 })
                 .map(|e| core::SavedEntry {
                     name: e.name,

@@ -8,6 +8,7 @@
 mod checkpoint;
 mod error;
 mod gauge;
+mod history;
 mod js;
 mod offload;
 mod offthread;

@@ -120,7 +120,10 @@ pub struct ReadObservationInput {
     /// The entry's `scratchpad_id` (a name is accepted too). Alias: `scratchpad_id`.
     #[serde(alias = "scratchpad_id", alias = "scratchpadId")]
     pub id: Option<String>,
-    /// The entry's name (an id is accepted too).
+    /// The entry's name (an id is accepted too). `history` stands for every history entry of the
+    /// session (the compacted conversation, `history-<n>`, see `writeHistory`): `grep` searches
+    /// them all at once, newest first, within one read's bounds; another mode reads the newest. A
+    /// grep of history shows 2 lines of context unless `context` is given.
     pub name: Option<String>,
     /// Only find the entry if it belongs to this turn (seed 003's turn isolation).
     pub turn_id: Option<String>,
@@ -756,7 +759,8 @@ fn do_read(input: ReadObservationInput) -> Result<ReadObservationResult, Error> 
         context: input.context.map(u64::from),
         max_chars: input.max_chars.map(u64::from),
     };
-    let r = core::read(&PathBuf::from(input.state_dir), &input.session_key, &req)?;
+    // (`history` and the history entries read as context-history says: issue 49)
+    let r = context_history::read(&PathBuf::from(input.state_dir), &input.session_key, &req)?;
     let e = &r.entry;
     Ok(ReadObservationResult {
         id: e.id.clone(),

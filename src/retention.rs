@@ -54,6 +54,22 @@ pub struct RetainedSession {
     pub files: f64,
 }
 
+/// A session's history (its `history-<n>` entries: the compacted conversation kept) in a
+/// `gcStateDir` report.
+#[napi(object)]
+pub struct SessionHistory {
+    /// The session directory name.
+    pub dir: String,
+    /// The session key, when its session record says.
+    pub session_key: Option<String>,
+    /// Its history entries.
+    pub entries: u32,
+    /// Their bytes.
+    pub bytes: f64,
+    /// The session is removed (or would be, `dryRun`) as idle, its history with it.
+    pub removed: bool,
+}
+
 /// What `gcStateDir` did (or, with `dryRun`, would do).
 #[napi(object)]
 pub struct GcStateDirResult {
@@ -79,6 +95,9 @@ pub struct GcStateDirResult {
     pub more: bool,
     /// Sessions that could not be handled (`<dir>: [Code] message`); the others were.
     pub errors: Vec<String>,
+    /// The history of each session visited that has one: it counts in the session's quota, is
+    /// never evicted (the oldest is cut to its head and tail instead) and goes with its session.
+    pub history: Vec<SessionHistory>,
 }
 
 /// Input of `deleteSession`.
@@ -144,6 +163,17 @@ fn do_gc(input: GcStateDirInput) -> Result<GcStateDirResult, Error> {
         total_dirs: r.total_dirs as u32,
         more: r.more,
         errors: r.errors,
+        history: r
+            .history
+            .into_iter()
+            .map(|h| SessionHistory {
+                dir: h.dir,
+                session_key: h.session_key,
+                entries: h.entries as u32,
+                bytes: h.bytes as f64,
+                removed: h.removed,
+            })
+            .collect(),
     })
 }
 

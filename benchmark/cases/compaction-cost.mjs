@@ -13,15 +13,13 @@
 //
 // Replace mode (the plugin's compaction provider answers with the restore text): 0 requests; the measured wall
 // time of what the provider does, writeCheckpoint of the same messages plus renderCheckpoint at 2,000 tokens.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { pathToFileURL } from 'node:url'
 import { native } from '../../bin/lib/native.mjs'
-import { replay } from '../../bin/lib/replay.mjs'
-import { parseTranscript } from '../../bin/lib/transcript.mjs'
-import { DEFAULT_DIR, transcriptFiles } from '../../scripts/eval-restore.mjs'
+import { DEFAULT_DIR } from '../../scripts/eval-restore.mjs'
+import { replayBundled } from '../lib/replays.mjs'
 import { ensureOpenClaw, OPENCLAW_VERSION } from '../../scripts/host.mjs'
 
 export const title = 'What a compaction costs, per mode'
@@ -131,28 +129,20 @@ const k = (n) => `${(n / 1000).toFixed(1)}k`
 export async function run({ report, log }) {
   const oc = await openclawPlanning()
   const rows = []
-  for (const file of transcriptFiles([DEFAULT_DIR])) {
-    let parsed
-    try {
-      parsed = parseTranscript(readFileSync(file, 'utf8'))
-    } catch {
-      continue
-    }
-    const compactions = []
-    const stateDir = mkdtempSync(join(tmpdir(), 'bench-compaction-cost-'))
-    try {
-      await replay(parsed, { file, stateDir, onCompaction: (c) => compactions.push(c) })
+  let compactions = []
+  await replayBundled(
+    'bench-compaction-cost-',
+    () => ((compactions = []), { onCompaction: (c) => compactions.push(c) }),
+    ({ name: file, stateDir }) => {
       for (const c of compactions) {
         const d = defaultModeRequests(oc, c)
         const r = replaceModeCost(c, stateDir)
-        const name = `${file.slice(DEFAULT_DIR.length + 1)}:${c.line}`
+        const name = `${file}:${c.line}`
         log(`compaction-cost: ${name}: ${d.requests.length} requests, ${r.ms.toFixed(1)} ms replace`)
         rows.push({ name, messages: c.messages.length, tokensBefore: c.tokensBefore, ...d, replace: r })
       }
-    } finally {
-      rmSync(stateDir, { recursive: true, force: true })
-    }
-  }
+    },
+  )
   if (rows.length === 0) throw new Error(`no compaction in ${DEFAULT_DIR}`)
   const sent = (row) => row.requests.reduce((s, q) => s + q.tokens + q.carried, 0)
   const lines = [

@@ -188,6 +188,8 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
   const compactionAt = parsed.entries.map((e, i) => (e.entry.type === 'compaction' ? i : -1)).filter((i) => i >= 0)
   const stateDir = mkdtempSync(join(tmpdir(), 'context-native-eval-'))
   const written = new Map() // compaction line -> checkpoint yaml
+  const historyText = new Map() // compaction line -> the text of every history entry written up to it (issue 49)
+  let historySoFar = ''
   let report
   let last = null // the last checkpoint the replay wrote, whatever its trigger
   try {
@@ -199,6 +201,13 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
         const yaml = readFileSync(cp.path, 'utf8')
         if (cp.trigger === 'compaction') written.set(cp.line, yaml)
         last = { line: cp.line, trigger: cp.trigger, yaml }
+      },
+      // the history entries as the plugin writes them: what `scratchpad_read {"name": "history"}` greps
+      onHistory: (h) => {
+        const e = native.listObservationsSync({ stateDir: h.stateDir, sessionKey: h.sessionKey }).find((x) => x.name === h.name)
+        const r = native.readObservationSync({ stateDir: h.stateDir, sessionKey: h.sessionKey, name: h.name, mode: 'full', maxChars: e?.chars ?? 0 })
+        historySoFar += `${r.content}\n`
+        historyText.set(h.line, historySoFar)
       },
     })
     for (const e of report.errors) notes.push(`${name}:${e.line}: ${e.call} threw ${e.code}: ${e.message}`)
@@ -278,7 +287,7 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
     const keptMessages = wholeYaml !== undefined && kept >= 0 && kept <= i ? entries.slice(kept, i).filter((e) => e.entry.type === 'message').map((e) => e.entry.message) : []
     const whole = wholeYaml === undefined ? null : (native.renderCheckpoint({ yaml: wholeYaml }, { mode: 'post-compaction', maxTokens, inContextMessages: keptMessages }) ?? '')
     if (cont?.scored) {
-      const row = continuationRow(cont, { file: name, format: kind, line, compaction: k + 1, restore, appended, wide, maxTokens, replaceTokens })
+      const row = continuationRow(cont, { file: name, format: kind, line, compaction: k + 1, restore, appended, wide, maxTokens, replaceTokens, history: historyText.get(line) ?? null })
       if (wholeYaml !== undefined) {
         const received = native.renderCheckpoint({ yaml: wholeYaml }, { mode: 'post-compaction', maxTokens, inContext: summary, inContextMessages: keptMessages }) ?? ''
         row.defaultMode = { restore: carried(cont.needed, whole), both: summary.trim() ? carried(cont.needed, `${summary}\n${received}`) : null }
@@ -362,9 +371,13 @@ function defaultModeRow(items, keptMessages, whole, restore, requests) {
  * at both budgets, the real summary (null without one), the summary with the restore appended (default mode),
  * the summary cut to each budget and the conversation's last tokens of each budget.
  */
-function continuationRow(c, { file, format, line, compaction, restore, appended = restore, wide, maxTokens, replaceTokens }) {
+function continuationRow(c, { file, format, line, compaction, restore, appended = restore, wide, maxTokens, replaceTokens, history = null }) {
   const summary = c.summary.trim() ? c.summary : null
   const share = (t) => carried(c.needed, t)
+  // a needed name one grep of the history finds: a line of it holds the name (case-insensitive, as a literal)
+  const historyLines = history === null ? null : history.toLowerCase().split('\n')
+  const inHistory = (n) => historyLines !== null && historyLines.some((l) => l.includes(n))
+  const restoreHas = (n) => restore.toLowerCase().includes(n)
   const suffix = hostSuffix(c.summary, format)
   return {
     file,
@@ -377,6 +390,10 @@ function continuationRow(c, { file, format, line, compaction, restore, appended 
     restoreTokens: native.countTokens(restore),
     restore: share(restore),
     restoreMissed: c.needed.filter((n) => !restore.toLowerCase().includes(n)),
+    // issue 49: the share a single grep of the history finds, and the restore with the history behind it
+    history: history === null || !c.needed.length ? null : c.needed.filter(inHistory).length / c.needed.length,
+    restoreHistory: history === null || !c.needed.length ? null : c.needed.filter((n) => restoreHas(n) || inHistory(n)).length / c.needed.length,
+    historyMissed: history === null ? [] : c.needed.filter((n) => !inHistory(n)),
     summary: summary ? share(summary) : null,
     both: summary ? share(`${summary}\n${appended}`) : null,
     // the same over the names the agent wrote itself (continuation.mjs, `written`)
@@ -486,6 +503,9 @@ function continuationMeans(rows) {
     received: meanOf(rows, (r) => r.replace.received),
     summary: meanOf(rows, (r) => r.summary),
     both: meanOf(rows, (r) => r.both),
+    // issue 49: a grep of the history entries, and the restore with them
+    history: meanOf(rows, (r) => r.history),
+    restoreHistory: meanOf(rows, (r) => r.restoreHistory),
     summaryCut: meanOf(rows, (r) => r.summaryCut),
     tail: meanOf(rows, (r) => r.tail),
     replaceSummaryCut: meanOf(rows, (r) => r.replace.summaryCut),
@@ -630,6 +650,11 @@ export function formatContinuation(results, c, { budget = DEFAULT_MAX_TOKENS, wi
     `${label}: ${m.compactions} compactions (${m.withSummary} with a summary), ${Math.round(m.meanNeeded)} names needed on average; restore ${pct(m.restore).trim()} at ${budget}, ${pct(m.replace).trim()} at ${wide}; summary ${pct(m.summary).trim()} (${m.meanSummaryTokens === null ? '-' : Math.round(m.meanSummaryTokens)} tokens); summary + restore ${pct(m.both).trim()}; summary cut to ${budget} ${pct(m.summaryCut).trim()}, to ${wide} ${pct(m.replaceSummaryCut).trim()}; last ${budget} tokens ${pct(m.tail).trim()}, last ${wide} ${pct(m.replaceTail).trim()}; restore/summary ${ratio(m.restoreOverSummary)} (at ${wide}: ${ratio(m.replaceOverSummary)}), summary + restore ${m.liftOverSummary === null ? '-' : `${m.liftOverSummary >= 0 ? '+' : ''}${(m.liftOverSummary * 100).toFixed(1)} points`} over the summary`
   lines.push('', one('mean', c))
   for (const [f, m] of Object.entries(c.byFormat)) lines.push(one(`  ${f}`, m))
+  // issue 49: the compacted messages kept as history, found by one grep of each name
+  const history = (label, m) => `${label}: restore only ${pct(m.restore).trim()}, summary only ${pct(m.summary).trim()}, history (one grep per name) ${pct(m.history).trim()}, restore + history ${pct(m.restoreHistory).trim()}`
+  lines.push(`with the compacted messages kept as history (scratchpad_read {"name": "history", "pattern": <the name>}):`)
+  lines.push(history('  mean', c))
+  for (const [f, m] of Object.entries(c.byFormat)) lines.push(history(`  ${f}`, m))
   const received = (label, m) => `${label}: ${pct(m.received).trim()} (${ratio(m.receivedOverSummary)} the summary)`
   for (const [f, m] of Object.entries(c.byFormat)) {
     if (m.defaultMode !== null) {

@@ -102,9 +102,12 @@ function inspectSession(stateDir, dirName, key) {
       try {
         const list = native.listObservationsSync({ stateDir, sessionKey: session.sessionKey, includeExpired: true })
         const entries = Array.isArray(list) ? list : (list?.entries ?? [])
+        // the compacted conversation kept (issue 49): `history-<n>` entries, in the session's quota
+        const history = entries.filter((e) => /^history-\d+$/.test(pick(e, 'name') ?? ''))
         session.observations = {
           count: entries.length,
           bytes: entries.reduce((a, e) => a + (pick(e, 'sizeBytes') ?? 0), 0),
+          history: { entries: history.length, bytes: history.reduce((a, e) => a + (pick(e, 'sizeBytes') ?? 0), 0) },
           entries: entries.map((e) => ({
             id: pick(e, 'id'),
             name: pick(e, 'name'),
@@ -198,6 +201,7 @@ export function formatInspect(r) {
     else if (o.error) out.push(`  observation store: ${o.error}`)
     else if (o.entries) {
       out.push(`  observation store: ${fmt(o.count)} entries, ${fmt(o.bytes)} bytes`)
+      if (o.history?.entries) out.push(`  history (compacted messages, scratchpad_read "history"): ${fmt(o.history.entries)} entries, ${fmt(o.history.bytes)} bytes of them`)
       for (const e of o.entries.slice(0, 10)) {
         out.push(`    ${e.id}  ${String(e.name ?? '').padEnd(20)} ${String(e.toolName ?? '-').padEnd(8)} ${fmt(e.sizeBytes).padStart(9)} B${e.expiresAt ? `  expires ${typeof e.expiresAt === 'number' ? new Date(e.expiresAt).toISOString() : e.expiresAt}` : ''}`)
       }

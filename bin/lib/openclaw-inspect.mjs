@@ -34,13 +34,15 @@ function lastActivity(row, parsed) {
   return t ? new Date(t).toISOString() : null
 }
 
-/** This package's data for a session key: `{ checkpoints, observationBytes, dir }` from inspect()'s sessions. */
+/** This package's data for a session key: `{ checkpoints, observationBytes, historyBytes, dir }` from inspect()'s sessions. */
 function packageData(contextSessions, sessionKey) {
   const dir = has('sessionDirName') ? native.sessionDirName(sessionKey) : null
   const s = contextSessions.find((c) => (dir !== null && c.dir === dir) || c.sessionKey === sessionKey)
-  if (!s) return { dir, checkpoints: 0, observationBytes: 0 }
+  if (!s) return { dir, checkpoints: 0, observationBytes: 0, historyBytes: 0 }
   const o = s.observations
-  return { dir: s.dir, checkpoints: s.checkpoints.length, observationBytes: o && !o.error ? o.bytes ?? 0 : 0 }
+  const ok = o && !o.error
+  // history (issue 49): the compacted conversation kept, part of the observation bytes
+  return { dir: s.dir, checkpoints: s.checkpoints.length, observationBytes: ok ? o.bytes ?? 0 : 0, historyBytes: ok ? o.history?.bytes ?? 0 : 0 }
 }
 
 /**
@@ -132,6 +134,7 @@ export function formatOpenClaw(r) {
             { title: 'last activity' },
             { title: 'checkpoints', align: 'right' },
             { title: 'observation bytes', align: 'right' },
+            { title: 'of them history', align: 'right' },
           ],
           a.sessions.map((s) => [
             `${s.sessionKey}${s.archivedAt ? ' (archived)' : ''}${s.cold ? ' (cold)' : ''}`,
@@ -141,6 +144,7 @@ export function formatOpenClaw(r) {
             s.lastActivity ?? '-',
             fmt(s.context.checkpoints),
             fmt(s.context.observationBytes),
+            fmt(s.context.historyBytes),
           ]),
           '  ',
         ),

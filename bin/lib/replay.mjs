@@ -174,6 +174,7 @@ export async function replay(parsed, options) {
 
   const canGauge = has('evaluateContextUsage')
   const canCheckpoint = has('writeCheckpointSync', 'renderCheckpoint')
+  const canHistory = has('writeHistorySync')
   const canOffload = has('offloadObservationSync')
   const canState = has('recordToolResultSync')
   const canMessages = has('recordMessagesSync')
@@ -446,11 +447,21 @@ export async function replay(parsed, options) {
       const cut = kept >= 0 ? ctxIdx.findIndex((x) => x >= kept) : -1
       const toSummarize = cut >= 0 ? ctx.slice(0, cut) : ctx
       const tokensBefore = typeof entry.tokensBefore === 'number' ? entry.tokensBefore : (peak.tokens ?? 0)
+      // The compacted messages whole (not `light`): what the host's summariser reads, and the history keeps.
+      const whole = (x) => (x < 0 ? ctx[0] : entryMessage(entries[x].entry))
+      const compacted = ctxIdx.slice(0, cut >= 0 ? cut : ctxIdx.length).map(whole)
       if (options.onCompaction) {
-        const whole = (x) => (x < 0 ? ctx[0] : entryMessage(entries[x].entry))
-        const messages = ctxIdx.slice(0, cut >= 0 ? cut : ctxIdx.length).map(whole)
-        options.onCompaction({ line, tokensBefore, summary, messages, firstKept: kept >= 0 ? entryMessage(entries[kept].entry) : null })
+        options.onCompaction({ line, tokensBefore, summary, messages: compacted, firstKept: kept >= 0 ? entryMessage(entries[kept].entry) : null })
       }
+      // The compacted conversation kept as the plugin keeps it (issue 49): its next history-<n> entry, from the
+      // same messages the checkpoint reads (the compacted ones, or the whole context as in default mode).
+      const history = canHistory
+        ? call(line, 'writeHistorySync', () =>
+            native.writeHistorySync({ stateDir, sessionKey, messages: options.compactionInput === 'context' ? ctxIdx.map(whole) : compacted, compaction: compactionCount, durable: false }),
+          )
+        : null
+      // For tools built on the replay (scripts/eval-restore.mjs): the entry exists now.
+      if (history?.written && options.onHistory) options.onHistory({ line, name: history.name, stateDir, sessionKey })
       const record = {
         line,
         turn: turns.assistant,
@@ -458,6 +469,10 @@ export async function replay(parsed, options) {
         summaryTokens: native.countTokens(summary),
         firstKeptLine: kept >= 0 ? entries[kept].line : null,
         checkpoint: null,
+        // the history entry written: its name, bytes and messages, and the tokens of the messages it holds
+        history: history?.written
+          ? { name: history.name, sizeBytes: history.sizeBytes, messages: history.messages, firstIndex: history.firstIndex, lastIndex: history.lastIndex, line: history.summary.line ?? null }
+          : null,
       }
       // pi v3 / OpenClaw compactions carry the host's own file lists (`details`): they join the tool calls' ones.
       const details = entry.details && typeof entry.details === 'object' ? entry.details : {}

@@ -117,7 +117,7 @@ export function formatReplay(r) {
           (c) =>
             `line ${c.line}: ${fmt(c.tokensBefore)} tokens before, summary ${fmt(c.summaryTokens)} tokens${
               c.checkpoint ? `, checkpoint ${c.checkpoint}` : ''
-            }`,
+            }${c.history ? `, history ${c.history.name} (messages #${c.history.firstIndex}-#${c.history.lastIndex}, ${fmt(c.history.sizeBytes)} bytes)` : ''}`,
         ),
       ),
     )

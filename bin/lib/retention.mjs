@@ -36,6 +36,12 @@ export function formatGc(r, stateDir) {
     const rows = r.removedSessions.map((s) => [s.sessionKey ?? `(dir ${s.dir})`, s.lastActivityAt ?? '-', size(s.bytes)])
     lines.push('', ...table([{ title: 'session' }, { title: 'last activity' }, { title: 'size', align: 'right' }], rows))
   }
+  // the compacted conversation kept per session (issue 49): in the session's quota, never evicted, gone with it
+  const history = r.history ?? []
+  if (history.length) {
+    const rows = history.map((h) => [h.sessionKey ?? `(dir ${h.dir})`, fmt(h.entries), size(h.bytes), h.removed ? (r.dryRun ? 'would go with the session' : 'gone with the session') : 'kept'])
+    lines.push('', 'history (compacted messages) per session:', ...table([{ title: 'session' }, { title: 'entries', align: 'right' }, { title: 'size', align: 'right' }, { title: '' }], rows))
+  }
   for (const e of r.errors) lines.push(`  error: ${e}`)
   return lines.join('\n')
 }
@@ -68,6 +74,7 @@ export async function runGc(args, UsageError) {
       report.removedSessions.push(...r.removedSessions)
       for (const k of ['removedBytes', 'keptSessions', 'keptBytes', 'removedEntries', 'removedEntryBytes', 'visited']) report[k] += r[k]
       report.errors.push(...r.errors)
+      report.history = [...(report.history ?? []), ...(r.history ?? [])]
       report.more = r.more
     }
     if (maxDirs !== undefined || !r.more || report.visited >= r.totalDirs) break

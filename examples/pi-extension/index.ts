@@ -45,6 +45,7 @@ import {
   getScratchpadToolDefinition,
   observationToolDefinition,
   writeCheckpoint,
+  writeHistory,
   type ContextUsage,
   type ReadObservationInput,
   type ScratchpadAction,
@@ -56,6 +57,7 @@ import {
   scratchpadLimits,
   type ContextNativeSettings as PluginSettings,
 } from '@openclaw/context-native/dist/plugin/settings.js'
+import { budgetBeside, withHistoryLine } from '@openclaw/context-native/dist/plugin/history-line.js'
 
 /**
  * The settings of the plugin (plugin/settings.ts, one table for both routes) this extension reads: stateDir,
@@ -91,6 +93,8 @@ interface SessionState {
   compactions: number
   turn: number
   hints: string[]
+  /** The restore's last line for the history entry of the last compaction (writeHistory). */
+  historyLine?: string
 }
 
 /** Builds the extension with the given settings; `export default` is the one with the defaults. */
@@ -277,6 +281,12 @@ export function createContextNativeExtension(options: ContextNativeOptions = {})
         isSplitTurn: p.isSplitTurn,
         fileOps: { read: [...p.fileOps.read], written: [...p.fileOps.written], edited: [...p.fileOps.edited] },
       })
+      // The same messages kept word for word in the session's store, searchable with scratchpad_read (issue 49).
+      state.historyLine = undefined
+      if (settings.checkpoints.history) {
+        const kept = await writeHistory({ stateDir, sessionKey: sessionKeyOf(ctx), messages: p.messagesToSummarize, compaction: state.compactions, quotaBytes: settings.offload.quotaBytes }).catch(() => undefined)
+        state.historyLine = kept?.summary.line ?? undefined
+      }
       // Nothing returned: pi's (or the host's) summariser runs as before; the checkpoint is on disk first.
     })
 
@@ -287,12 +297,14 @@ export function createContextNativeExtension(options: ContextNativeOptions = {})
         queueHint(ctx, evaluateScratchpadNudge(sessionIdOf(ctx), { kind: 'compaction_end' }, nudges))
       }
       if (!settings.checkpoints.enabled) return
+      // The history line only where scratchpad_read is registered, within the restore's budget.
+      const line = settings.offload.enabled ? state.historyLine : undefined
       const restore = renderCheckpoint(
         { stateDir, sessionKey: sessionKeyOf(ctx) },
-        { mode: 'post-compaction', maxTokens: settings.checkpoints.restoreMaxTokens },
+        { mode: 'post-compaction', maxTokens: budgetBeside(settings.checkpoints.restoreMaxTokens, line) },
       )
       if (restore) {
-        pi.sendMessage({ customType: RESTORE_MESSAGE_TYPE, content: restore, display: false }, { deliverAs: 'nextTurn' })
+        pi.sendMessage({ customType: RESTORE_MESSAGE_TYPE, content: withHistoryLine(restore, line), display: false }, { deliverAs: 'nextTurn' })
       }
     })
   }

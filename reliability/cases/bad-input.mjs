@@ -158,6 +158,20 @@ function table(S) {
     c("observationToolDefinition('rm')", () => native.observationToolDefinition('rm'), { codes: ['NotFound'] }),
     c('observationToolDefinition(42)', () => native.observationToolDefinition(42), { codes: ['InvalidArg'] }),
     c('observationToolDefinitions()', () => native.observationToolDefinitions(), { ok: (v) => v.length === 5 }),
+    // history (issue 49)
+    c('writeHistorySync messages 42', () => native.writeHistorySync({ ...t, messages: 42 }), { codes: ['InvalidArg'] }),
+    c('writeHistory quotaBytes -1', () => native.writeHistory({ ...t, messages: [], quotaBytes: -1 }), { codes: ['InvalidArg'] }),
+    c("writeHistorySync sessionKey ''", () => native.writeHistorySync({ stateDir: S, sessionKey: '', messages: [] }), { codes: ['InvalidArg'] }),
+    c('writeHistorySync hostile messages (no role, numbers, nulls, lone surrogates, NUL)', () =>
+      native.writeHistorySync({ ...t, messages: [null, 42, {}, { role: 7 }, { role: 'user', content: [null, 5, { type: 'text', text: 7 }] }, { role: 'user', content: LONE + NUL }, { role: 'toolResult', content: 'x', timestamp: -1 }] }), { ok: (v) => v.written && v.messages === 2 }),
+    c('writeHistorySync 10 MB one-line result: wrapped, read back by grep', () => {
+      native.writeHistorySync({ ...t, messages: [{ role: 'toolResult', toolName: 'read', content: [{ type: 'text', text: TEN_MB }] }] })
+      return native.readObservationSync({ ...t, name: 'history', pattern: '^zzz' })
+    }, { ok: (v) => v.matches === 0 }),
+    c("readObservationSync name 'history' grep bad regex", () => native.readObservationSync({ ...t, name: 'history', pattern: '(' }), { codes: ['InvalidArg'] }),
+    c("readObservationSync name 'history' of a session without history", () => native.readObservationSync({ stateDir: S, sessionKey: 'nobody', name: 'history', pattern: 'x' }), { codes: ['NotFound'] }),
+    c('historySummary unknown session is empty', () => native.historySummary({ stateDir: S, sessionKey: 'nobody' }), { ok: (v) => v.entries === 0 && v.line == null }),
+    c('historySummary wrong type', () => native.historySummary('x'), { codes: ['InvalidArg'] }),
   ]
 }
 
@@ -346,6 +360,8 @@ export default function badInputCases() {
           deleteObservationSessionSync: () => native.deleteObservationSessionSync(t),
           gcObservationsSync: () => native.gcObservationsSync(t),
           expandObservationRefsSync: () => native.expandObservationRefsSync({ ...t, value: '{{observation:n}}' }),
+          writeHistorySync: () => native.writeHistorySync({ ...t, messages: [{ role: 'user', content: 'x' }] }),
+          historySummary: () => native.historySummary(t),
         }
         const wrong = []
         for (const [name, f] of Object.entries(calls)) {

@@ -38,6 +38,23 @@ export default function concurrencyCases() {
   return [
     {
       group: 'concurrency',
+      name: '8 processes compacting the same session three times (writeHistory of one growing conversation): each message held once',
+      async run() {
+        const [stateDir, key] = [tempDir('conc-history'), 'agent:main:concurrent:history']
+        const names = (await runWriters('history', stateDir, key, 8)).flatMap((o) => o.names)
+        assert(new Set(names).size === names.length, `an entry name written twice: ${names}`)
+        const s = await native.historySummary({ stateDir, sessionKey: key })
+        assert(s.messages === 90, `${s.messages} messages held, not 90`)
+        for (const i of [0, 45, 89]) {
+          const r = native.readObservationSync({ stateDir, sessionKey: key, name: 'history', pattern: `message ${i} of`, context: 0 })
+          assert(r.matches === 1, `message ${i}: ${r.matches} copies`)
+        }
+        assert(tempFiles(stateDir).length === 0, 'temp files left')
+        return `${s.entries} entries (${names.join(', ')}), 90 messages each held once`
+      },
+    },
+    {
+      group: 'concurrency',
       name: '8 processes x 100 writeCheckpoint on one session key: unique ids, pointer = highest, retention exact',
       async run() {
         const stateDir = tempDir('conc-cp')

@@ -60,6 +60,14 @@ function raceChild(role, S, ms) {
   })
 }
 
+/** A file outside any state dir (`secret.txt` in a folder of its own, `O`) holding `text`: what a planted link points at. */
+function outsideFile(text) {
+  const O = tempDir('outside')
+  const outside = join(O, 'secret.txt')
+  writeFileSync(outside, text)
+  return { O, outside }
+}
+
 export default function hostileCases(opts) {
   const cases = []
   cases.push({
@@ -177,9 +185,7 @@ export default function hostileCases(opts) {
     name: '<id>.dat as a symlink or hard link to an outside file: every read mode UnsafeFile, the outside content never returned; a dangling .lock link: UnsafeFile, nothing created at its target',
     async run() {
       const S = tempDir('dat')
-      const O = tempDir('outside')
-      const outside = join(O, 'secret.txt')
-      writeFileSync(outside, 'SECRET '.repeat(10))
+      const { O, outside } = outsideFile('SECRET '.repeat(10))
       native.writeCheckpointSync(cpInput(S, KEY))
       const e = native.writeObservationSync(obs(S, { name: 'a', content: 'alpha '.repeat(10) })).entry
       const dir = sessionDir(S, 'observations', KEY)
@@ -206,6 +212,44 @@ export default function hostileCases(opts) {
         locks.push(kind)
       }
       return `${n} reads refused; dangling .lock links in ${locks.join(' and ')} refused, nothing created outside`
+    },
+  })
+  cases.push({
+    group: 'hostile',
+    name: 'history entries damaged (truncated, not UTF-8, missing, a link to an outside file) and their index garbage: reads Corrupt or UnsafeFile, never a crash or the outside content; the search over all says which one it could not read; the next write rebuilds the index',
+    async run() {
+      const S = tempDir('history')
+      const { outside } = outsideFile('SECRET step '.repeat(10))
+      const turn = (i) => [{ role: 'user', content: `step ${i}: deploy`, timestamp: 1_800_000_000_000 + i }]
+      for (let i = 1; i <= 5; i++) native.writeHistorySync(obs(S, { messages: turn(i), durable: false }))
+      const dir = sessionDir(S, 'observations', KEY)
+      const entries = native.listObservationsSync(obs(S))
+      const file = (name) => {
+        const e = entries.find((x) => x.name === name)
+        return join(dir, `${e.id}.dat`)
+      }
+      writeFileSync(file('history-1'), 'short') // truncated: the catalog says more bytes
+      writeFileSync(file('history-2'), Buffer.alloc(readFileSync(file('history-2')).length, 0xff)) // not UTF-8
+      rmSync(file('history-3'))
+      plant(file('history-4'), 'symlink', outside)
+      const codes = []
+      for (const name of ['history-1', 'history-2', 'history-3', 'history-4']) {
+        const r = await attempt(() => native.readObservationSync(obs(S, { name, pattern: 'step' })))
+        expectCode(r, ['Corrupt', 'UnsafeFile'], name)
+        assert(!r.error.message.includes('SECRET'), 'outside content in the message')
+        codes.push(`${name} ${r.error.code}`)
+      }
+      const all = native.readObservationSync(obs(S, { name: 'history', pattern: 'step' }))
+      assert(all.matches === 1 && all.content.includes('step 5: deploy'), `the search reads the sound entry: ${all.content}`)
+      for (const name of ['history-1', 'history-2', 'history-3', 'history-4']) assert(all.content.includes(`== ${name} could not be read`), `the search names ${name}: ${all.content}`)
+      assert(!all.content.includes('SECRET'), 'outside content in the search')
+      const index = entries.find((x) => x.name === 'context-native-history')
+      // (rewritten at every write: its current revision is the one .dat file of its id)
+      writeFileSync(join(dir, readdirSync(dir).find((f) => f.startsWith(index.id) && f.endsWith('.dat'))), '{'.repeat(10))
+      const w = native.writeHistorySync(obs(S, { messages: turn(6), durable: false }))
+      assert(w.written && w.repaired && w.name === 'history-6', `the next write: ${JSON.stringify(w)}`)
+      assert(readFileSync(outside, 'utf8') === 'SECRET step '.repeat(10), 'the outside file was changed')
+      return `${codes.join(', ')}; the search read history-5 and named the others; the index rebuilt by the next write (history-6)`
     },
   })
   const raceMs = opts.heavy ? 8000 : 2000

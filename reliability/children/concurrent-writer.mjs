@@ -1,4 +1,4 @@
-// Concurrency writer: `checkpoints` (100 writeCheckpoint, each a compaction with a unique count so
+// Concurrency writer: `history` (3 writeHistory of one shared conversation, growing), `checkpoints` (100 writeCheckpoint, each a compaction with a unique count so
 // none is a duplicate) or `state` (100 state records of which everything stays below the caps even at the peak (6 open items each, 48 < 50)).
 // Prints one JSON line with what it wrote. argv: mode stateDir sessionKey index
 import { createRequire } from 'node:module'
@@ -13,7 +13,17 @@ const t = { stateDir, sessionKey }
 // Start together: wait for the parent's go (a line on stdin).
 await new Promise((res) => process.stdin.once('data', res))
 
-if (mode === 'checkpoints') {
+if (mode === 'history') {
+  // Every writer compacts the same conversation at the same three points (a plugin in a gateway and a --local turn
+  // compacting one session, a retried hook): the history must hold each message once.
+  const msgs = Array.from({ length: 90 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `message ${i} of the shared conversation`, timestamp: 1_800_000_000_000 + i }))
+  const names = []
+  for (const upTo of [30, 60, 90]) {
+    const r = p % 2 ? native.writeHistorySync({ ...t, messages: msgs.slice(0, upTo), durable: false }) : await native.writeHistory({ ...t, messages: msgs.slice(0, upTo), durable: false })
+    if (r.written) names.push(r.name)
+  }
+  console.log(JSON.stringify({ names }))
+} else if (mode === 'checkpoints') {
   const ids = []
   for (let i = 0; i < 100; i++) {
     const input = {

@@ -31,8 +31,8 @@ pub use scratchpad_entry::{
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
-pub use store::Entry;
 use store::Session;
+pub use store::{is_history_name, Entry, HISTORY_ENTRY_PREFIX};
 pub use tools::{tool_definition, tool_definitions, TOOL_NAMES};
 
 /// Observations whose JSON is larger than this many bytes are offloaded (seed 003).
@@ -145,7 +145,8 @@ pub struct OffloadOutcome {
     pub evicted: Vec<Entry>,
 }
 
-fn check_target(state_dir: &Path, session_key: &str) -> Result<()> {
+/// Checks a call's target: a non-empty state dir and a valid session key (`InvalidArg`).
+pub fn check_target(state_dir: &Path, session_key: &str) -> Result<()> {
     if state_dir.as_os_str().is_empty() {
         return Err(Error::invalid_arg(
             "stateDir must be a non-empty path, e.g. '~/.openclaw' expanded",

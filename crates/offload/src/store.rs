@@ -99,9 +99,22 @@ struct Catalog {
     entries: Vec<Entry>,
 }
 
+/// How the names of the history entries start (`history-<n>`: the messages of the session's n-th
+/// compaction kept, crate `context-history`).
+pub const HISTORY_ENTRY_PREFIX: &str = "history-";
+
+/// Whether `name` is a history entry's (`history-` and digits). History entries are never evicted
+/// for the quota: nothing of the compacted conversation goes silently; the history's own writer
+/// cuts the oldest ones to their head and tail, with a note, when a new one needs room.
+pub fn is_history_name(name: &str) -> bool {
+    name.strip_prefix(HISTORY_ENTRY_PREFIX)
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// Entries that must never be evicted: ids or names the host passes (the session's scratchpad
-/// refs, for example) plus every entry whose id or name appears as a whole word in the session's
-/// latest checkpoint (`context/checkpoints/<session dir>/_latest.json` -> its YAML).
+/// refs, for example), the history entries ([`is_history_name`]), plus every entry whose id or
+/// name appears as a whole word in the session's latest checkpoint
+/// (`context/checkpoints/<session dir>/_latest.json` -> its YAML).
 pub struct Protection {
     names: HashSet<String>,
     checkpoint: Option<String>,
@@ -116,7 +129,7 @@ impl Protection {
     }
 
     pub fn protects(&self, e: &Entry) -> bool {
-        if self.names.contains(&e.id) || self.names.contains(&e.name) {
+        if self.names.contains(&e.id) || self.names.contains(&e.name) || is_history_name(&e.name) {
             return true;
         }
         match &self.checkpoint {

@@ -24,7 +24,7 @@ pub fn tool_definition(name: &str) -> Option<Value> {
                 "type": "object",
                 "properties": {
                     "scratchpad_id": {"type": "string", "description": "The 'scratchpad_id' of a previous observation."},
-                    "name": {"type": "string", "description": "The entry name, instead of scratchpad_id."},
+                    "name": {"type": "string", "description": "The entry name, instead of scratchpad_id. 'history' greps every history entry (the compacted conversation) at once."},
                     "offset": {"type": "integer", "minimum": 0, "description": "Character offset to start reading from (default 0)."},
                     "limit": {"type": "integer", "minimum": 0, "description": "Most characters to return (default 30000)."},
                     "regex": {"type": "string", "description": "Return the lines matching this regex, numbered (max 100)."},

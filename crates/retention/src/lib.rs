@@ -82,6 +82,21 @@ pub struct SessionSummary {
     pub files: u64,
 }
 
+/// A session's history (the compacted conversation kept as `history-<n>` entries, crate
+/// `context-history`) as [`gc_state_dir`] saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoryUse {
+    /// The session directory name.
+    pub dir: String,
+    /// The session key, when its record says.
+    pub session_key: Option<String>,
+    /// Its history entries and their bytes.
+    pub entries: u64,
+    pub bytes: u64,
+    /// The session is removed (or would be) as idle, its history with it.
+    pub removed: bool,
+}
+
 /// What [`gc_state_dir`] did (or, with `dry_run`, would do).
 #[derive(Debug, Clone, Default)]
 pub struct GcReport {
@@ -106,6 +121,9 @@ pub struct GcReport {
     pub more: bool,
     /// Sessions that could not be handled, with the error (`<dir>: [Code] message`).
     pub errors: Vec<String>,
+    /// The history of each session visited that has one (it counts in the session's quota and is
+    /// never evicted; it goes with its session).
+    pub history: Vec<HistoryUse>,
 }
 
 /// What [`delete_session`] removed.
@@ -395,20 +413,19 @@ fn visit(
     report: &mut GcReport,
 ) -> Result<()> {
     let summary = summarize(state_dir, dir, now);
+    let history = history_use(state_dir, dir, &summary);
     let idle_at = |s: &SessionSummary| {
         s.last_activity_ms
             .is_none_or(|t| now.saturating_sub(t) > idle_ms)
     };
     if idle_at(&summary) {
-        if opts.dry_run {
-            report.removed_bytes += summary.bytes;
-            report.removed_sessions.push(summary);
-            return Ok(());
-        }
         let still_idle = || idle_at(&summarize(state_dir, dir, now_ms().max(now)));
-        if remove_session(state_dir, dir, &still_idle)?.is_some() {
+        if opts.dry_run || remove_session(state_dir, dir, &still_idle)?.is_some() {
             report.removed_bytes += summary.bytes;
             report.removed_sessions.push(summary);
+            report
+                .history
+                .extend(history.map(|h| HistoryUse { removed: true, ..h }));
             return Ok(());
         }
     }
@@ -432,7 +449,29 @@ fn visit(
     }
     report.kept_sessions += 1;
     report.kept_bytes += summarize(state_dir, dir, now).bytes;
+    report.history.extend(history);
     Ok(())
+}
+
+/// The history entries of a session directory's observation store (`None` without any).
+fn history_use(state_dir: &Path, dir: &str, summary: &SessionSummary) -> Option<HistoryUse> {
+    let obs = kind_dir(state_dir, OBSERVATIONS_DIR).join(dir);
+    if !is_real_dir(&obs) {
+        return None;
+    }
+    let s = Session::open_dir(state_dir, obs).ok()??;
+    let history: Vec<_> = s
+        .entries()
+        .iter()
+        .filter(|e| context_offload::is_history_name(&e.name))
+        .collect();
+    (!history.is_empty()).then(|| HistoryUse {
+        dir: dir.to_string(),
+        session_key: summary.session_key.clone(),
+        entries: history.len() as u64,
+        bytes: history.iter().map(|e| e.size_bytes).sum(),
+        removed: false,
+    })
 }
 
 /// Removes everything the package holds for `session_key`: its checkpoints, incremental state,

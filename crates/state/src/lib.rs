@@ -27,8 +27,8 @@ pub mod substance;
 pub mod wrappers;
 
 pub use capture::{
-    classify_tool, details_failed, extract_paths, gist, message_text, result_failure, sent_at,
-    squash, Access, PATHS_KEYS, PATH_KEYS,
+    classify_tool, details_failed, extract_paths, fingerprint, gist, message_text, result_failure,
+    sent_at, squash, Access, PATHS_KEYS, PATH_KEYS,
 };
 pub use files::{
     instance_id, CheckpointMark, ALL_FILES, DECISIONS_FILE, LEARNINGS_FILE, MAX_STATE_FILE_BYTES,
