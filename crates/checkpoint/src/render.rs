@@ -1064,13 +1064,15 @@ fn compose(
             .iter()
             .find(|n| n.strip_suffix(id).is_some_and(|r| r.ends_with(": ")))
     };
-    let (valued, idents): (Vec<String>, Vec<String>) =
-        idents.into_iter().partition(|id| role_of(id).is_some());
-    let valued: Vec<String> = valued
-        .iter()
-        .filter_map(|id| role_of(id))
-        .map(|n| clean(n, IDENTIFIER_SHOWN_CHARS + crate::thread::ROLE_CHARS))
-        .collect();
+    let mut valued: Vec<String> = Vec::new();
+    let mut plain: Vec<String> = Vec::new();
+    for id in idents {
+        match role_of(&id) {
+            Some(n) => valued.push(clean(n, IDENTIFIER_SHOWN_CHARS + crate::thread::ROLE_CHARS)),
+            None => plain.push(id),
+        }
+    }
+    let idents = plain;
     if !valued.is_empty() {
         o.push_str(&format!("Values: {}\n", valued.join("; ")));
     }

@@ -13,34 +13,44 @@ const ROLE_MIN_LETTERS: usize = 2;
 pub const MAX_NAMED_VALUES: usize = 40;
 
 /// `role: value` for each of `values` that is an exact value ([`is_value`]) a line of the
-/// dialogue names with words of its own, in the order of `values`.
+/// dialogue names with words of its own, in the order of `values`, the newest line that does
+/// first. One pass over the dialogue: each line's words are looked up among the values (a scan
+/// of the whole dialogue per value took time in proportion to both).
 pub(super) fn named_values(lines: &[Line], values: &[String]) -> Vec<String> {
-    let texts: Vec<&str> = lines
+    let mut wanted: HashMap<&str, Option<String>> = values
         .iter()
-        .rev()
-        .filter_map(|l| match l {
-            Line::Agent { text, .. } | Line::User { text, .. } => Some(text.as_str()),
-            Line::Other => None,
-        })
+        .filter(|v| is_value(v))
+        .map(|v| (v.as_str(), None))
         .collect();
-    let mut out = Vec::new();
-    for v in values {
-        if out.len() >= MAX_NAMED_VALUES {
-            break;
-        }
-        if !is_value(v) {
-            continue;
-        }
-        let role = texts
-            .iter()
-            .flat_map(|t| t.lines())
-            .filter(|l| l.contains(v.as_str()))
-            .find_map(|l| role_in(l, v));
-        if let Some(role) = role {
-            out.push(format!("{role}: {v}"));
+    let mut open = wanted.len();
+    let texts = lines.iter().rev().filter_map(|l| match l {
+        Line::Agent { text, .. } | Line::User { text, .. } => Some(text.as_str()),
+        Line::Other => None,
+    });
+    'lines: for line in texts.flat_map(str::lines) {
+        for word in line
+            .split(|c: char| !(c.is_ascii_alphanumeric() || "._:_-".contains(c)))
+            .map(|w| w.trim_matches(['.', ':', '-']))
+        {
+            if let Some(role @ None) = wanted.get_mut(word) {
+                if let Some(r) = role_in(line, word) {
+                    *role = Some(r);
+                    open -= 1;
+                    if open == 0 {
+                        break 'lines;
+                    }
+                }
+            }
         }
     }
-    out
+    values
+        .iter()
+        .filter_map(|v| {
+            let role = wanted.get(v.as_str())?.as_deref()?;
+            Some(format!("{role}: {v}"))
+        })
+        .take(MAX_NAMED_VALUES)
+        .collect()
 }
 
 /// An exact value that says nothing of what it is: an id, a hash, an address with a port, a
@@ -180,7 +190,7 @@ mod tests {
                 "| 任务 | ID | 时间 |\n|---|---|---|\n| InStreet论坛运营-晚6点 | `b1918bcf-fdcc-4152-aca3-4a34bd7def86` | 18:00 |",
             ),
             agent("- **Platform version**: `4.6.0`\n- 已发布 `v4.9.0`（功能版本）\n- ✅ 新任务ID: `31f9c941-7608-476b-b6e5-a577f9346921`"),
-            agent("Deployed commit 3f2a9c1 and v5.0.0 today; 🎉 总结：升级到 2026.4.8 了. **Aime_Iris_User_2026**: Aime_Iris_User_2026"),
+            agent("Billing customer: cus_NffrFeUfNV2Hib\nDeployed commit 3f2a9c1 and v5.0.0 today; 🎉 总结：升级到 2026.4.8 了. **Aime_Iris_User_2026**: Aime_Iris_User_2026"),
         ];
         let values: Vec<String> = [
             "b1918bcf-fdcc-4152-aca3-4a34bd7def86",
@@ -191,6 +201,7 @@ mod tests {
             "3f2a9c1",
             "2026.4.8",
             "Aime_Iris_User_2026",
+            "cus_NffrFeUfNV2Hib",
             "https://xiaping.coze.site/skill/61c9999f",
             "parseBlock",
         ]
@@ -204,6 +215,7 @@ mod tests {
                 "Platform version: 4.6.0",
                 "功能版本: v4.9.0",
                 "新任务ID: 31f9c941-7608-476b-b6e5-a577f9346921",
+                "Billing customer: cus_NffrFeUfNV2Hib",
             ]
         );
     }
