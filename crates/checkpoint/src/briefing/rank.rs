@@ -77,11 +77,14 @@ impl Ranking {
                     .into_iter()
                     .map(|(id, f)| (id, f * (1.0 + (n / df[id as usize] as f64).ln())))
                     .collect();
+                // sorted before the norm is summed: a sum in the map's order (random per
+                // process) rounds differently, and ties between equal sentences broke another
+                // way in each run (the same session gave two checkpoints)
+                v.sort_by_key(|(id, _)| *id);
                 let norm = v.iter().map(|(_, w)| w * w).sum::<f64>().sqrt();
                 if norm > 0.0 {
                     v.iter_mut().for_each(|(_, w)| *w /= norm);
                 }
-                v.sort_by_key(|(id, _)| *id);
                 v
             })
             .collect();
@@ -270,6 +273,31 @@ mod tests {
         // the budget holds
         let picked = select(&ranking, &scores, &chars, 0.7, 60, 4);
         assert_eq!(picked.len(), 1);
+    }
+
+    #[test]
+    fn the_same_sentences_rank_the_same_every_time() {
+        // each map the ranking builds iterates in its own random order: nothing it sums may
+        // follow that order, or equal sentences tie differently from one checkpoint to the next
+        let texts: Vec<String> = (0..12)
+            .map(|i| {
+                format!(
+                    "at render{i} (http://localhost:3000/chunk-36jrqfj4.js:{}:{}) via commit work loop fiber reconcile update host component",
+                    31000 + i * 7,
+                    i % 5
+                )
+            })
+            .collect();
+        let prior = vec![1.0; texts.len()];
+        let (_, first) = salience(&texts, &prior);
+        for _ in 0..30 {
+            let (_, again) = salience(&texts, &prior);
+            let same = first
+                .iter()
+                .zip(&again)
+                .all(|(a, b)| a.to_bits() == b.to_bits());
+            assert!(same, "{first:?} != {again:?}");
+        }
     }
 
     #[test]
