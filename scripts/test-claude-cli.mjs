@@ -17,20 +17,18 @@
 // requests.json and gateway.log); TEST_CLAUDE_VERBOSE=1 prints OpenClaw's output per turn.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createRequire } from 'node:module'
 import { ensureOpenClaw, hostNode, openclawDir, OPENCLAW_VERSION, root } from './host.mjs'
 import { anthropicContentText, startModelServer } from './lib/model-server.mjs'
 import { openclaw as runOpenClaw } from './lib/install-plugin.mjs'
-import { copyPluginSources, createChecks, freePort, readCheckpoints, startGateway } from './lib/harness.mjs'
+import { copyPluginSources, createChecks, freePort, readCheckpoints, startGateway, stopwatch, workDirs } from './lib/harness.mjs'
 
 /** The Claude Code release measured in docs/plugin.md. */
 const CLAUDE_CODE_VERSION = '2.1.332'
 const TURN_TIMEOUT_MS = 180_000
-const t0 = Date.now()
-const secs = () => ((Date.now() - t0) / 1000).toFixed(1)
+const secs = stopwatch()
 const verbose = process.env.TEST_CLAUDE_VERBOSE === '1'
 const native = createRequire(import.meta.url)('../index.js')
 
@@ -70,11 +68,7 @@ ensureOpenClaw()
 // OpenClaw finds `claude` on PATH (install-plugin.mjs's runner puts Node 24 first and keeps this PATH).
 process.env.PATH = `${claudeBinDir}:${process.env.PATH}`
 
-const work = mkdtempSync(join(tmpdir(), 'context-native-claude-'))
-const stateDir = join(work, 'state')
-const home = join(work, 'home')
-const workspace = join(work, 'workspace')
-for (const d of [stateDir, join(home, '.claude'), workspace]) mkdirSync(d, { recursive: true })
+const { work, stateDir, home, workspace } = workDirs('claude', ['.claude'])
 
 // ---------------------------------------------------------------------------------------------------
 // The scripted model. Each turn's message carries a tag `[tN]`; the scenario gives, per tag, the answers of the

@@ -17,29 +17,23 @@
 // the turns of one session depend on each other). TEST_CODEX_KEEP=1 keeps the temporary folder (with requests.json);
 // TEST_CODEX_VERBOSE=1 prints OpenClaw's output per turn.
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createRequire } from 'node:module'
 import { ensureOpenClaw, OPENCLAW_VERSION, root } from './host.mjs'
 import { isCompactionTrigger, responsesItemText, startModelServer } from './lib/model-server.mjs'
 import { openclaw as runOpenClaw } from './lib/install-plugin.mjs'
-import { copyPluginSources, createChecks, readCheckpoints } from './lib/harness.mjs'
+import { copyPluginSources, createChecks, readCheckpoints, stopwatch, workDirs } from './lib/harness.mjs'
 
 /** The @openclaw/codex release measured in docs/plugin.md (the newest on the registry for OpenClaw 2026.9.6). */
 const CODEX_PLUGIN_VERSION = '2026.9.5'
 const TURN_TIMEOUT_MS = 240_000
-const t0 = Date.now()
-const secs = () => ((Date.now() - t0) / 1000).toFixed(1)
+const secs = stopwatch()
 const verbose = process.env.TEST_CODEX_VERBOSE === '1'
 const native = createRequire(import.meta.url)('../index.js')
 
 ensureOpenClaw()
-const work = mkdtempSync(join(tmpdir(), 'context-native-codex-'))
-const stateDir = join(work, 'state')
-const home = join(work, 'home')
-const workspace = join(work, 'workspace')
-for (const d of [stateDir, home, workspace]) mkdirSync(d, { recursive: true })
+const { work, stateDir, home, workspace } = workDirs('codex')
 const ENV = { OPENCLAW_NO_UPDATE_CHECK: '1', OPENAI_API_KEY: 'sk-test-not-a-key' }
 
 // ---------------------------------------------------------------------------------------------------

@@ -18,10 +18,9 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ensureOpenClaw, hostNode, openclawDir, OPENCLAW_VERSION, root } from './host.mjs'
-import { copyPluginSources, createChecks } from './lib/harness.mjs'
+import { copyPluginSources, createChecks, stopwatch } from './lib/harness.mjs'
 
-const t0 = Date.now()
-const secs = () => ((Date.now() - t0) / 1000).toFixed(1)
+const secs = stopwatch()
 
 if (process.env.CONTEXT_NATIVE_HOST_CHILD !== '1') {
   ensureOpenClaw()

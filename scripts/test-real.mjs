@@ -22,12 +22,11 @@ import { spawnSync } from 'node:child_process'
 import { ensureOpenClaw, hostNode, OPENCLAW_VERSION, root } from './host.mjs'
 import { contentText, requestText, startModelServer } from './lib/model-server.mjs'
 import { installedCli, installPackedPlugin, openclaw as runOpenClaw, packedTarballs } from './lib/install-plugin.mjs'
-import { copyPluginSources, createChecks, freePort, readCheckpoints, startGateway } from './lib/harness.mjs'
+import { copyPluginSources, createChecks, freePort, readCheckpoints, startGateway, stopwatch } from './lib/harness.mjs'
 
-const t0 = Date.now()
 /** The package's binding, to locate what the plugin wrote (its directory names). */
 const native = createRequire(import.meta.url)('../index.js')
-const secs = () => ((Date.now() - t0) / 1000).toFixed(1)
+const secs = stopwatch()
 const verbose = process.env.TEST_REAL_VERBOSE === '1'
 /** One turn's process may not take longer than this (OpenClaw's own start is ~5-15 s on a busy machine). */
 const TURN_TIMEOUT_MS = 120_000

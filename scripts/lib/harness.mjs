@@ -1,10 +1,28 @@
-// The pieces the real-host test scripts share (test-real, test-claude-cli, test-host): named checks with their
-// results, a free port and waiting for a listener on 127.0.0.1, an OpenClaw gateway started and stopped, the
+// The pieces the real-host test scripts share (test-real, test-claude-cli, test-codex, test-host): a run's clock and
+// its temporary folders, named checks with their results, a free port and waiting for a listener on 127.0.0.1, an OpenClaw gateway started and stopped, the
 // plugin's sources copied into a folder OpenClaw loads by path, and the checkpoints the plugin wrote.
 import { spawn } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { connect, createServer } from 'node:net'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+
+/** The seconds since this call, one decimal (`secs()` in a run's log lines). */
+export function stopwatch() {
+  const t0 = Date.now()
+  return () => ((Date.now() - t0) / 1000).toFixed(1)
+}
+
+/**
+ * A run's temporary folder `context-native-<tag>-*` with its `state`, `home` and `workspace` folders made (and
+ * `homeDirs` below `home`, such as `.claude`): `{ work, stateDir, home, workspace }`.
+ */
+export function workDirs(tag, homeDirs = []) {
+  const work = mkdtempSync(join(tmpdir(), `context-native-${tag}-`))
+  const dirs = { work, stateDir: join(work, 'state'), home: join(work, 'home'), workspace: join(work, 'workspace') }
+  for (const d of [dirs.stateDir, dirs.home, dirs.workspace, ...homeDirs.map((h) => join(dirs.home, h))]) mkdirSync(d, { recursive: true })
+  return dirs
+}
 
 /**
  * Named checks: `check(name, fn)` runs `fn`, records `{ name, ok }` in `results` and prints `ok` or `FAIL` with the
