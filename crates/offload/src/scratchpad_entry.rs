@@ -75,9 +75,9 @@ fn too_large(chars: u64) -> Error {
 }
 
 /// Merges `entries` (`(customType, data)` in order, the later winning) into the session's
-/// persisted scratchpad under the store's session lock, and writes it durably. `TooLarge`
-/// (nothing written) when the result would exceed [`MAX_PERSISTED_CHARS`]; `Corrupt` when the
-/// stored entry is not a JSON object.
+/// persisted scratchpad under the store's session lock, and writes it durably (also when
+/// `entries` is empty). `TooLarge` (nothing written) when the result would exceed
+/// [`MAX_PERSISTED_CHARS`]; `Corrupt` when the stored entry is not a JSON object.
 pub fn persist(
     state_dir: &Path,
     session_key: &str,
@@ -85,24 +85,14 @@ pub fn persist(
     opts: &StoreOptions,
 ) -> Result<PersistOutcome> {
     check_target(state_dir, session_key)?;
+    // (a bad value is refused before the store is opened)
     for (k, v) in entries {
         check_value(k, v)?;
     }
-    let now = now_ms();
-    let mut s = Session::open(state_dir, session_key)?;
-    let current = s
-        .entries()
-        .iter()
-        .find(|e| e.name == SCRATCHPAD_ENTRY)
-        .cloned();
-    let mut spaces = load(&s, current.as_ref())?;
-    for (k, v) in entries {
-        spaces.insert(k.clone(), v.clone());
-    }
-    let entry = write_spaces(&mut s, &spaces, opts, now)?;
-    drop(s);
-    let _ = record_activity(state_dir, session_key, now);
-    Ok(PersistOutcome { spaces, entry })
+    let (written, ()) = merge(state_dir, session_key, opts, true, |_| {
+        Ok((entries.to_vec(), ()))
+    })?;
+    written.ok_or_else(|| Error::new(ErrorCode::Io, "the persisted scratchpad was not written"))
 }
 
 /// A read-modify-write of the session's persisted scratchpad, all of it under the store's session
@@ -118,6 +108,25 @@ pub fn update<T>(
     f: impl FnOnce(&Map<String, Value>) -> Result<(Vec<(String, Value)>, T)>,
 ) -> Result<(Option<PersistOutcome>, T)> {
     check_target(state_dir, session_key)?;
+    merge(state_dir, session_key, opts, false, |spaces| {
+        let (entries, out) = f(spaces)?;
+        for (k, v) in &entries {
+            check_value(k, v)?;
+        }
+        Ok((entries, out))
+    })
+}
+
+/// The read-modify-write of [`persist`] and [`update`], under the store's session lock: the
+/// spaces on disk, `f`'s entries merged into them and written; when `f` gives none, written only
+/// `always`.
+fn merge<T>(
+    state_dir: &Path,
+    session_key: &str,
+    opts: &StoreOptions,
+    always: bool,
+    f: impl FnOnce(&Map<String, Value>) -> Result<(Vec<(String, Value)>, T)>,
+) -> Result<(Option<PersistOutcome>, T)> {
     let mut s = Session::open(state_dir, session_key)?;
     let current = s
         .entries()
@@ -126,11 +135,8 @@ pub fn update<T>(
         .cloned();
     let mut spaces = load(&s, current.as_ref())?;
     let (entries, out) = f(&spaces)?;
-    if entries.is_empty() {
+    if entries.is_empty() && !always {
         return Ok((None, out));
-    }
-    for (k, v) in &entries {
-        check_value(k, v)?;
     }
     for (k, v) in entries {
         spaces.insert(k, v);
