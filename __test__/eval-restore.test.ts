@@ -8,13 +8,30 @@ import { join } from 'node:path'
 // @ts-ignore plain ESM module without types
 import { recall, referenceItems, repeatedLines, sessionTask, summaryItems, taskPresent, basenameOf, writtenSummary, hostSuffix } from '../bin/lib/recall.mjs'
 // @ts-ignore plain ESM module without types
-import { evaluateTranscript, formatContinuation, lastTokens, naiveTexts, summarize, summarizeContinuation, transcriptFiles } from '../bin/lib/eval-restore.mjs'
+import { evaluateTranscript, formatContinuation, lastTokens, modifiedWritten, naiveTexts, restoreFilePaths, summarize, summarizeContinuation, transcriptFiles } from '../bin/lib/eval-restore.mjs'
 // @ts-ignore plain ESM module without types
 import { carried, continuationCases, continuationNames } from '../bin/lib/continuation.mjs'
 // @ts-ignore plain ESM module without types
 import { defectCounts, restoreDefects, taskDefect } from '../bin/lib/restore-defects.mjs'
 
 const native = createRequire(import.meta.url)('../index.js')
+
+describe('modifiedWritten', () => {
+  it('counts a modified file written as the agent would type it: under the stated root, absolute, or as given relative', () => {
+    const restore = [
+      'Files (relative to the working directory): MEMORY.md',
+      'Files (under /w/app/):',
+      'Files modified: src/a.ts, /etc/hosts',
+      'Files read: src/b.ts',
+      'Other files: src/c.ts (+3 more)',
+      'Identifiers: src/d.ts',
+    ].join('\n')
+    expect(restoreFilePaths(restore)).toEqual(['MEMORY.md', '/w/app/src/a.ts', '/etc/hosts', '/w/app/src/b.ts', '/w/app/src/c.ts'])
+    // src/d.ts is only a name on the Identifiers line, /w/app/a.ts is not a path the restore writes
+    expect(modifiedWritten(['/w/app/src/a.ts', 'MEMORY.md', '/w/app/src/c.ts', '/w/app/src/d.ts', '/w/app/a.ts'], restore)).toEqual({ modified: 5, written: 3 })
+    expect(modifiedWritten([], restore)).toEqual({ modified: 0, written: 0 })
+  })
+})
 
 describe('summaryItems', () => {
   it('takes files by basename, code spans whole, identifiers from prose and fenced blocks', () => {

@@ -10,7 +10,7 @@
 // fragments of escaped text, a greeting or a host prompt as the task (the scan of bin/lib/restore-defects.mjs).
 import { describe, expect, it } from 'vitest'
 // @ts-ignore plain ESM module without types
-import { DEFAULT_DIR, VALIDATION_DIR, evaluateTranscript, transcriptFiles, transcriptKind } from '../bin/lib/eval-restore.mjs'
+import { DEFAULT_DIR, VALIDATION_DIR, evaluateTranscript, restoreFilePaths as filePaths, transcriptFiles, transcriptKind } from '../bin/lib/eval-restore.mjs'
 // @ts-ignore plain ESM module without types
 import { parseTranscript } from '../bin/lib/transcript.mjs'
 import { readFileSync } from 'node:fs'
@@ -22,21 +22,6 @@ const compactionsIn = (files: string[]) =>
     const format = transcriptKind(parsed)
     return parsed.entries.filter((e: any) => e.entry.type === 'compaction').map(() => ({ file, format }))
   })
-
-/**
- * The files a restore lists (`Files modified:`, `Files read:`, `Other files:`), each as the agent would type it:
- * under the root the `Files (under <root>):` line states once, or absolute; and those the agent gave relative to its
- * working directory, as given.
- */
-const filePaths = (text: string): string[] => {
-  const root = /^Files \(under (.+?)\):$/m.exec(text)?.[1] ?? ''
-  const list = (label: RegExp) =>
-    text.split('\n').flatMap((l) => label.exec(l)?.[1].replace(/ \(\+\d+ more\)$/, '').split(', ') ?? [])
-  // the paths the agent gave relative to its working directory, as given
-  return list(/^Files \(relative to the working directory\): (.*)$/).concat(
-    list(/^(?:Files modified|Files read|Other files): (.*)$/).map((p) => (/^[/~]/.test(p) ? p : root + p)),
-  )
-}
 
 /** Each transcript is replayed once for both blocks (each test replays at most one: the test timeout holds). */
 const evaluated = new Map<string, Promise<any>>()

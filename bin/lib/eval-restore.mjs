@@ -236,7 +236,13 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
   const renderBoth = (yaml) => {
     const restore = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens }) ?? ''
     const wide = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens: replaceTokens, asSummary: true }) ?? ''
-    return { restore, wide, defects: { [maxTokens]: restoreDefects(restore), [replaceTokens]: restoreDefects(wide) } }
+    const { filesModified } = native.readCheckpoint({ yaml }).resources
+    return {
+      restore,
+      wide,
+      defects: { [maxTokens]: restoreDefects(restore), [replaceTokens]: restoreDefects(wide) },
+      modified: { [maxTokens]: modifiedWritten(filesModified, restore), [replaceTokens]: modifiedWritten(filesModified, wide) },
+    }
   }
   if (compactionAt.length === 0) {
     notes.push(`${name}: no compaction entry, so no real summary to compare a restore with; skipped`)
@@ -276,8 +282,8 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
       notes.push(`${name}:${line}: compaction ${k + 1}: no checkpoint was written (see the replay errors above); skipped`)
       continue
     }
-    const { restore, wide, defects } = renderBoth(yaml)
-    restores.push({ file: name, format: kind, line, compaction: k + 1, trigger: 'compaction', defects, restore, replaceRestore: wide })
+    const { restore, wide, defects, modified } = renderBoth(yaml)
+    restores.push({ file: name, format: kind, line, compaction: k + 1, trigger: 'compaction', defects, modified, restore, replaceRestore: wide })
     // In default mode the plugin renders the restore it appends to OpenClaw's summary knowing the summary: names
     // and commands it states are not said twice (plugin/index.ts), the budget goes to those it lacks.
     const appended = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens, inContext: summary }) ?? ''
@@ -488,6 +494,7 @@ export function summarize(rows, maxTokens = DEFAULT_MAX_TOKENS, { continuation =
   }
   s.continuation = summarizeContinuation(continuation)
   s.defects = summarizeDefects(restores, maxTokens)
+  s.modified = summarizeModified(restores)
   return s
 }
 
@@ -562,6 +569,39 @@ export function summarizeContinuation(rows) {
  * Defect counts over the restores rendered at compactions, at both budgets, overall and per format (restores with
  * each defect); `withoutCompaction`: the same over the last checkpoint of sessions without a compaction.
  */
+/**
+ * The files a restore lists (`Files modified:`, `Files read:`, `Other files:`), each as the agent would type it:
+ * under the root the `Files (under <root>):` line states once, or absolute; and those the agent gave relative to its
+ * working directory, as given.
+ */
+export function restoreFilePaths(text) {
+  const root = /^Files \(under (.+?)\):$/m.exec(text)?.[1] ?? ''
+  const list = (label) => text.split('\n').flatMap((l) => label.exec(l)?.[1].replace(/ \(\+\d+ more\)$/, '').split(', ') ?? [])
+  return list(/^Files \(relative to the working directory\): (.*)$/).concat(
+    list(/^(?:Files modified|Files read|Other files): (.*)$/).map((p) => (/^[/~]/.test(p) ? p : root + p)),
+  )
+}
+
+/** Of the files a checkpoint says the work modified, how many its restore `text` writes as the agent would type them. */
+export function modifiedWritten(filesModified, text) {
+  const listed = new Set(restoreFilePaths(text))
+  return { modified: filesModified.length, written: filesModified.filter((p) => listed.has(p)).length }
+}
+
+/** Per budget, over the restores at compactions: the files modified and those written exactly (`modifiedWritten`). */
+export function summarizeModified(restores) {
+  const at = restores.filter((r) => r.compaction !== null && r.modified)
+  const out = {}
+  for (const r of at) {
+    for (const [b, m] of Object.entries(r.modified)) {
+      out[b] ??= { modified: 0, written: 0 }
+      out[b].modified += m.modified
+      out[b].written += m.written
+    }
+  }
+  return out
+}
+
 export function summarizeDefects(restores, maxTokens = DEFAULT_MAX_TOKENS) {
   const count = (rs, budget) => {
     const c = { restores: rs.length, credential: 0, host: 0, escaped: 0, prose: 0, badTask: 0 }
@@ -624,6 +664,10 @@ export function formatReport(results, s, { missed = false } = {}) {
   )
   if (s.continuation) lines.push('', ...formatContinuation(results, s.continuation, { budget: s.defects?.budgets?.[0] ?? DEFAULT_MAX_TOKENS, wide, missed }))
   if (s.defects) lines.push('', ...formatDefects(results, s.defects, { missed }))
+  if (s.modified && Object.keys(s.modified).length) {
+    const at = Object.entries(s.modified).map(([b, m]) => `at ${b} tokens ${m.written}/${m.modified} (${pct(m.modified ? m.written / m.modified : 0).trim()})`)
+    lines.push('', `files the compacted work modified, written in the restore as the agent would type them: ${at.join(', ')} (target: >= 90 %)`)
+  }
   return lines.join('\n')
 }
 

@@ -441,10 +441,11 @@ fn without_planned<'a>(what: &'a str, next: &str) -> Cow<'a, str> {
 /// key exchanges together, each list from its least valuable up (files, identifiers and
 /// commands from the least active, the key exchanges from the least salient by the briefing's
 /// ranking, [`exchange_order`]), each dropped in proportion to its length (up to
-/// [`PROPORTION_ITEMS`]; the items after those go first), the commands [`COMMAND_PACE`] times
-/// as fast and the key exchanges [`EXCHANGE_PACE`] times; then the newest decisions and the
+/// [`PROPORTION_ITEMS`]; the items after those go first), a file the work changed at
+/// [`MODIFIED_PACE`], the commands [`COMMAND_PACE`] times as fast and the
+/// key exchanges [`EXCHANGE_PACE`] times; then the newest decisions and the
 /// newest constraint. The task, working state, next action and open items are never in it.
-fn drop_order(cp: &Checkpoint, files: usize, as_summary: bool) -> Vec<Piece> {
+fn drop_order(cp: &Checkpoint, file_list: &[(String, bool)], as_summary: bool) -> Vec<Piece> {
     let mut v = Vec::new();
     v.extend((0..cp.resources.tools_used.len()).map(Piece::Tool));
     if cp.thread.summary.is_some() {
@@ -467,6 +468,12 @@ fn drop_order(cp: &Checkpoint, files: usize, as_summary: bool) -> Vec<Piece> {
     v.extend((0..newest_decision).map(Piece::Decision));
     // rank r of a list of n: key (r + 1) / n; the highest key (the least valuable) goes first
     let mut ranked: Vec<(f64, u8, Piece)> = Vec::new();
+    // one list of files, most active first, a file the work changed at its own pace
+    let scale = file_list.len().min(PROPORTION_ITEMS) as f64;
+    for (r, (_, changed)) in file_list.iter().enumerate() {
+        let pace = if *changed { MODIFIED_PACE } else { 1.0 };
+        ranked.push((pace * (r + 1) as f64 / scale, 0, Piece::File(r)));
+    }
     let mut add = |n: usize, class: u8, pace: f64, piece: &dyn Fn(usize) -> Piece| {
         // beyond the first PROPORTION_ITEMS of a list, items go before any of another list's
         // first ones: a long tail of identifiers does not push out the most active files
@@ -475,7 +482,6 @@ fn drop_order(cp: &Checkpoint, files: usize, as_summary: bool) -> Vec<Piece> {
             ranked.push((pace * (r + 1) as f64 / scale, class, piece(r)));
         }
     };
-    add(files, 0, 1.0, &Piece::File);
     add(cp.resources.identifiers.len(), 1, 1.0, &Piece::Identifier);
     add(
         cp.resources.commands.len(),
@@ -498,6 +504,13 @@ fn drop_order(cp: &Checkpoint, files: usize, as_summary: bool) -> Vec<Piece> {
     v.extend((newest..nc).map(Piece::Constraint));
     v
 }
+
+/// How fast the files the work changed are dropped beside the names and the files read (a
+/// name's pace is 1): what the agent changed is the fact it most needs as written. Measured on the
+/// bundled and validation checkpoints at 800 tokens: at 1, 86.6 % of the files modified were in
+/// the restore as written; at 0.5, 92.1 % (at the real compactions, eval:restore: 91.1 -> 96.8 %),
+/// for 0.4 points of summary recall (68.6 -> 68.1 %).
+const MODIFIED_PACE: f64 = 0.5;
 
 /// How fast the key exchanges are dropped beside the names in a summary of its own (a name's
 /// pace is 1). Measured on the bundled transcripts at 2,000 tokens: at 1, ROUGE-2 F1 53 % of the
@@ -1122,7 +1135,7 @@ pub fn render(cp: &Checkpoint, opts: RenderOptions<'_>) -> Result<String> {
     let shown = shown(cp, opts.as_summary, opts.in_context);
     let cp: &Checkpoint = &shown;
     let pre = Prepared::new(cp);
-    let order = drop_order(cp, pre.files.len(), opts.as_summary);
+    let order = drop_order(cp, &pre.files, opts.as_summary);
     let d = order.len();
     let n_items = cp.open_items.len();
     let total = d + SHRINK_CHARS.len() + n_items;
@@ -1860,6 +1873,51 @@ mod tests {
             .collect();
         cp.open_items = (0..5).map(|i| long(i, "open item")).collect();
         cp
+    }
+
+    #[test]
+    fn the_files_the_work_changed_outlast_as_many_files_read_and_names() {
+        // ten files changed and ten read, equally active in turn, beside sixty names: where the
+        // budget keeps only part of them, every changed file is kept before the files read
+        let mut cp = seed();
+        cp.resources.files_modified = (0..10)
+            .map(|i| format!("/w/app/src/changed_{i}.rs"))
+            .collect();
+        cp.resources.files_read = (0..10).map(|i| format!("/w/app/src/read_{i}.rs")).collect();
+        cp.resources.active_files = (0..10)
+            .flat_map(|i| {
+                [
+                    format!("/w/app/src/changed_{i}.rs"),
+                    format!("/w/app/src/read_{i}.rs"),
+                ]
+            })
+            .collect();
+        cp.resources.identifiers = (0..60).map(|i| format!("parseBlockNumber{i}")).collect();
+        let text = render(
+            &cp,
+            RenderOptions {
+                max_tokens: 420,
+                ..RenderOptions::default()
+            },
+        )
+        .unwrap();
+        let line = |label: &str| {
+            text.lines()
+                .find(|l| l.starts_with(label))
+                .unwrap_or("")
+                .to_string()
+        };
+        let changed = line("Files modified: ");
+        assert!(
+            (0..10).all(|i| changed.contains(&format!("changed_{i}.rs"))),
+            "{text}"
+        );
+        let read = line("Files read: ");
+        assert!(
+            (0..10).any(|i| !read.contains(&format!("read_{i}.rs"))),
+            "{text}"
+        );
+        assert!(text.contains("parseBlockNumber0"), "{text}");
     }
 
     #[test]
