@@ -144,9 +144,9 @@ pub const SITTING_GAP_MS: u64 = 8 * 3600 * 1000;
 
 /// The turns of the dialogue: a request opens one; answers, acknowledgements, slash commands and
 /// injections do not (the agent's response continues the turn of the request before).
-pub(super) fn turns(messages: &[Value], lines: &[Line]) -> Vec<Turn> {
+pub(super) fn turns(walk: &Walk) -> Vec<Turn> {
     let mut turns: Vec<Turn> = Vec::new();
-    for (m, line) in messages.iter().zip(lines) {
+    for (line, m) in walk.lines.iter().zip(&walk.messages) {
         match line {
             Line::User {
                 text,
@@ -154,7 +154,7 @@ pub(super) fn turns(messages: &[Value], lines: &[Line]) -> Vec<Turn> {
                 ..
             } => turns.push(Turn {
                 user: Some(squash(text)),
-                at: context_state::sent_at(m),
+                at: m.sent_at,
                 agent_chars: 0,
                 agent_last: None,
                 agent_at: None,
@@ -173,7 +173,7 @@ pub(super) fn turns(messages: &[Value], lines: &[Line]) -> Vec<Turn> {
                 }
                 let t = turns.last_mut().expect("a turn was pushed");
                 t.worked |= *worked;
-                t.agent_at = context_state::sent_at(m).or(t.agent_at);
+                t.agent_at = m.sent_at.or(t.agent_at);
                 if !text.trim().is_empty() {
                     t.agent_chars += text.chars().count();
                     t.agent_last = Some(text.clone());
