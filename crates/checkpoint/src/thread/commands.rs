@@ -69,7 +69,7 @@ pub(super) const MINOR_WEIGHT: f64 = 0.3;
 /// run; a look around or housekeeping ([`minor`]: `ls`, `grep`, `git status`, `mkdir -p`) weighs
 /// less and only when the agent kept running it.
 pub(super) fn commands(walk: &Walk) -> Vec<String> {
-    let n = walk.len();
+    let n = walk.lines.len();
     let mut commands = Tally::default();
     let mut lesser: HashSet<String> = HashSet::new();
     for (at, _, args) in walk.calls() {

@@ -33,34 +33,12 @@ struct Open {
     commands: Vec<String>,
 }
 
-/// Each tool result with the call it answers (name and arguments), in order; a result whose
-/// call the messages do not show is left out.
-fn answered_calls<'w, 'm>(walk: &'w Walk<'m>) -> Vec<(&'m str, &'m Value, &'w Outcome<'m>)> {
-    let mut calls: HashMap<&str, (&str, &Value)> = HashMap::new();
-    let mut out = Vec::new();
-    for (line, m) in walk.lines.iter().zip(&walk.messages) {
-        if let Line::Agent { .. } = line {
-            for c in &m.calls {
-                if let (Some(id), Some(name)) = (c.id, c.name) {
-                    calls.insert(id, (name, c.args));
-                }
-            }
-        }
-        if let Some(result) = &m.result {
-            if let Some((name, args)) = m.answers.and_then(|id| calls.remove(id)) {
-                out.push((name, args, result));
-            }
-        }
-    }
-    out
-}
-
 /// How the failure entries of the calls the agent made after the user's latest request start
 /// ([`context_state::failure_prefix`]); `None` when the messages hold no request (one long turn,
 /// or its start compacted away). A failure of an earlier turn is history: that turn ended with
 /// the agent's report, and the user has asked something else since.
 pub(super) fn turn_calls(walk: &Walk) -> Option<Vec<String>> {
-    let at = super::latest_request(&walk.lines)?;
+    let at = walk.request?;
     Some(
         walk.calls()
             .filter(|(i, _, _)| *i > at)
@@ -74,7 +52,9 @@ pub(super) fn fixes(walk: &Walk) -> Vec<String> {
     let mut open: Vec<Open> = Vec::new();
     // (subject, finding)
     let mut out: Vec<(String, String)> = Vec::new();
-    for (name, args, result) in answered_calls(walk) {
+    // each tool result with the call it answers (a result whose call is not shown is left out)
+    let answered = walk.messages.iter().filter_map(|m| m.result.as_ref());
+    for (name, args, result) in answered.filter_map(|r| Some((r.call?.0, r.call?.1, r))) {
         let command = args.get("command").and_then(Value::as_str);
         let subject = call_subject(args, context_state::FAILURE_SUBJECT_CHARS);
         let key = context_state::failure_key(name, args);

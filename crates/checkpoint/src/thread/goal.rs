@@ -14,6 +14,7 @@
 use super::*;
 
 /// One request of the user and the agent's response to it.
+#[derive(Default)]
 pub(super) struct Turn {
     /// Squashed user text; `None` for agent output before the first request.
     user: Option<String>,
@@ -155,21 +156,11 @@ pub(super) fn turns(walk: &Walk) -> Vec<Turn> {
             } => turns.push(Turn {
                 user: Some(squash(text)),
                 at: m.sent_at,
-                agent_chars: 0,
-                agent_last: None,
-                agent_at: None,
-                worked: false,
+                ..Turn::default()
             }),
             Line::Agent { text, worked } => {
                 if turns.is_empty() {
-                    turns.push(Turn {
-                        user: None,
-                        at: None,
-                        agent_chars: 0,
-                        agent_last: None,
-                        agent_at: None,
-                        worked: false,
-                    });
+                    turns.push(Turn::default());
                 }
                 let t = turns.last_mut().expect("a turn was pushed");
                 t.worked |= *worked;

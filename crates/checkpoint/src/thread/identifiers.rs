@@ -891,7 +891,8 @@ pub(super) fn mention_weight(span: &str) -> f64 {
 /// (plain words and snippets weighing less), the file names it wrote about (less), and the names
 /// its edits and writes use (a name the edit did not replace weighs more than one it kept).
 pub(super) fn identifiers(walk: &Walk) -> Vec<String> {
-    let (n, lines) = (walk.len(), &walk.lines);
+    let lines = &walk.lines;
+    let n = lines.len();
     let mut idents = Tally::default();
     let mut defined: Vec<String> = Vec::new();
     let mut defined_set: HashSet<String> = HashSet::new();
@@ -901,14 +902,15 @@ pub(super) fn identifiers(walk: &Walk) -> Vec<String> {
     // generated list) is not yet
     let mut words: HashMap<&str, usize> = HashMap::new();
     let mut sites: HashMap<String, usize> = HashMap::new();
+    let mut count = |text| {
+        let names = str::split(text, |c: char| !is_name_char(c));
+        for w in names.filter(|w| !w.is_empty()) {
+            *words.entry(w).or_default() += 1;
+        }
+    };
     for line in lines {
         if let Line::Agent { text, .. } = line {
-            for w in text
-                .split(|c: char| !is_name_char(c))
-                .filter(|w| !w.is_empty())
-            {
-                *words.entry(w).or_default() += 1;
-            }
+            count(text.as_str());
         }
     }
     // the texts of the agent's edits and writes, with the message index
@@ -921,12 +923,7 @@ pub(super) fn identifiers(walk: &Walk) -> Vec<String> {
     let mut new_definitions: Vec<Vec<String>> = Vec::new();
     for (_, _, texts) in &writes {
         for (new, _) in texts {
-            for w in new
-                .split(|c: char| !is_name_char(c))
-                .filter(|w| !w.is_empty())
-            {
-                *words.entry(w).or_default() += 1;
-            }
+            count(new.as_ref());
             let defs = definitions(new);
             for d in &defs {
                 *sites.entry(name_key(d).to_string()).or_default() += 1;
@@ -1005,7 +1002,7 @@ pub(super) fn identifiers(walk: &Walk) -> Vec<String> {
     //   listing): what the agent is looking at now, weighing least, so that they fill what room
     //   the agent's own words leave (a long autonomous turn, a cron run, says little itself); a
     //   file the names hold already, by its name, is not said again at more length
-    let turn = super::latest_request(lines).unwrap_or(0);
+    let turn = walk.request.unwrap_or(0);
     let known: HashSet<String> = idents
         .items
         .keys()
@@ -1375,7 +1372,7 @@ pub(super) fn abbreviated_ids(walk: &Walk) -> Vec<(usize, String, String)> {
     }
     // the full ids each prefix starts (only those: the conversation's other ids are not kept)
     let mut matching: Vec<HashSet<String>> = vec![HashSet::new(); prefixes.len()];
-    for at in 0..walk.len() {
+    for at in 0..walk.lines.len() {
         for v in exact_values(walk.text(at))
             .into_iter()
             .filter(|v| is_id_value(v))

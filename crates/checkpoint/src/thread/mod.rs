@@ -40,7 +40,7 @@ pub use recent_values::looks_secret;
 use recent_values::*;
 pub use roles::ROLE_CHARS;
 pub(crate) use walk::tool_calls;
-use walk::{Outcome, Walk};
+use walk::Walk;
 
 /// Characters of a key-exchange gist (a sentence of the briefing).
 pub const GIST_CHARS: usize = crate::briefing::SENTENCE_CHARS;
@@ -159,20 +159,6 @@ impl Tally {
         });
         v.into_iter().take(max).map(|(k, _)| k.clone()).collect()
     }
-}
-
-/// The index of the user's latest request (the turn under way starts there), `None` when the
-/// messages hold none (one long turn, or its start compacted away).
-pub(super) fn latest_request(lines: &[Line]) -> Option<usize> {
-    lines.iter().rposition(|l| {
-        matches!(
-            l,
-            Line::User {
-                said: Said::Request,
-                ..
-            }
-        )
-    })
 }
 
 /// Moves `item` to the end of `list` (deduplicated, least recently used first).

@@ -166,7 +166,7 @@ pub(super) fn next_action(walk: &Walk) -> Option<String> {
     // the agent called tools since the user's last message
     let mut worked = false;
     // for each message: the agent calls tools after it in the same turn (it went on working)
-    let mut works_after = vec![false; walk.len()];
+    let mut works_after = vec![false; walk.lines.len()];
     let mut later = false;
     for (i, line) in walk.lines.iter().enumerate().rev() {
         works_after[i] = later;

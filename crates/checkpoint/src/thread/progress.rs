@@ -17,7 +17,7 @@ pub(super) fn status(walk: &Walk) -> Option<Status> {
 
 /// Tools used, the last tool call, files read and modified, and every file ranked by activity.
 pub(super) fn tool_use(walk: &Walk, out: &mut Extracted) {
-    let n = walk.len();
+    let n = walk.lines.len();
     let mut files = Tally::default();
     let mut changed: HashSet<String> = HashSet::new();
     let (mut tools, mut read, mut modified) =

@@ -206,7 +206,7 @@ fn place_free(v: &str) -> &str {
 /// its metadata block, `System:` event lines), which is never an identifier (issue 27).
 pub(super) fn recent_values(walk: &Walk) -> Vec<String> {
     let mut found = Vec::new();
-    for at in walk.len().saturating_sub(RECENT_MESSAGES)..walk.len() {
+    for at in walk.lines.len().saturating_sub(RECENT_MESSAGES)..walk.lines.len() {
         for word in walk.text(at).split_whitespace() {
             values_in(word, &mut found);
         }

@@ -5,40 +5,35 @@
 
 use super::*;
 
-/// A `toolCall` block of a message.
+/// A `toolCall` block: its `id`, its tool's `name` and its `arguments` (`null` when none).
 pub(super) struct Call<'m> {
-    /// The call's `id`.
     pub id: Option<&'m str>,
-    /// The tool's `name`.
     pub name: Option<&'m str>,
-    /// Its `arguments` (`null` when it has none).
     pub args: &'m Value,
 }
 
-/// A tool result (a `toolResult` message).
+/// A tool result: its visible text ([`context_state::message_text`]), what it says of a failure
+/// ([`context_state::result_failure`], `None` when it succeeded), and the call it answers (the
+/// tool's name and arguments) when the messages show it.
 pub(super) struct Outcome<'m> {
-    /// Its visible text ([`context_state::message_text`]).
     pub text: Cow<'m, str>,
-    /// What it says of a failure ([`context_state::result_failure`]); `None` when it succeeded.
     pub failure: Option<String>,
+    pub call: Option<(&'m str, &'m Value)>,
 }
 
-/// What the passes take from one message besides its [`Line`].
+/// What the passes take from one message besides its [`Line`]: its `toolCall` blocks in order,
+/// the id of the call it answers (`toolCallId`), its result when it is a tool result, its text
+/// blocks as OpenClaw's `extractMessageText` reads them (a string content, or its blocks' `text`,
+/// each trimmed, the empty ones left out, joined by newlines), its thinking blocks joined by
+/// newlines without the channel's directives, when it was sent ([`context_state::sent_at`]) and
+/// why the agent stopped (`stopReason`: `stop`, `toolUse`, `aborted`, `error`).
 pub(super) struct Message<'m> {
-    /// Its tool calls, in order (an agent's; any role's blocks are kept as they stand).
     pub calls: Vec<Call<'m>>,
-    /// The id of the call it answers (`toolCallId`).
     pub answers: Option<&'m str>,
-    /// Its result, when it is a tool result.
     pub result: Option<Outcome<'m>>,
-    /// Its text blocks as OpenClaw's `extractMessageText` reads them: a string content, or its
-    /// blocks' `text`, each trimmed, the empty ones left out, joined by newlines.
     pub text: Cow<'m, str>,
-    /// Its thinking blocks, joined by newlines, the channel's directives removed.
     pub thinking: String,
-    /// When it was sent ([`context_state::sent_at`]).
     pub sent_at: Option<u64>,
-    /// Why the agent stopped (`stopReason`: `stop`, `toolUse`, `aborted`, `error`).
     pub stop: Option<&'m str>,
 }
 
@@ -46,34 +41,38 @@ pub(super) struct Message<'m> {
 pub(super) struct Walk<'m> {
     /// The dialogue ([`read_dialogue`]).
     pub lines: Vec<Line>,
-    /// What each message holds besides its line.
     pub messages: Vec<Message<'m>>,
+    /// The index of the user's latest request (the turn under way starts there), `None` when the
+    /// messages hold none (one long turn, or its start compacted away).
+    pub request: Option<usize>,
+}
+
+/// The content blocks of a message, of type `kind` when given.
+fn blocks<'m>(m: &'m Value, kind: Option<&'static str>) -> impl Iterator<Item = &'m Value> {
+    let all = m.get("content").and_then(Value::as_array).into_iter();
+    all.flatten()
+        .filter(move |b| kind.is_none() || b.get("type").and_then(Value::as_str) == kind)
 }
 
 /// The `toolCall` blocks of a message.
 pub(crate) fn tool_calls(m: &Value) -> impl Iterator<Item = &Value> {
-    m.get("content")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
+    blocks(m, Some("toolCall"))
 }
 
-/// The texts of a message's blocks whose `key` is a string, of the blocks `keep` accepts.
-fn block_texts<'m>(m: &'m Value, key: &str, keep: impl Fn(&Value) -> bool) -> Vec<&'m str> {
-    let blocks = m.get("content").and_then(Value::as_array).into_iter();
-    blocks
-        .flatten()
-        .filter(|b| keep(b))
-        .filter_map(|b| b.get(key).and_then(Value::as_str))
-        .collect()
-}
-
-/// The one text of `texts`, borrowed, if there is one; else `whole` of them.
-fn borrowed_or<'m>(
-    texts: Vec<&'m str>,
+/// The `key` strings of a message's blocks of type `kind`, or of any type (`None`) trimmed and the
+/// empty ones left out (as OpenClaw reads text): the one borrowed when there is one, else `whole`
+/// of them.
+fn joined<'m>(
+    m: &'m Value,
+    kind: Option<&'static str>,
+    key: &str,
     whole: impl FnOnce(Vec<&'m str>) -> String,
 ) -> Cow<'m, str> {
+    let texts = blocks(m, kind).filter_map(|b| b.get(key).and_then(Value::as_str));
+    let texts: Vec<&str> = match kind {
+        Some(_) => texts.collect(),
+        None => texts.map(str::trim).filter(|t| !t.is_empty()).collect(),
+    };
     match texts[..] {
         [one] => Cow::Borrowed(one),
         _ => Cow::Owned(whole(texts)),
@@ -83,52 +82,56 @@ fn borrowed_or<'m>(
 impl<'m> Walk<'m> {
     /// Reads `messages` (redacted already) once.
     pub fn new(messages: &'m [Value]) -> Self {
-        let is = |kind: &'static str| {
-            move |b: &Value| b.get("type").and_then(Value::as_str) == Some(kind)
-        };
-        let read = |m: &'m Value| Message {
-            calls: tool_calls(m)
+        let lines = read_dialogue(messages);
+        // the agent's calls not answered yet, by id
+        let mut open: HashMap<&str, (&str, &Value)> = HashMap::new();
+        let read = |(m, line): (&'m Value, &Line)| {
+            let calls: Vec<Call> = tool_calls(m)
                 .map(|c| Call {
                     id: c.get("id").and_then(Value::as_str),
                     name: c.get("name").and_then(Value::as_str),
                     args: c.get("arguments").unwrap_or(&Value::Null),
                 })
-                .collect(),
-            answers: m.get("toolCallId").and_then(Value::as_str),
-            result: (m.get("role").and_then(Value::as_str) == Some("toolResult")).then(|| {
-                Outcome {
-                    text: borrowed_or(block_texts(m, "text", is("text")), |_| {
-                        context_state::message_text(m)
-                    }),
+                .collect();
+            for c in calls.iter().filter(|_| matches!(line, Line::Agent { .. })) {
+                if let (Some(id), Some(name)) = (c.id, c.name) {
+                    open.insert(id, (name, c.args));
+                }
+            }
+            let answers = m.get("toolCallId").and_then(Value::as_str);
+            let role = m.get("role").and_then(Value::as_str);
+            Message {
+                result: (role == Some("toolResult")).then(|| Outcome {
+                    text: joined(m, Some("text"), "text", |_| context_state::message_text(m)),
                     failure: context_state::result_failure(m),
-                }
-            }),
-            text: match m.get("content") {
-                Some(Value::String(s)) => Cow::Borrowed(s.trim()),
-                _ => {
-                    let mut texts = block_texts(m, "text", |_| true);
-                    texts.iter_mut().for_each(|t| *t = t.trim());
-                    texts.retain(|t| !t.is_empty());
-                    borrowed_or(texts, |texts| texts.join("\n"))
-                }
-            },
-            // a reply drafted in the thinking carries the channel's directives too
-            thinking: context_state::wrappers::strip_directive_tags(
-                &block_texts(m, "thinking", is("thinking")).join("\n"),
-            )
-            .into_owned(),
-            sent_at: context_state::sent_at(m),
-            stop: m.get("stopReason").and_then(Value::as_str),
+                    call: answers.and_then(|id| open.remove(id)),
+                }),
+                calls,
+                answers,
+                text: match m.get("content") {
+                    Some(Value::String(s)) => Cow::Borrowed(s.trim()),
+                    _ => joined(m, None, "text", |texts| texts.join("\n")),
+                },
+                // a reply drafted in the thinking carries the channel's directives too
+                thinking: context_state::wrappers::strip_directive_tags(&joined(
+                    m,
+                    Some("thinking"),
+                    "thinking",
+                    |texts| texts.join("\n"),
+                ))
+                .into_owned(),
+                sent_at: context_state::sent_at(m),
+                stop: m.get("stopReason").and_then(Value::as_str),
+            }
         };
+        let messages = messages.iter().zip(&lines).map(read).collect();
+        let request = (lines.iter())
+            .rposition(|l| matches!(l, Line::User { said, .. } if *said == Said::Request));
         Walk {
-            lines: read_dialogue(messages),
-            messages: messages.iter().map(read).collect(),
+            lines,
+            messages,
+            request,
         }
-    }
-
-    /// The number of messages.
-    pub fn len(&self) -> usize {
-        self.lines.len()
     }
 
     /// The named tool calls of the agent's messages, with the message index.
