@@ -53,8 +53,8 @@ pub(super) fn fixes(walk: &Walk) -> Vec<String> {
     // (subject, finding)
     let mut out: Vec<(String, String)> = Vec::new();
     // each tool result with the call it answers (a result whose call is not shown is left out)
-    let answered = walk.messages.iter().filter_map(|m| m.result.as_ref());
-    for (name, args, result) in answered.filter_map(|r| Some((r.call?.0, r.call?.1, r))) {
+    let answered = walk.results().filter_map(|(_, _, r)| Some((r.call?, r)));
+    for ((name, args), result) in answered {
         let command = args.get("command").and_then(Value::as_str);
         let subject = call_subject(args, context_state::FAILURE_SUBJECT_CHARS);
         let key = context_state::failure_key(name, args);

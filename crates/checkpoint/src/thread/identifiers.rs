@@ -891,8 +891,7 @@ pub(super) fn mention_weight(span: &str) -> f64 {
 /// (plain words and snippets weighing less), the file names it wrote about (less), and the names
 /// its edits and writes use (a name the edit did not replace weighs more than one it kept).
 pub(super) fn identifiers(walk: &Walk) -> Vec<String> {
-    let lines = &walk.lines;
-    let n = lines.len();
+    let n = walk.lines.len();
     let mut idents = Tally::default();
     let mut defined: Vec<String> = Vec::new();
     let mut defined_set: HashSet<String> = HashSet::new();
@@ -908,7 +907,7 @@ pub(super) fn identifiers(walk: &Walk) -> Vec<String> {
             *words.entry(w).or_default() += 1;
         }
     };
-    for line in lines {
+    for line in &walk.lines {
         if let Line::Agent { text, .. } = line {
             count(text.as_str());
         }
@@ -935,7 +934,7 @@ pub(super) fn identifiers(walk: &Walk) -> Vec<String> {
         let key = name_key(d);
         words.get(key).copied().unwrap_or(0) > sites.get(key).copied().unwrap_or(0)
     };
-    for (at, line) in lines.iter().enumerate() {
+    for (at, line) in walk.lines.iter().enumerate() {
         let Line::Agent { text, .. } = line else {
             continue;
         };
@@ -957,7 +956,7 @@ pub(super) fn identifiers(walk: &Walk) -> Vec<String> {
             }
         }
     }
-    for (at, (line, m)) in lines.iter().zip(&walk.messages).enumerate() {
+    for (at, (line, m)) in walk.lines.iter().zip(&walk.messages).enumerate() {
         // names the user wrote (a plan or an error pasted, the functions a request names: what
         // the work is about) and those of the agent's reasoning (what it looked at and decided
         // about), both weighing less than what the agent said and did
@@ -977,10 +976,7 @@ pub(super) fn identifiers(walk: &Walk) -> Vec<String> {
             }
         }
         // the exact values the dialogue and the agent's commands carry (URLs, ports, ids, hashes)
-        let commands = m
-            .calls
-            .iter()
-            .filter_map(|c| c.args.get("command")?.as_str());
+        let commands = m.calls.iter().filter_map(|c| c.args["command"].as_str());
         let mut seen: HashSet<&str> = HashSet::new();
         for text in std::iter::once(said).chain(commands) {
             for v in exact_values(text) {
@@ -1008,10 +1004,7 @@ pub(super) fn identifiers(walk: &Walk) -> Vec<String> {
         .keys()
         .map(|k| file_name_of(k).to_ascii_lowercase())
         .collect();
-    for (at, m) in walk.messages.iter().enumerate() {
-        if m.result.is_none() {
-            continue;
-        }
+    for (at, m, _) in walk.results() {
         let text = &m.text;
         if text.len() <= RETURNED_ID_CHARS {
             for v in returned_ids(text) {
@@ -1373,10 +1366,8 @@ pub(super) fn abbreviated_ids(walk: &Walk) -> Vec<(usize, String, String)> {
     // the full ids each prefix starts (only those: the conversation's other ids are not kept)
     let mut matching: Vec<HashSet<String>> = vec![HashSet::new(); prefixes.len()];
     for at in 0..walk.lines.len() {
-        for v in exact_values(walk.text(at))
-            .into_iter()
-            .filter(|v| is_id_value(v))
-        {
+        let text = walk.text(at);
+        for v in exact_values(text).into_iter().filter(|v| is_id_value(v)) {
             for (ids, (_, prefix)) in matching.iter_mut().zip(&prefixes) {
                 if v.len() > prefix.len() && v.starts_with(prefix) {
                     ids.insert(v.to_string());

@@ -196,10 +196,9 @@ impl Recency {
 }
 
 /// Extracts everything from pi agent messages (`role` `user` / `assistant` / `toolResult`; other
-/// roles and malformed entries are skipped). One walk ([`Walk`]: the dialogue of
-/// [`read_dialogue`] and what each message holds) removes the package's own injections and the
-/// host's wrappers and tells requests from answers by position; each section is then its own pass
-/// over it.
+/// roles and malformed entries are skipped). One walk ([`Walk`]) removes the package's own
+/// injections and the host's wrappers, tells requests from answers by position and reads each
+/// message's calls and results; each section is then its own pass over it.
 pub fn extract(messages: &[Value]) -> Extracted {
     // no pass sees a credential (issue 27)
     let redacted = crate::redact::redact_messages(messages);

@@ -224,8 +224,7 @@ pub(super) fn next_action(walk: &Walk) -> Option<String> {
             from_text = true;
         }
         worked |= calls_now;
-        for call in &m.calls {
-            let args = call.args;
+        for args in m.calls.iter().map(|c| c.args) {
             if let Some(items) = todo_items(args) {
                 next = Some(plan_text(&items));
                 from_text = false;

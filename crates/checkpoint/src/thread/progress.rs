@@ -97,10 +97,7 @@ fn commit_line(line: &str) -> Option<(&str, &str, &str)> {
 pub(super) fn commits(walk: &Walk) -> Vec<(usize, String)> {
     // (message index, subject, gist)
     let mut out: Vec<(usize, String, String)> = Vec::new();
-    for (at, m) in walk.messages.iter().enumerate() {
-        let Some(result) = &m.result else {
-            continue;
-        };
+    for (at, _, result) in walk.results() {
         for (branch, hash, subject) in result.text.lines().filter_map(commit_line) {
             out.retain(|(_, s, _)| s != subject);
             let gist = format!("{COMMITTED}{hash} on {branch}: {subject}");

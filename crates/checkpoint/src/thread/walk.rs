@@ -100,6 +100,7 @@ impl<'m> Walk<'m> {
             }
             let answers = m.get("toolCallId").and_then(Value::as_str);
             let role = m.get("role").and_then(Value::as_str);
+            let thinking = joined(m, Some("thinking"), "thinking", |t| t.join("\n"));
             Message {
                 result: (role == Some("toolResult")).then(|| Outcome {
                     text: joined(m, Some("text"), "text", |_| context_state::message_text(m)),
@@ -113,37 +114,35 @@ impl<'m> Walk<'m> {
                     _ => joined(m, None, "text", |texts| texts.join("\n")),
                 },
                 // a reply drafted in the thinking carries the channel's directives too
-                thinking: context_state::wrappers::strip_directive_tags(&joined(
-                    m,
-                    Some("thinking"),
-                    "thinking",
-                    |texts| texts.join("\n"),
-                ))
-                .into_owned(),
+                thinking: context_state::wrappers::strip_directive_tags(&thinking).into_owned(),
                 sent_at: context_state::sent_at(m),
                 stop: m.get("stopReason").and_then(Value::as_str),
             }
         };
-        let messages = messages.iter().zip(&lines).map(read).collect();
-        let request = (lines.iter())
-            .rposition(|l| matches!(l, Line::User { said, .. } if *said == Said::Request));
         Walk {
+            messages: messages.iter().zip(&lines).map(read).collect(),
+            request: lines
+                .iter()
+                .rposition(|l| matches!(l, Line::User { said, .. } if *said == Said::Request)),
             lines,
-            messages,
-            request,
         }
     }
 
     /// The named tool calls of the agent's messages, with the message index.
     pub fn calls(&self) -> impl Iterator<Item = (usize, &'m str, &'m Value)> + '_ {
-        let agents = self.lines.iter().zip(&self.messages).enumerate();
-        agents
-            .filter(|(_, (line, _))| matches!(line, Line::Agent { .. }))
-            .flat_map(|(at, (_, m))| {
-                m.calls
-                    .iter()
-                    .filter_map(move |c| Some((at, c.name?, c.args)))
-            })
+        let agent = |&(at, _): &(usize, _)| matches!(self.lines[at], Line::Agent { .. });
+        let agents = self.messages.iter().enumerate().filter(agent);
+        agents.flat_map(|(at, m)| {
+            m.calls
+                .iter()
+                .filter_map(move |c| Some((at, c.name?, c.args)))
+        })
+    }
+
+    /// The tool results, with the message index.
+    pub fn results(&self) -> impl Iterator<Item = (usize, &Message<'m>, &Outcome<'m>)> {
+        let all = self.messages.iter().enumerate();
+        all.filter_map(|(at, m)| Some((at, m, m.result.as_ref()?)))
     }
 
     /// The text of message `at` as the walk read it: a user's own words (without the host's
