@@ -39,7 +39,7 @@ pub use progress::{is_commit, MAX_COMMITS};
 pub use recent_values::looks_secret;
 use recent_values::*;
 pub use roles::ROLE_CHARS;
-pub(crate) use walk::tool_calls;
+pub(crate) use walk::blocks;
 use walk::Walk;
 
 /// Characters of a key-exchange gist (a sentence of the briefing).

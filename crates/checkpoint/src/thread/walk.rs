@@ -47,32 +47,18 @@ pub(super) struct Walk<'m> {
     pub request: Option<usize>,
 }
 
-/// The content blocks of a message, of type `kind` when given.
-fn blocks<'m>(m: &'m Value, kind: Option<&'static str>) -> impl Iterator<Item = &'m Value> {
+/// The content blocks of a message, of type `kind` (`toolCall`, `text`, `thinking`) when given.
+pub(crate) fn blocks<'m>(
+    m: &'m Value,
+    kind: Option<&'static str>,
+) -> impl Iterator<Item = &'m Value> {
     let all = m.get("content").and_then(Value::as_array).into_iter();
     all.flatten()
         .filter(move |b| kind.is_none() || b.get("type").and_then(Value::as_str) == kind)
 }
 
-/// The `toolCall` blocks of a message.
-pub(crate) fn tool_calls(m: &Value) -> impl Iterator<Item = &Value> {
-    blocks(m, Some("toolCall"))
-}
-
-/// The `key` strings of a message's blocks of type `kind`, or of any type (`None`) trimmed and the
-/// empty ones left out (as OpenClaw reads text): the one borrowed when there is one, else `whole`
-/// of them.
-fn joined<'m>(
-    m: &'m Value,
-    kind: Option<&'static str>,
-    key: &str,
-    whole: impl FnOnce(Vec<&'m str>) -> String,
-) -> Cow<'m, str> {
-    let texts = blocks(m, kind).filter_map(|b| b.get(key).and_then(Value::as_str));
-    let texts: Vec<&str> = match kind {
-        Some(_) => texts.collect(),
-        None => texts.map(str::trim).filter(|t| !t.is_empty()).collect(),
-    };
+/// The one of `texts`, borrowed, or `whole` of them.
+fn one_or<'m>(texts: Vec<&'m str>, whole: impl FnOnce(Vec<&'m str>) -> String) -> Cow<'m, str> {
     match texts[..] {
         [one] => Cow::Borrowed(one),
         _ => Cow::Owned(whole(texts)),
@@ -86,7 +72,7 @@ impl<'m> Walk<'m> {
         // the agent's calls not answered yet, by id
         let mut open: HashMap<&str, (&str, &Value)> = HashMap::new();
         let read = |(m, line): (&'m Value, &Line)| {
-            let calls: Vec<Call> = tool_calls(m)
+            let calls: Vec<Call> = blocks(m, Some("toolCall"))
                 .map(|c| Call {
                     id: c.get("id").and_then(Value::as_str),
                     name: c.get("name").and_then(Value::as_str),
@@ -100,10 +86,16 @@ impl<'m> Walk<'m> {
             }
             let answers = m.get("toolCallId").and_then(Value::as_str);
             let role = m.get("role").and_then(Value::as_str);
-            let thinking = joined(m, Some("thinking"), "thinking", |t| t.join("\n"));
+            let texts = |kind, key| blocks(m, kind).filter_map(move |b| b.get(key)?.as_str());
+            let trimmed = texts(None, "text").map(str::trim).filter(|t| !t.is_empty());
+            let thinking = texts(Some("thinking"), "thinking")
+                .collect::<Vec<_>>()
+                .join("\n");
             Message {
                 result: (role == Some("toolResult")).then(|| Outcome {
-                    text: joined(m, Some("text"), "text", |_| context_state::message_text(m)),
+                    text: one_or(texts(Some("text"), "text").collect(), |_| {
+                        context_state::message_text(m)
+                    }),
                     failure: context_state::result_failure(m),
                     call: answers.and_then(|id| open.remove(id)),
                 }),
@@ -111,7 +103,7 @@ impl<'m> Walk<'m> {
                 answers,
                 text: match m.get("content") {
                     Some(Value::String(s)) => Cow::Borrowed(s.trim()),
-                    _ => joined(m, None, "text", |texts| texts.join("\n")),
+                    _ => one_or(trimmed.collect(), |t| t.join("\n")),
                 },
                 // a reply drafted in the thinking carries the channel's directives too
                 thinking: context_state::wrappers::strip_directive_tags(&thinking).into_owned(),
