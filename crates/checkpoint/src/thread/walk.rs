@@ -146,3 +146,50 @@ impl<'m> Walk<'m> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn each_message_is_read_once_and_each_result_meets_its_call() {
+        let msgs = vec![
+            json!({"role": "user", "content": "  fix the parser  ", "timestamp": 5}),
+            json!({"role": "assistant", "stopReason": "toolUse", "content": [
+                {"type": "thinking", "thinking": "look first"},
+                {"type": "text", "text": " Reading it. "},
+                {"type": "toolCall", "id": "a", "name": "read", "arguments": {"path": "p.rs"}},
+                {"type": "toolCall", "id": "b"}]}),
+            json!({"role": "toolResult", "toolCallId": "a", "isError": true, "content": [
+                {"type": "text", "text": ""}, {"type": "text", "text": "no such file"},
+                {"type": "note", "text": " aside "}]}),
+            json!({"role": "toolResult", "toolCallId": "a", "content": [{"type": "text", "text": "again"}]}),
+        ];
+        let walk = Walk::new(&msgs);
+        assert_eq!(walk.request, Some(0));
+        assert_eq!(walk.messages[0].sent_at, Some(5));
+        assert_eq!(walk.messages[1].stop, Some("toolUse"));
+        assert_eq!(walk.messages[1].thinking, "look first");
+        assert!(matches!(
+            walk.messages[1].text,
+            Cow::Borrowed("Reading it.")
+        ));
+        // a call without a name is a block of the message, not a call of the agent's
+        assert_eq!(walk.messages[1].calls.len(), 2);
+        let calls: Vec<_> = walk.calls().map(|(at, name, _)| (at, name)).collect();
+        assert_eq!(calls, [(1, "read")]);
+        // the visible text is git's and the failure's reading, the text blocks OpenClaw's
+        let results: Vec<_> = walk.results().collect();
+        let (at, m, first) = results[0];
+        assert_eq!(at, 2);
+        assert_eq!(first.text, context_state::message_text(&msgs[2]));
+        assert_eq!(m.text, "no such file\naside");
+        assert_eq!(first.failure.as_deref(), Some("no such file"));
+        assert_eq!(first.call.map(|(name, _)| name), Some("read"));
+        // a call is answered once
+        assert!(results[1].2.call.is_none());
+        assert_eq!(walk.text(0), "fix the parser");
+        assert_eq!(walk.text(2), "no such file\naside");
+    }
+}
