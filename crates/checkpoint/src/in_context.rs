@@ -13,7 +13,7 @@ pub fn messages_text(messages: &[Value]) -> String {
     let mut out: Vec<String> = Vec::new();
     for m in messages {
         out.push(context_state::message_text(m));
-        for args in crate::thread::tool_calls(m).filter_map(|c| c.get("arguments")) {
+        for args in crate::thread::blocks(m, Some("toolCall")).filter_map(|c| c.get("arguments")) {
             out.extend(
                 args.get("command")
                     .and_then(Value::as_str)

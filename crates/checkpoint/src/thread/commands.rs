@@ -68,11 +68,11 @@ pub(super) const MINOR_WEIGHT: f64 = 0.3;
 /// the agent ran them. A command that builds, tests or changes something counts from its first
 /// run; a look around or housekeeping ([`minor`]: `ls`, `grep`, `git status`, `mkdir -p`) weighs
 /// less and only when the agent kept running it.
-pub(super) fn commands(messages: &[Value]) -> Vec<String> {
-    let n = messages.len();
+pub(super) fn commands(walk: &Walk) -> Vec<String> {
+    let n = walk.lines.len();
     let mut commands = Tally::default();
     let mut lesser: HashSet<String> = HashSet::new();
-    for (at, _, args) in calls(messages) {
+    for (at, _, args) in walk.calls() {
         if let Some(cmd) = shell_line(args) {
             // (a credential in a command is redacted before it is kept: issue 27)
             let cmd = context_state::secrets::redact(&cmd);

@@ -33,46 +33,14 @@ struct Open {
     commands: Vec<String>,
 }
 
-/// Each tool result with the call it answers (name and arguments) and its message index, in
-/// order; a result whose call the messages do not show is left out.
-fn answered_calls(messages: &[Value]) -> Vec<(usize, &str, &Value, &Value)> {
-    let mut calls: HashMap<&str, (&str, &Value)> = HashMap::new();
-    let mut out = Vec::new();
-    for (at, m) in messages.iter().enumerate() {
-        match m.get("role").and_then(Value::as_str) {
-            Some("assistant") => {
-                for c in tool_calls(m) {
-                    if let (Some(id), Some(name)) = (
-                        c.get("id").and_then(Value::as_str),
-                        c.get("name").and_then(Value::as_str),
-                    ) {
-                        calls.insert(id, (name, c.get("arguments").unwrap_or(&Value::Null)));
-                    }
-                }
-            }
-            Some("toolResult") => {
-                if let Some((name, args)) = m
-                    .get("toolCallId")
-                    .and_then(Value::as_str)
-                    .and_then(|id| calls.remove(id))
-                {
-                    out.push((at, name, args, m));
-                }
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
 /// How the failure entries of the calls the agent made after the user's latest request start
 /// ([`context_state::failure_prefix`]); `None` when the messages hold no request (one long turn,
 /// or its start compacted away). A failure of an earlier turn is history: that turn ended with
 /// the agent's report, and the user has asked something else since.
-pub(super) fn turn_calls(messages: &[Value], lines: &[Line]) -> Option<Vec<String>> {
-    let at = super::latest_request(lines)?;
+pub(super) fn turn_calls(walk: &Walk) -> Option<Vec<String>> {
+    let at = walk.request?;
     Some(
-        calls(messages)
+        walk.calls()
             .filter(|(i, _, _)| *i > at)
             .map(|(_, name, args)| context_state::failure_prefix(name, args))
             .collect(),
@@ -80,23 +48,24 @@ pub(super) fn turn_calls(messages: &[Value], lines: &[Line]) -> Option<Vec<Strin
 }
 
 /// The findings of the messages, oldest first, at most [`MAX_FIXES`] (the newest).
-pub(super) fn fixes(messages: &[Value]) -> Vec<String> {
+pub(super) fn fixes(walk: &Walk) -> Vec<String> {
     let mut open: Vec<Open> = Vec::new();
     // (subject, finding)
     let mut out: Vec<(String, String)> = Vec::new();
-    for (_, name, args, m) in answered_calls(messages) {
-        let failure = context_state::result_failure(m);
+    // each tool result with the call it answers (a result whose call is not shown is left out)
+    let answered = walk.results().filter_map(|(_, _, r)| Some((r.call?, r)));
+    for ((name, args), result) in answered {
         let command = args.get("command").and_then(Value::as_str);
         let subject = call_subject(args, context_state::FAILURE_SUBJECT_CHARS);
         let key = context_state::failure_key(name, args);
-        if let Some(failure) = failure {
+        if let Some(failure) = &result.failure {
             // only a command's failure can be a finding; a failed edit changed nothing
             if let (Some(_), Some(subject)) = (command, subject) {
                 open.retain(|o| o.key != key);
                 open.push(Open {
                     key,
                     subject: gist(&subject, FIX_SUBJECT_CHARS),
-                    error: gist(&context_state::failure_detail(&failure), FIX_ERROR_CHARS),
+                    error: gist(&context_state::failure_detail(failure), FIX_ERROR_CHARS),
                     files: Vec::new(),
                     commands: Vec::new(),
                 });
@@ -194,7 +163,7 @@ mod tests {
             result("4", "test result: ok", false),
         ];
         assert_eq!(
-            fixes(&messages),
+            fixes(&Walk::new(&messages)),
             ["`cargo test -p lexer` failed (running 3 tests … Command exited with code 101); passed later, after changing lexer.rs"]
         );
     }
@@ -242,7 +211,7 @@ mod tests {
             result("8", "ok", false),
         ];
         assert_eq!(
-            fixes(&messages),
+            fixes(&Walk::new(&messages)),
             ["`npm test` failed (Error: Cannot find module 'vitest'); passed later, after running `npm install`"]
         );
     }
@@ -255,7 +224,10 @@ mod tests {
             call("b", "write", json!({"path": "Makefile", "content": "all:"})),
             result("b", "ok", false),
         ];
-        assert!(fixes(&messages).is_empty(), "not run again yet: open");
+        assert!(
+            fixes(&Walk::new(&messages)).is_empty(),
+            "not run again yet: open"
+        );
         for i in 0..5 {
             let (f, w, ok) = (format!("f{i}"), format!("w{i}"), format!("o{i}"));
             messages.push(call(
@@ -273,7 +245,7 @@ mod tests {
             ));
             messages.push(result(&ok, "1 passed", false));
         }
-        let found = fixes(&messages);
+        let found = fixes(&Walk::new(&messages));
         assert_eq!(found.len(), MAX_FIXES);
         assert!(
             found[0].starts_with(
@@ -302,7 +274,7 @@ mod tests {
             exited("3", "ok", 0),
         ];
         assert_eq!(
-            fixes(&messages),
+            fixes(&Walk::new(&messages)),
             ["`node check.mjs` failed (Error: Cannot find module '/w/check.mjs' … Command exited with code 1); passed later, after changing check.mjs"]
         );
     }
@@ -324,7 +296,7 @@ mod tests {
             result("6", "ok", false),
         ];
         assert_eq!(
-            fixes(&messages),
+            fixes(&Walk::new(&messages)),
             ["`npm run check` failed (error TS2322); passed later, after changing b.ts"]
         );
     }

@@ -14,6 +14,7 @@
 use super::*;
 
 /// One request of the user and the agent's response to it.
+#[derive(Default)]
 pub(super) struct Turn {
     /// Squashed user text; `None` for agent output before the first request.
     user: Option<String>,
@@ -144,9 +145,9 @@ pub const SITTING_GAP_MS: u64 = 8 * 3600 * 1000;
 
 /// The turns of the dialogue: a request opens one; answers, acknowledgements, slash commands and
 /// injections do not (the agent's response continues the turn of the request before).
-pub(super) fn turns(messages: &[Value], lines: &[Line]) -> Vec<Turn> {
+pub(super) fn turns(walk: &Walk) -> Vec<Turn> {
     let mut turns: Vec<Turn> = Vec::new();
-    for (m, line) in messages.iter().zip(lines) {
+    for (line, m) in walk.lines.iter().zip(&walk.messages) {
         match line {
             Line::User {
                 text,
@@ -154,26 +155,16 @@ pub(super) fn turns(messages: &[Value], lines: &[Line]) -> Vec<Turn> {
                 ..
             } => turns.push(Turn {
                 user: Some(squash(text)),
-                at: context_state::sent_at(m),
-                agent_chars: 0,
-                agent_last: None,
-                agent_at: None,
-                worked: false,
+                at: m.sent_at,
+                ..Turn::default()
             }),
             Line::Agent { text, worked } => {
                 if turns.is_empty() {
-                    turns.push(Turn {
-                        user: None,
-                        at: None,
-                        agent_chars: 0,
-                        agent_last: None,
-                        agent_at: None,
-                        worked: false,
-                    });
+                    turns.push(Turn::default());
                 }
                 let t = turns.last_mut().expect("a turn was pushed");
                 t.worked |= *worked;
-                t.agent_at = context_state::sent_at(m).or(t.agent_at);
+                t.agent_at = m.sent_at.or(t.agent_at);
                 if !text.trim().is_empty() {
                     t.agent_chars += text.chars().count();
                     t.agent_last = Some(text.clone());

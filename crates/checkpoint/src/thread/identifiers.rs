@@ -858,21 +858,6 @@ pub(super) const USER_FACTOR: f64 = 0.7;
 /// Factor of the weight of a name in the agent's reasoning (thinking blocks).
 pub(super) const THINKING_FACTOR: f64 = 0.4;
 
-/// The text of an agent message's thinking blocks, joined by newlines.
-pub(super) fn thinking_text(m: &Value) -> String {
-    let text = m
-        .get("content")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|b| b.get("type").and_then(Value::as_str) == Some("thinking"))
-        .filter_map(|b| b.get("thinking").and_then(Value::as_str))
-        .collect::<Vec<_>>()
-        .join("\n");
-    // a reply drafted in the thinking carries the channel's directives too
-    context_state::wrappers::strip_directive_tags(&text).into_owned()
-}
-
 /// A character of a name as the word count of [`identifiers`] splits text: letters, digits, `_`,
 /// `$`, `-` (kebab-case), `?` and `!` (Elixir, Ruby).
 pub(super) fn is_name_char(c: char) -> bool {
@@ -905,8 +890,8 @@ pub(super) fn mention_weight(span: &str) -> f64 {
 /// the names its edits and writes define ([`definitions`], weighing most), the agent's code spans
 /// (plain words and snippets weighing less), the file names it wrote about (less), and the names
 /// its edits and writes use (a name the edit did not replace weighs more than one it kept).
-pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
-    let n = messages.len();
+pub(super) fn identifiers(walk: &Walk) -> Vec<String> {
+    let n = walk.lines.len();
     let mut idents = Tally::default();
     let mut defined: Vec<String> = Vec::new();
     let mut defined_set: HashSet<String> = HashSet::new();
@@ -916,18 +901,20 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
     // generated list) is not yet
     let mut words: HashMap<&str, usize> = HashMap::new();
     let mut sites: HashMap<String, usize> = HashMap::new();
-    for line in lines {
+    let mut count = |text| {
+        let names = str::split(text, |c: char| !is_name_char(c));
+        for w in names.filter(|w| !w.is_empty()) {
+            *words.entry(w).or_default() += 1;
+        }
+    };
+    for line in &walk.lines {
         if let Line::Agent { text, .. } = line {
-            for w in text
-                .split(|c: char| !is_name_char(c))
-                .filter(|w| !w.is_empty())
-            {
-                *words.entry(w).or_default() += 1;
-            }
+            count(text.as_str());
         }
     }
     // the texts of the agent's edits and writes, with the message index
-    let writes: Vec<(usize, Vec<String>, EditTexts)> = calls(messages)
+    let writes: Vec<(usize, Vec<String>, EditTexts)> = walk
+        .calls()
         .filter(|(_, name, _)| classify_tool(name) == Access::Write)
         .map(|(at, _, args)| (at, extract_paths(args), edit_texts(args)))
         .collect();
@@ -935,12 +922,7 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
     let mut new_definitions: Vec<Vec<String>> = Vec::new();
     for (_, _, texts) in &writes {
         for (new, _) in texts {
-            for w in new
-                .split(|c: char| !is_name_char(c))
-                .filter(|w| !w.is_empty())
-            {
-                *words.entry(w).or_default() += 1;
-            }
+            count(new.as_ref());
             let defs = definitions(new);
             for d in &defs {
                 *sites.entry(name_key(d).to_string()).or_default() += 1;
@@ -952,7 +934,7 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
         let key = name_key(d);
         words.get(key).copied().unwrap_or(0) > sites.get(key).copied().unwrap_or(0)
     };
-    for (at, line) in lines.iter().enumerate() {
+    for (at, line) in walk.lines.iter().enumerate() {
         let Line::Agent { text, .. } = line else {
             continue;
         };
@@ -974,29 +956,27 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
             }
         }
     }
-    for (at, (m, line)) in messages.iter().zip(lines).enumerate() {
+    for (at, (line, m)) in walk.lines.iter().zip(&walk.messages).enumerate() {
         // names the user wrote (a plan or an error pasted, the functions a request names: what
         // the work is about) and those of the agent's reasoning (what it looked at and decided
         // about), both weighing less than what the agent said and did
         let (said, others, factor) = match line {
-            Line::User { text, .. } => (text.as_str(), Cow::Borrowed(text.as_str()), USER_FACTOR),
-            Line::Agent { text, .. } => {
-                (text.as_str(), Cow::Owned(thinking_text(m)), THINKING_FACTOR)
-            }
+            Line::User { text, .. } => (text.as_str(), text.as_str(), USER_FACTOR),
+            Line::Agent { text, .. } => (text.as_str(), m.thinking.as_str(), THINKING_FACTOR),
             Line::Other => continue,
         };
-        for span in code_spans(&others) {
+        for span in code_spans(others) {
             if span.chars().count() <= IDENTIFIER_CHARS && worth_naming(span) {
                 idents.add(span, mention_weight(span) * factor, at, n);
             }
         }
-        for (w, plain) in code_names(&others) {
+        for (w, plain) in code_names(others) {
             if !plain && worth_naming(w) {
                 idents.add(w, factor / 2.0, at, n);
             }
         }
         // the exact values the dialogue and the agent's commands carry (URLs, ports, ids, hashes)
-        let commands = tool_calls(m).filter_map(|c| c.get("arguments")?.get("command")?.as_str());
+        let commands = m.calls.iter().filter_map(|c| c.args["command"].as_str());
         let mut seen: HashSet<&str> = HashSet::new();
         for text in std::iter::once(said).chain(commands) {
             for v in exact_values(text) {
@@ -1007,7 +987,7 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
         }
     }
     // the ids the agent names by their first digits (`ID: b1918bcf...`): the full id it means
-    let abbreviated = abbreviated_ids(messages, lines);
+    let abbreviated = abbreviated_ids(walk);
     for (at, _, v) in &abbreviated {
         idents.add(v, EXACT_VALUE_WEIGHT, *at, n);
     }
@@ -1018,19 +998,16 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
     //   listing): what the agent is looking at now, weighing least, so that they fill what room
     //   the agent's own words leave (a long autonomous turn, a cron run, says little itself); a
     //   file the names hold already, by its name, is not said again at more length
-    let turn = super::latest_request(lines).unwrap_or(0);
+    let turn = walk.request.unwrap_or(0);
     let known: HashSet<String> = idents
         .items
         .keys()
         .map(|k| file_name_of(k).to_ascii_lowercase())
         .collect();
-    for (at, m) in messages.iter().enumerate() {
-        if m.get("role").and_then(Value::as_str) != Some("toolResult") {
-            continue;
-        }
-        let text = super::recent_values::text_of(m);
+    for (at, m, _) in walk.results() {
+        let text = &m.text;
         if text.len() <= RETURNED_ID_CHARS {
-            for v in returned_ids(&text) {
+            for v in returned_ids(text) {
                 idents.add(v, RETURNED_ID_WEIGHT, at, n);
             }
         }
@@ -1082,7 +1059,7 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
             }
         }
     }
-    for (at, name, args) in calls(messages) {
+    for (at, name, args) in walk.calls() {
         // the agent's prose in its tool arguments (a plan it presents, a subagent's prompt, a
         // markdown file it writes): their code spans, as in its messages (a shell command's
         // backticks are substitutions, not spans)
@@ -1260,7 +1237,7 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
         }
         out.push(id);
     }
-    shown_called(messages, &mut out);
+    shown_called(walk, &mut out);
     out
 }
 
@@ -1268,7 +1245,7 @@ pub(super) fn identifiers(messages: &[Value], lines: &[Line]) -> Vec<String> {
 /// tool's arguments or a result: a file the agent read, code it wrote) as people write a
 /// function's name, `loadRegistry()`: the reader knows what it is, and a summary names it so.
 /// One pass over the texts, looking only at the word before each `(`.
-pub(super) fn shown_called(messages: &[Value], names: &mut [String]) {
+pub(super) fn shown_called(walk: &Walk, names: &mut [String]) {
     let plain: HashSet<&str> = names
         .iter()
         .map(String::as_str)
@@ -1292,11 +1269,11 @@ pub(super) fn shown_called(messages: &[Value], names: &mut [String]) {
             }
         }
     };
-    for m in messages {
-        look(&super::recent_values::text_of(m));
-        look(&thinking_text(m));
-        for c in tool_calls(m) {
-            for text in arg_texts(c.get("arguments").unwrap_or(&Value::Null)) {
+    for m in &walk.messages {
+        look(&m.text);
+        look(&m.thinking);
+        for c in &m.calls {
+            for text in arg_texts(c.args) {
                 look(text);
             }
         }
@@ -1354,9 +1331,9 @@ pub(super) const ABBREVIATED_ID_DIGITS: usize = 6;
 /// id (a UUID or a commit hash, [`is_exact_value`]) the conversation states that starts with
 /// them: (the index of the message that abbreviates it, the prefix, the full id). A prefix two
 /// ids share names neither.
-pub(super) fn abbreviated_ids(messages: &[Value], lines: &[Line]) -> Vec<(usize, String, String)> {
+pub(super) fn abbreviated_ids(walk: &Walk) -> Vec<(usize, String, String)> {
     let mut prefixes: Vec<(usize, &str)> = Vec::new();
-    for (at, line) in lines.iter().enumerate() {
+    for (at, line) in walk.lines.iter().enumerate() {
         let Line::Agent { text, .. } = line else {
             continue;
         };
@@ -1388,9 +1365,9 @@ pub(super) fn abbreviated_ids(messages: &[Value], lines: &[Line]) -> Vec<(usize,
     }
     // the full ids each prefix starts (only those: the conversation's other ids are not kept)
     let mut matching: Vec<HashSet<String>> = vec![HashSet::new(); prefixes.len()];
-    for (m, line) in messages.iter().zip(lines) {
-        let text = super::recent_values::line_text(m, line);
-        for v in exact_values(&text).into_iter().filter(|v| is_id_value(v)) {
+    for at in 0..walk.lines.len() {
+        let text = walk.text(at);
+        for v in exact_values(text).into_iter().filter(|v| is_id_value(v)) {
             for (ids, (_, prefix)) in matching.iter_mut().zip(&prefixes) {
                 if v.len() > prefix.len() && v.starts_with(prefix) {
                     ids.insert(v.to_string());

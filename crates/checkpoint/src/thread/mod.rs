@@ -21,6 +21,7 @@ mod recent_values;
 mod roles;
 #[cfg(test)]
 mod tests;
+mod walk;
 
 use commands::*;
 use constraints::*;
@@ -38,6 +39,8 @@ pub use progress::{is_commit, MAX_COMMITS};
 pub use recent_values::looks_secret;
 use recent_values::*;
 pub use roles::ROLE_CHARS;
+pub(crate) use walk::blocks;
+use walk::Walk;
 
 /// Characters of a key-exchange gist (a sentence of the briefing).
 pub const GIST_CHARS: usize = crate::briefing::SENTENCE_CHARS;
@@ -158,28 +161,6 @@ impl Tally {
     }
 }
 
-/// The index of the user's latest request (the turn under way starts there), `None` when the
-/// messages hold none (one long turn, or its start compacted away).
-pub(super) fn latest_request(lines: &[Line]) -> Option<usize> {
-    lines.iter().rposition(|l| {
-        matches!(
-            l,
-            Line::User {
-                said: Said::Request,
-                ..
-            }
-        )
-    })
-}
-
-pub(crate) fn tool_calls(m: &Value) -> impl Iterator<Item = &Value> {
-    m.get("content")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
-}
-
 /// Moves `item` to the end of `list` (deduplicated, least recently used first).
 pub(crate) fn touch(list: &mut Vec<String>, item: &str) {
     if let Some(i) = list.iter().position(|x| x == item) {
@@ -215,51 +196,32 @@ impl Recency {
 }
 
 /// Extracts everything from pi agent messages (`role` `user` / `assistant` / `toolResult`; other
-/// roles and malformed entries are skipped). One walk ([`read_dialogue`]) removes the package's
-/// own injections and the host's wrappers and tells requests from answers by position; each
-/// section is then its own pass over it.
+/// roles and malformed entries are skipped). One walk ([`Walk`]) removes the package's own
+/// injections and the host's wrappers, tells requests from answers by position and reads each
+/// message's calls and results; each section is then its own pass over it.
 pub fn extract(messages: &[Value]) -> Extracted {
     // no pass sees a credential (issue 27)
     let redacted = crate::redact::redact_messages(messages);
-    let messages = &redacted[..];
-    let lines = read_dialogue(messages);
+    let walk = Walk::new(&redacted);
+    let lines = &walk.lines;
     let mut out = Extracted {
-        status: status(messages),
-        next_action: next_action(messages, &lines),
-        identifiers: identifiers(messages, &lines),
-        recent_values: recent_values(messages, &lines),
-        commands: commands(messages),
-        constraints: constraints(&lines),
-        fixes: fixes(messages),
-        turn_calls: turn_calls(messages, &lines),
+        status: status(&walk),
+        next_action: next_action(&walk),
+        identifiers: identifiers(&walk),
+        recent_values: recent_values(&walk),
+        commands: commands(&walk),
+        constraints: constraints(lines),
+        fixes: fixes(&walk),
+        turn_calls: turn_calls(&walk),
         ..Extracted::default()
     };
     out.named_values = roles::named_values(
-        &lines,
+        lines,
         &[out.identifiers.clone(), out.recent_values.clone()].concat(),
     );
-    tool_use(messages, &mut out);
-    thread(
-        &turns(messages, &lines),
-        &commits(messages),
-        &briefing(&lines),
-        &mut out,
-    );
+    tool_use(&walk, &mut out);
+    thread(&turns(&walk), &commits(&walk), &briefing(lines), &mut out);
     out
-}
-
-/// The tool calls of the agent's messages, with the message index.
-pub(super) fn calls(messages: &[Value]) -> impl Iterator<Item = (usize, &str, &Value)> {
-    messages
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| m.get("role").and_then(Value::as_str) == Some("assistant"))
-        .flat_map(|(at, m)| {
-            tool_calls(m).filter_map(move |c| {
-                let name = c.get("name").and_then(Value::as_str)?;
-                Some((at, name, c.get("arguments").unwrap_or(&Value::Null)))
-            })
-        })
 }
 
 /// The agent's [`TOP_NAMES`] most used names, then the exact values of the latest messages

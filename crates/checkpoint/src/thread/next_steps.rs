@@ -156,7 +156,7 @@ pub(super) fn todo_items(args: &Value) -> Option<Vec<String>> {
 /// the parts of a design): it is the plan only when the user's next message accepts it (an
 /// acknowledgement: `ok, do it`), or when the message asks the user. A list of labels (`1. **Intro
 /// lists use cases:**`) names no steps. Structure only, any language.
-pub(super) fn next_action(messages: &[Value], lines: &[Line]) -> Option<String> {
+pub(super) fn next_action(walk: &Walk) -> Option<String> {
     let mut next = None;
     // the plan came from the agent's text (not a todo tool or the scratchpad)
     let mut from_text = false;
@@ -166,19 +166,19 @@ pub(super) fn next_action(messages: &[Value], lines: &[Line]) -> Option<String> 
     // the agent called tools since the user's last message
     let mut worked = false;
     // for each message: the agent calls tools after it in the same turn (it went on working)
-    let mut works_after = vec![false; messages.len()];
+    let mut works_after = vec![false; walk.lines.len()];
     let mut later = false;
-    for (i, (m, line)) in messages.iter().zip(lines).enumerate().rev() {
+    for (i, line) in walk.lines.iter().enumerate().rev() {
         works_after[i] = later;
         match line {
             Line::User { said, .. } if *said != Said::Noise => later = false,
-            Line::Agent { .. } if tool_calls(m).next().is_some() => later = true,
+            Line::Agent { worked: true, .. } => later = true,
             _ => {}
         }
     }
-    for (i, (m, line)) in messages.iter().zip(lines).enumerate() {
-        let text = match line {
-            Line::Agent { text, .. } => text,
+    for (i, (line, m)) in walk.lines.iter().zip(&walk.messages).enumerate() {
+        let (text, calls_now) = match line {
+            Line::Agent { text, worked } => (text, *worked),
             Line::User { said, text, .. } => {
                 if *said != Said::Noise {
                     // an answer's list becomes the plan when the user accepts it (`ok, go`)
@@ -195,7 +195,6 @@ pub(super) fn next_action(messages: &[Value], lines: &[Line]) -> Option<String> 
             }
             Line::Other => continue,
         };
-        let calls_now = tool_calls(m).next().is_some();
         // items marked done (a report of finished steps) are not what comes next
         let all = last_list(text);
         // a list marking steps done is a status: its other steps are open, whoever speaks next
@@ -225,8 +224,7 @@ pub(super) fn next_action(messages: &[Value], lines: &[Line]) -> Option<String> 
             from_text = true;
         }
         worked |= calls_now;
-        for call in tool_calls(m) {
-            let args = call.get("arguments").unwrap_or(&Value::Null);
+        for args in m.calls.iter().map(|c| c.args) {
             if let Some(items) = todo_items(args) {
                 next = Some(plan_text(&items));
                 from_text = false;

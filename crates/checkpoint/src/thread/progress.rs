@@ -5,35 +5,24 @@ use super::*;
 
 /// From the last message: tools running or a user message pending = in progress, a final agent
 /// reply = waiting for the user, an aborted one = idle.
-pub(super) fn status(messages: &[Value]) -> Option<Status> {
-    let mut status = None;
-    for m in messages {
-        match m.get("role").and_then(Value::as_str) {
-            Some("user") | Some("toolResult") => status = Some(Status::InProgress),
-            Some("assistant") => {
-                let stop = m.get("stopReason").and_then(Value::as_str);
-                status = Some(if tool_calls(m).next().is_some() {
-                    Status::InProgress
-                } else if matches!(stop, Some("aborted") | Some("error")) {
-                    Status::Idle
-                } else {
-                    Status::WaitingForUser
-                });
-            }
-            _ => {}
-        }
-    }
-    status
+pub(super) fn status(walk: &Walk) -> Option<Status> {
+    let mut said = walk.lines.iter().zip(&walk.messages).rev();
+    said.find_map(|(line, m)| match line {
+        Line::User { .. } | Line::Agent { worked: true, .. } => Some(Status::InProgress),
+        Line::Agent { .. } if matches!(m.stop, Some("aborted" | "error")) => Some(Status::Idle),
+        Line::Agent { .. } => Some(Status::WaitingForUser),
+        Line::Other => m.result.as_ref().map(|_| Status::InProgress),
+    })
 }
 
 /// Tools used, the last tool call, files read and modified, and every file ranked by activity.
-pub(super) fn tool_use(messages: &[Value], out: &mut Extracted) {
-    let n = messages.len();
+pub(super) fn tool_use(walk: &Walk, out: &mut Extracted) {
+    let n = walk.lines.len();
     let mut files = Tally::default();
     let mut changed: HashSet<String> = HashSet::new();
     let (mut tools, mut read, mut modified) =
         (Recency::default(), Recency::default(), Recency::default());
-    for (at, name, args) in calls(messages) {
+    for (at, name, args) in walk.calls() {
         tools.touch(name);
         let access = classify_tool(name);
         let list: &mut Recency = match access {
@@ -105,15 +94,11 @@ fn commit_line(line: &str) -> Option<(&str, &str, &str)> {
 /// 1a2b3c4 on main: Fix the parser`), oldest first, at most [`MAX_COMMITS`] (the newest). What
 /// the agent committed is done, in its own words (issue 27, "progress"); a commit made again
 /// under the same subject (amended, rebased) once, its latest. Structure only: git's output line.
-pub(super) fn commits(messages: &[Value]) -> Vec<(usize, String)> {
-    // (message index, subject, gist); each result's text is read once, not kept
+pub(super) fn commits(walk: &Walk) -> Vec<(usize, String)> {
+    // (message index, subject, gist)
     let mut out: Vec<(usize, String, String)> = Vec::new();
-    for (at, m) in messages.iter().enumerate() {
-        if m.get("role").and_then(Value::as_str) != Some("toolResult") {
-            continue;
-        }
-        let text = context_state::message_text(m);
-        for (branch, hash, subject) in text.lines().filter_map(commit_line) {
+    for (at, _, result) in walk.results() {
+        for (branch, hash, subject) in result.text.lines().filter_map(commit_line) {
             out.retain(|(_, s, _)| s != subject);
             let gist = format!("{COMMITTED}{hash} on {branch}: {subject}");
             out.push((at, subject.to_string(), gist));

@@ -16,31 +16,6 @@ const MIN_CHARS: usize = 4;
 /// Longest value kept (a longer one is output, not a name).
 const MAX_CHARS: usize = 200;
 
-/// The text blocks of a message (a string content, or its blocks' `text`), as OpenClaw's
-/// `extractMessageText` reads them.
-pub(super) fn text_of(m: &Value) -> String {
-    match m.get("content") {
-        Some(Value::String(s)) => s.trim().to_string(),
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
-}
-
-/// The text of a message as the walk read it: a user's own words (without the host's envelope)
-/// and an agent's visible text from `line`, any other message's text blocks ([`text_of`]).
-pub(super) fn line_text<'a>(m: &Value, line: &'a Line) -> Cow<'a, str> {
-    match line {
-        Line::User { text, .. } | Line::Agent { text, .. } => Cow::Borrowed(text.as_str()),
-        Line::Other => Cow::Owned(text_of(m)),
-    }
-}
-
 /// OpenClaw's `sanitizeExtractedIdentifier`: opening marks off the start, closing marks and
 /// sentence punctuation off the end.
 fn sanitize(v: &str) -> &str {
@@ -194,19 +169,14 @@ fn clock_seconds(word: &str, rest: &str) -> bool {
         && head[head.len() - 4] == b':'
 }
 
-/// The ids of the tool calls in `messages` (`toolCall` blocks' `id`, results' `toolCallId`): a
+/// The ids of the tool calls in the messages (`toolCall` blocks' `id`, results' `toolCallId`): a
 /// call's id names an exchange that is gone after the compaction, nothing the agent uses again.
-fn call_ids(messages: &[Value]) -> HashSet<&str> {
-    messages
-        .iter()
-        .flat_map(|m| {
-            let calls = tool_calls(m).filter_map(|c| c.get("id").and_then(Value::as_str));
-            m.get("toolCallId")
-                .and_then(Value::as_str)
-                .into_iter()
-                .chain(calls)
-        })
-        .collect()
+fn call_ids<'m>(walk: &Walk<'m>) -> HashSet<&'m str> {
+    let ids = walk.messages.iter().flat_map(|m| {
+        let calls = m.calls.iter().filter_map(|c| c.id);
+        m.answers.into_iter().chain(calls)
+    });
+    ids.collect()
 }
 
 /// A value without a trailing `:line` / `:line:col` (the key values are compared by): the frames
@@ -231,18 +201,17 @@ fn place_free(v: &str) -> &str {
 }
 
 /// The exact values of the last [`RECENT_MESSAGES`] messages, first found first, each once, at
-/// most [`MAX_RECENT_VALUES`]. A user's message is read as the walk read it (`lines`): their own
-/// words, not the host's envelope around them (a channel's message and sender ids in its
-/// metadata block, `System:` event lines), which is never an identifier (issue 27).
-pub(super) fn recent_values(messages: &[Value], lines: &[Line]) -> Vec<String> {
-    let from = messages.len().saturating_sub(RECENT_MESSAGES);
+/// most [`MAX_RECENT_VALUES`]. A user's message is read as the walk read it ([`Walk::text`]):
+/// their own words, not the host's envelope around them (a channel's message and sender ids in
+/// its metadata block, `System:` event lines), which is never an identifier (issue 27).
+pub(super) fn recent_values(walk: &Walk) -> Vec<String> {
     let mut found = Vec::new();
-    for (m, line) in messages[from..].iter().zip(&lines[from..]) {
-        for word in line_text(m, line).split_whitespace() {
+    for at in walk.lines.len().saturating_sub(RECENT_MESSAGES)..walk.lines.len() {
+        for word in walk.text(at).split_whitespace() {
             values_in(word, &mut found);
         }
     }
-    let calls = call_ids(messages);
+    let calls = call_ids(walk);
     let mut seen = HashSet::new();
     found
         .into_iter()
@@ -267,7 +236,7 @@ mod tests {
             "{\"body\": \"<img src=\\\"https://cursor.com/assets/fix-dark.png\\\"><source> see https://x.dev/a<b> https://discord.gg/clawd（活発）\"}"}]}),
         ];
         assert_eq!(
-            recent_values(&msgs, &read_dialogue(&msgs)),
+            recent_values(&Walk::new(&msgs)),
             [
                 "https://cursor.com/assets/fix-dark.png",
                 "https://x.dev/a",
@@ -288,7 +257,7 @@ mod tests {
              config /etc/app/config.yaml, commit 3f9a2c1d7e, order 1234567, price 10.99."}]}),
         );
         assert_eq!(
-            recent_values(&msgs, &read_dialogue(&msgs)),
+            recent_values(&Walk::new(&msgs)),
             [
                 "https://ci.example.com/run/42",
                 "api.internal:8443",
@@ -309,7 +278,7 @@ mod tests {
             .collect();
         let msgs = vec![json!({"role": "user", "content": trace + "and api.internal:8443"})];
         assert_eq!(
-            recent_values(&msgs, &read_dialogue(&msgs)),
+            recent_values(&Walk::new(&msgs)),
             [
                 "http://localhost:3000/chunk-36jrqfj4.js:30815:13",
                 "chunk-36jrqfj4.js:2038",
@@ -327,7 +296,7 @@ mod tests {
             "2026-02-05T05:07:39.024Z gateway 4.6.2 listening on 127.0.0.1 (call_b4a50a37302649089548d7e6) 05:07:39.026 retry in 22.22 s"}]}),
         ];
         assert_eq!(
-            recent_values(&msgs, &read_dialogue(&msgs)),
+            recent_values(&Walk::new(&msgs)),
             ["4.6.2", "127.0.0.1", "22.22"]
         );
     }
@@ -338,7 +307,7 @@ mod tests {
         let msgs = vec![json!({"role": "user", "content":
             "Conversation info (untrusted metadata):\n```json\n{\n  \"message_id\": \"om_x100b54223b429ca8c393aa0d4dea8ae\",\n  \"sender_id\": \"ou_cadc2c270c8e9803d8f069eb8ce19b75\"\n}\n```\n\ndeploy build 20260311 to test.clawish.com:8443"})];
         assert_eq!(
-            recent_values(&msgs, &read_dialogue(&msgs)),
+            recent_values(&Walk::new(&msgs)),
             ["20260311", "test.clawish.com:8443"]
         );
     }
@@ -347,7 +316,7 @@ mod tests {
     fn credentials_are_never_taken() {
         let msgs = vec![json!({"role": "user", "content":
             "token sk-proj-AbC123dEf456GhI789 and ghp_1234567890abcdefABCDEF and AbCdEf1234567890XyZw9 but id 550e8400-e29b-41d4-a716-446655440000"})];
-        let v = recent_values(&msgs, &read_dialogue(&msgs));
+        let v = recent_values(&Walk::new(&msgs));
         assert!(
             v.iter()
                 .all(|x| !x.starts_with("sk-") && !x.starts_with("ghp_") && !x.starts_with("AbCd")),

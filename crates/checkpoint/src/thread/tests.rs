@@ -1377,8 +1377,7 @@ fn an_id_the_agent_abbreviates_is_the_full_id_it_means() {
         json!({"role": "toolResult", "toolCallId": "t", "toolName": "exec", "content": [{"type": "text", "text": listing}]}),
         agent("| Job | ID |\n|---|---|\n| review-monitor | `b1918bcf...` |\n| new | 0123abcd… |"),
     ];
-    let lines = read_dialogue(&msgs);
-    let ids = identifiers::abbreviated_ids(&msgs, &lines);
+    let ids = identifiers::abbreviated_ids(&Walk::new(&msgs));
     // the prefix names the one id that starts with it; a prefix nothing states names nothing
     assert_eq!(ids, [(3, "b1918bcf".to_string(), job.to_string())]);
     // the full id is listed, and the abbreviation written as code is not: it is a fragment of it
@@ -1395,8 +1394,7 @@ fn an_id_the_agent_abbreviates_is_the_full_id_it_means() {
         vec![twice, agent("see b1918bcf... and wait...")],
     ]
     .concat();
-    let lines2 = read_dialogue(&msgs2);
-    assert_eq!(identifiers::abbreviated_ids(&msgs2, &lines2), []);
+    assert_eq!(identifiers::abbreviated_ids(&Walk::new(&msgs2)), []);
 }
 
 #[test]
