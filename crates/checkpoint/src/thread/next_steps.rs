@@ -3,30 +3,39 @@
 
 use super::*;
 
+/// The lines of a text outside its code fences (the fence lines left out too), each as written
+/// and trimmed.
+fn unfenced(text: &str) -> impl Iterator<Item = (&str, &str)> {
+    let mut in_fence = false;
+    text.lines().filter_map(move |line| {
+        let t = line.trim();
+        if t.starts_with("```") {
+            in_fence = !in_fence;
+            return None;
+        }
+        (!in_fence).then_some((line, t))
+    })
+}
+
+/// What follows a line's number of one to three digits and its `.` or `)` (`1.`, `12)`).
+fn after_number(t: &str) -> Option<&str> {
+    let digits = t.chars().take_while(char::is_ascii_digit).count();
+    (digits > 0 && digits < 4 && t[digits..].starts_with(['.', ')'])).then(|| &t[digits + 1..])
+}
+
 /// The titles of a text's numbered headings, in order: a markdown heading or a line in bold
 /// that starts with a number (`### 1. Parser`, `## 2) Tests`, `**3. Docs**`), outside fences.
 pub fn numbered_headings(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let mut in_fence = false;
-    for line in text.lines() {
-        let t = line.trim();
-        if t.starts_with("```") {
-            in_fence = !in_fence;
-            continue;
-        }
+    for (_, t) in unfenced(text) {
         let title = if let Some(h) = t.strip_prefix('#') {
             h.trim_start_matches('#').strip_prefix(' ')
         } else {
             t.strip_prefix("**")
                 .and_then(|b| b.strip_suffix("**").or_else(|| b.strip_suffix("**:")))
         };
-        let Some(title) = title.map(str::trim).filter(|_| !in_fence) else {
-            continue;
-        };
-        let digits = title.chars().take_while(char::is_ascii_digit).count();
-        let rest = &title[digits..];
-        if digits > 0 && digits < 4 && rest.starts_with(['.', ')']) {
-            let name = rest[1..].trim().trim_matches('*').trim();
+        if let Some(rest) = title.map(str::trim).and_then(after_number) {
+            let name = rest.trim().trim_matches('*').trim();
             if !name.is_empty() {
                 out.push(squash(name));
             }
@@ -40,33 +49,17 @@ pub fn numbered_headings(text: &str) -> Vec<String> {
 pub fn last_list(text: &str) -> Vec<String> {
     let mut lists: Vec<Vec<String>> = Vec::new();
     let mut cur: Vec<String> = Vec::new();
-    let mut in_fence = false;
-    for line in text.lines() {
-        let t = line.trim();
-        if t.starts_with("```") {
-            in_fence = !in_fence;
-            continue;
-        }
-        if in_fence {
-            continue;
-        }
-        let digits = t.chars().take_while(char::is_ascii_digit).count();
-        let numbered = digits > 0
-            && digits < 4
-            && t[digits..].starts_with(['.', ')'])
-            && t[digits + 1..].starts_with(' ');
-        let todo = t
-            .strip_prefix("- [ ] ")
-            .or_else(|| t.strip_prefix("* [ ] "));
-        let item = if numbered {
-            Some(t[digits + 1..].trim())
-        } else {
-            todo.map(str::trim)
-        };
+    for (line, t) in unfenced(text) {
+        let numbered = after_number(t).filter(|rest| rest.starts_with(' '));
+        let item = numbered
+            .or_else(|| t.strip_prefix("- [ ] "))
+            .or_else(|| t.strip_prefix("* [ ] "))
+            .map(str::trim);
         match item {
             // a numbered list restarting at 1 is a new list
             Some(it) if !it.is_empty() => {
-                if numbered && t.starts_with("1") && digits == 1 && !cur.is_empty() {
+                let first = t.starts_with("1.") || t.starts_with("1)");
+                if numbered.is_some() && first && !cur.is_empty() {
                     lists.push(std::mem::take(&mut cur));
                 }
                 cur.push(squash(it));
