@@ -22,6 +22,7 @@ pub(super) fn tool_use(walk: &Walk, out: &mut Extracted) {
     let mut changed: HashSet<String> = HashSet::new();
     let (mut tools, mut read, mut modified) =
         (Recency::default(), Recency::default(), Recency::default());
+    let mut last = None;
     for (at, name, args) in walk.calls() {
         tools.touch(name);
         let access = classify_tool(name);
@@ -37,17 +38,20 @@ pub(super) fn tool_use(walk: &Walk, out: &mut Extracted) {
                 changed.insert(p);
             }
         }
-        out.last_tool_call = Some(ToolCall {
-            name: name.to_string(),
-            params_summary: match args {
-                Value::Null => None,
-                a => Some(gist(
-                    &context_state::secrets::redact(&a.to_string()),
-                    PARAMS_SUMMARY_CHARS,
-                )),
-            },
-        });
+        last = Some((name, args));
     }
+    // (the last call only: redacting every call's arguments to keep one cost a long session
+    // its arguments' size again)
+    out.last_tool_call = last.map(|(name, args)| ToolCall {
+        name: name.to_string(),
+        params_summary: match args {
+            Value::Null => None,
+            a => Some(gist(
+                &context_state::secrets::redact(&a.to_string()),
+                PARAMS_SUMMARY_CHARS,
+            )),
+        },
+    });
     out.tools_used = tools.into_vec();
     out.files_read = read.into_vec();
     out.files_modified = modified.into_vec();
