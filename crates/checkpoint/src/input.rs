@@ -226,6 +226,32 @@ fn with_message_decisions(
     assign_ids(all)
 }
 
+/// How a decision made before the user changed the plan starts: it was made for the plan the
+/// task's `Changed from` names, and may not hold for the new one.
+pub const BEFORE_THE_CHANGE: &str = "(before the plan changed) ";
+
+/// The decisions, those made before `changed_at` (the request that changed the plan, ms since
+/// the epoch) marked [`BEFORE_THE_CHANGE`]; a decision without a readable time is left as it is.
+fn before_the_change(decisions: Vec<Decision>, changed_at: Option<u64>) -> Vec<Decision> {
+    let Some(at) = changed_at else {
+        return decisions;
+    };
+    decisions
+        .into_iter()
+        .map(|mut d| {
+            let before = d
+                .when
+                .as_deref()
+                .and_then(context_fsio::parse_rfc3339)
+                .is_some_and(|t| t < at);
+            if before && !d.what.starts_with(BEFORE_THE_CHANGE) {
+                d.what = format!("{BEFORE_THE_CHANGE}{}", d.what);
+            }
+            d
+        })
+        .collect()
+}
+
 /// Decisions whose `what` differ only in case, markup or whitespace count once (the first).
 fn fold_decisions(decisions: Vec<Decision>) -> Vec<Decision> {
     let mut seen = std::collections::HashSet::new();
@@ -403,7 +429,10 @@ pub fn assemble(
 
     let decisions = match input.decisions.clone() {
         Some(d) => assign_ids(d),
-        None => with_message_decisions(state.decisions, input.messages.as_deref().unwrap_or(&[])),
+        None => before_the_change(
+            with_message_decisions(state.decisions, input.messages.as_deref().unwrap_or(&[])),
+            ex.task_revised_at,
+        ),
     };
 
     let r = input.resources.clone().unwrap_or_default();

@@ -243,6 +243,7 @@ pub(super) fn thread(
     let first = match revision {
         Some(r) => {
             out.task_revised = true;
+            out.task_revised_at = turns[r].at;
             if r > first {
                 out.replaced_task = Some(gist(&said(first), TASK_CHARS));
             }

@@ -113,6 +113,9 @@ pub struct Extracted {
     pub task_revised: bool,
     /// The task the change replaced, when these messages hold it (else the carried one was).
     pub replaced_task: Option<String>,
+    /// When the request that changed the plan was sent (ms since the epoch), if it says: the
+    /// decisions made before it were made for the plan it replaced.
+    pub task_revised_at: Option<u64>,
     /// When the user's first request in the messages was sent (ms since the epoch), if it says.
     pub first_request_at: Option<u64>,
     /// How the failure entries of the calls made since the user's latest request start; `None`
