@@ -79,7 +79,7 @@ describe('the restore after a hand-written conversation', () => {
     }
   })
 
-  it('a decision made before the plan changed is marked so, the change itself is the task', () => {
+  it('a decision and a plan made before the plan changed are marked so, the change itself is the task', () => {
     const proposal = `${'Here is the plan for the invoice export. '.repeat(3)}\n\n1. Read the invoices from the billing database in pages of 500.\n2. Write each page as CSV rows with a header line, semicolon separated, dates in ISO 8601.\n3. Stream the file to the S3 bucket exports-prod under invoices/ with the date in the name.\n4. Add a test with three invoices and one with an empty page.\n\nShould I use semicolons as the separator so that Excel in Germany opens it directly?`
     const messages = [
       user('Build the invoice export for the billing service.'),
@@ -93,11 +93,13 @@ describe('the restore after a hand-written conversation', () => {
       expect(line(text, 'Task: '), text).toContain('export JSON lines instead')
       const decision = text.split('\n').find((l) => l.includes('user: yes, semicolons')) ?? ''
       expect(decision, text).toMatch(/^- \(before the plan changed\) /)
+      expect(text.split('\n').find((l) => l.includes('Next action: ')), text).toContain('Next action: (before the plan changed) 1. Read the invoices')
     }
     // without the change, the same decision is not marked
     for (const text of Object.values(restores(messages.slice(0, 4)))) {
       const decision = text.split('\n').find((l) => l.includes('user: yes, semicolons')) ?? ''
       expect(decision, text).toMatch(/^- (?!\(before)/)
+      expect(text.split('\n').find((l) => l.includes('Next action: ')), text).toContain('Next action: 1. Read the invoices')
     }
   })
 

@@ -207,9 +207,10 @@ pub fn extract(messages: &[Value]) -> Extracted {
     let redacted = crate::redact::redact_messages(messages);
     let walk = Walk::new(&redacted);
     let lines = &walk.lines;
+    let (next, next_at) = next_action(&walk);
     let mut out = Extracted {
         status: status(&walk),
-        next_action: next_action(&walk),
+        next_action: next,
         identifiers: identifiers(&walk),
         recent_values: recent_values(&walk),
         commands: commands(&walk),
@@ -224,6 +225,13 @@ pub fn extract(messages: &[Value]) -> Extracted {
     );
     tool_use(&walk, &mut out);
     thread(&turns(&walk), &commits(&walk), &briefing(lines), &mut out);
+    // a plan set before the user changed it was the plan for what the task's `Changed from` says
+    if let (Some(changed), Some(set)) = (out.task_revised_at, next_at) {
+        if set < changed {
+            let mark = crate::input::BEFORE_THE_CHANGE;
+            out.next_action = out.next_action.map(|n| format!("{mark}{n}"));
+        }
+    }
     out
 }
 

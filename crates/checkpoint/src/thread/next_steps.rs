@@ -148,9 +148,12 @@ pub(super) fn todo_items(args: &Value) -> Option<Vec<String>> {
 /// A numbered list ending a turn the agent did not work in answers the user (a skill's strengths,
 /// the parts of a design): it is the plan only when the user's next message accepts it (an
 /// acknowledgement: `ok, do it`), or when the message asks the user. A list of labels (`1. **Intro
-/// lists use cases:**`) names no steps. Structure only, any language.
-pub(super) fn next_action(walk: &Walk) -> Option<String> {
+/// lists use cases:**`) names no steps. Structure only, any language. With the plan, the time of
+/// the message that set it, if it says.
+pub(super) fn next_action(walk: &Walk) -> (Option<String>, Option<u64>) {
     let mut next = None;
+    // when the plan was set (the message's time, if it says)
+    let mut next_at = None;
     // the plan came from the agent's text (not a todo tool or the scratchpad)
     let mut from_text = false;
     // the list of the agent's last word in a turn it did not work in (an answer: `Its strengths:
@@ -180,6 +183,7 @@ pub(super) fn next_action(walk: &Walk) -> Option<String> {
                             == context_state::substance::Substance::Ack
                     }) {
                         next = Some(plan);
+                        next_at = m.sent_at;
                         from_text = true;
                     }
                     worked = false;
@@ -214,12 +218,14 @@ pub(super) fn next_action(walk: &Walk) -> Option<String> {
             }
         } else if !list.is_empty() {
             next = Some(plan_text(&list));
+            next_at = m.sent_at;
             from_text = true;
         }
         worked |= calls_now;
         for args in m.calls.iter().map(|c| c.args) {
             if let Some(items) = todo_items(args) {
                 next = Some(plan_text(&items));
+                next_at = m.sent_at;
                 from_text = false;
             }
             // the scratchpad's plan (session_scratchpad / session.scratchpad `set_plan`), or a
@@ -244,9 +250,10 @@ pub(super) fn next_action(walk: &Walk) -> Option<String> {
                     plan_text(&items)
                 })
                 .filter(|s| !s.is_empty());
+                next_at = m.sent_at;
                 from_text = false;
             }
         }
     }
-    next
+    (next, next_at)
 }
