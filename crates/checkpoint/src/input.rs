@@ -226,30 +226,19 @@ fn with_message_decisions(
     assign_ids(all)
 }
 
-/// How a decision made before the user changed the plan starts: it was made for the plan the
-/// task's `Changed from` names, and may not hold for the new one.
+/// How a decision or a plan made before the user changed the plan starts: it was made for the
+/// plan the task's `Changed from` names, and may not hold for the new one.
 pub const BEFORE_THE_CHANGE: &str = "(before the plan changed) ";
 
-/// The decisions, those made before `changed_at` (the request that changed the plan, ms since
-/// the epoch) marked [`BEFORE_THE_CHANGE`]; a decision without a readable time is left as it is.
-fn before_the_change(decisions: Vec<Decision>, changed_at: Option<u64>) -> Vec<Decision> {
-    let Some(at) = changed_at else {
-        return decisions;
-    };
-    decisions
-        .into_iter()
-        .map(|mut d| {
-            let before = d
-                .when
-                .as_deref()
-                .and_then(context_fsio::parse_rfc3339)
-                .is_some_and(|t| t < at);
-            if before && !d.what.starts_with(BEFORE_THE_CHANGE) {
-                d.what = format!("{BEFORE_THE_CHANGE}{}", d.what);
-            }
-            d
-        })
-        .collect()
+/// `text` marked [`BEFORE_THE_CHANGE`] when it was made (`made_at`) before the request that
+/// changed the plan (`changed_at`, ms since the epoch); as it is when either time is unknown.
+fn before_the_change(text: String, made_at: Option<u64>, changed_at: Option<u64>) -> String {
+    match (made_at, changed_at) {
+        (Some(made), Some(changed)) if made < changed && !text.starts_with(BEFORE_THE_CHANGE) => {
+            format!("{BEFORE_THE_CHANGE}{text}")
+        }
+        _ => text,
+    }
 }
 
 /// Decisions whose `what` differ only in case, markup or whitespace count once (the first).
@@ -424,15 +413,23 @@ pub fn assemble(
         last_tool_call: w
             .last_tool_call
             .or(if interrupted { ex.last_tool_call } else { None }),
-        next_action: w.next_action.or(ex.next_action),
+        next_action: w.next_action.or_else(|| {
+            let at = ex.next_action_at;
+            ex.next_action
+                .map(|n| before_the_change(n, at, ex.task_revised_at))
+        }),
     };
 
     let decisions = match input.decisions.clone() {
         Some(d) => assign_ids(d),
-        None => before_the_change(
-            with_message_decisions(state.decisions, input.messages.as_deref().unwrap_or(&[])),
-            ex.task_revised_at,
-        ),
+        None => with_message_decisions(state.decisions, input.messages.as_deref().unwrap_or(&[]))
+            .into_iter()
+            .map(|mut d| {
+                let made = d.when.as_deref().and_then(context_fsio::parse_rfc3339);
+                d.what = before_the_change(d.what, made, ex.task_revised_at);
+                d
+            })
+            .collect(),
     };
 
     let r = input.resources.clone().unwrap_or_default();

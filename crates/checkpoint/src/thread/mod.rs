@@ -116,6 +116,8 @@ pub struct Extracted {
     /// When the request that changed the plan was sent (ms since the epoch), if it says: the
     /// decisions made before it were made for the plan it replaced.
     pub task_revised_at: Option<u64>,
+    /// When the message that set the next action was sent (ms since the epoch), if it says.
+    pub next_action_at: Option<u64>,
     /// When the user's first request in the messages was sent (ms since the epoch), if it says.
     pub first_request_at: Option<u64>,
     /// How the failure entries of the calls made since the user's latest request start; `None`
@@ -207,10 +209,11 @@ pub fn extract(messages: &[Value]) -> Extracted {
     let redacted = crate::redact::redact_messages(messages);
     let walk = Walk::new(&redacted);
     let lines = &walk.lines;
-    let (next, next_at) = next_action(&walk);
+    let (next_action, next_action_at) = next_action(&walk);
     let mut out = Extracted {
         status: status(&walk),
-        next_action: next,
+        next_action,
+        next_action_at,
         identifiers: identifiers(&walk),
         recent_values: recent_values(&walk),
         commands: commands(&walk),
@@ -225,13 +228,6 @@ pub fn extract(messages: &[Value]) -> Extracted {
     );
     tool_use(&walk, &mut out);
     thread(&turns(&walk), &commits(&walk), &briefing(lines), &mut out);
-    // a plan set before the user changed it was the plan for what the task's `Changed from` says
-    if let (Some(changed), Some(set)) = (out.task_revised_at, next_at) {
-        if set < changed {
-            let mark = crate::input::BEFORE_THE_CHANGE;
-            out.next_action = out.next_action.map(|n| format!("{mark}{n}"));
-        }
-    }
     out
 }
 
