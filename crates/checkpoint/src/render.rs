@@ -468,29 +468,33 @@ fn drop_order(cp: &Checkpoint, file_list: &[(String, bool)], as_summary: bool) -
     v.extend((0..newest_decision).map(Piece::Decision));
     // rank r of a list of n: key (r + 1) / n; the highest key (the least valuable) goes first
     let mut ranked: Vec<(f64, u8, Piece)> = Vec::new();
+    // (rank r of a list of n, at the pace `pace(r)`)
+    let mut add =
+        |n: usize, class: u8, pace: &dyn Fn(usize) -> f64, piece: &dyn Fn(usize) -> Piece| {
+            // beyond the first PROPORTION_ITEMS of a list, items go before any of another list's
+            // first ones: a long tail of identifiers does not push out the most active files
+            let scale = n.min(PROPORTION_ITEMS) as f64;
+            for r in 0..n {
+                ranked.push((pace(r) * (r + 1) as f64 / scale, class, piece(r)));
+            }
+        };
     // one list of files, most active first, a file the work changed at its own pace
-    let scale = file_list.len().min(PROPORTION_ITEMS) as f64;
-    for (r, (_, changed)) in file_list.iter().enumerate() {
-        let pace = if *changed { MODIFIED_PACE } else { 1.0 };
-        ranked.push((pace * (r + 1) as f64 / scale, 0, Piece::File(r)));
-    }
-    let mut add = |n: usize, class: u8, pace: f64, piece: &dyn Fn(usize) -> Piece| {
-        // beyond the first PROPORTION_ITEMS of a list, items go before any of another list's
-        // first ones: a long tail of identifiers does not push out the most active files
-        let scale = n.min(PROPORTION_ITEMS) as f64;
-        for r in 0..n {
-            ranked.push((pace * (r + 1) as f64 / scale, class, piece(r)));
-        }
-    };
-    add(cp.resources.identifiers.len(), 1, 1.0, &Piece::Identifier);
+    let file_pace = |r: usize| if file_list[r].1 { MODIFIED_PACE } else { 1.0 };
+    add(file_list.len(), 0, &file_pace, &Piece::File);
+    add(
+        cp.resources.identifiers.len(),
+        1,
+        &|_| 1.0,
+        &Piece::Identifier,
+    );
     add(
         cp.resources.commands.len(),
         2,
-        COMMAND_PACE,
+        &|_| COMMAND_PACE,
         &Piece::Command,
     );
     if as_summary {
-        add(exchanges.len(), 3, EXCHANGE_PACE, &|r| {
+        add(exchanges.len(), 3, &|_| EXCHANGE_PACE, &|r| {
             Piece::Exchange(exchanges[r])
         });
     }
