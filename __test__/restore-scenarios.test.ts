@@ -182,4 +182,22 @@ describe('the restore after a hand-written conversation', () => {
       expect(text).not.toMatch(/\{[^}]*,[^}]*\}/)
     }
   })
+
+  it('a channel assistant that answers through the message tool (Italian): what it sent is its report, not NO_REPLY', () => {
+    const report = 'Controllo sponsor: DeMarcus e David non hanno risposto alle email del 14 gennaio; Rho ha confermato 5.000 dollari.'
+    const messages = [
+      user('Ogni mattina controlla le risposte degli sponsor e dimmi chi manca.'),
+      call('exec', { command: 'gog gmail search "from:sponsors newer_than:7d"' }),
+      result('exec', '2 threads: Rho (confirmed), Fidelity (no reply)'),
+      // OpenClaw's message tool: the words the user reads are in the call, the final text is the no-op reply
+      call('message', { action: 'send', channel: 'telegram', to: '723773246', message: report }),
+      result('message', '{"ok":true}'),
+      agent('NO_REPLY'),
+    ]
+    for (const text of Object.values(restores(messages))) {
+      const progress = text.slice(text.indexOf('## Progress'))
+      expect(text.includes('## Progress') && progress, text).toContain(report.split(';')[0])
+      expect(text).not.toContain('NO_REPLY')
+    }
+  })
 })

@@ -664,6 +664,7 @@ try {
   // a job id only the listing's output states (the command builds it from its digits reversed): 350 lines after it (over a short result's 2,000 characters, under the 4,096 bytes that are parked)
   const JOB_ID = '5f0c2a9e-8d31-4c7b-9a52-3e1f6b0d7c48'
   const LIST_JOBS = `node -e "const h='${[...JOB_ID.replaceAll('-', '')].reverse().join('')}'.split('').reverse().join(''); console.log('ID Name'); console.log([h.slice(0, 8), h.slice(8, 12), h.slice(12, 16), h.slice(16, 20), h.slice(20)].join('-') + ' tenant-backfill'); for (let i = 0; i < 350; i++) console.log('row ' + i)"`
+  const SENT_REPORT = 'Schema migration drafted for the tenant split; the backfill runs next'
   await check("--local, compaction.mode 'replace': no summary model call, the summary is the restore from the compacted messages, not injected twice", async () => {
     turns.set('t10', [
       { toolCalls: [{ name: 'session_scratchpad', arguments: { action: 'set_plan', content: '1. migrate the schema\n2. backfill the rows' } }] },
@@ -681,6 +682,8 @@ try {
       { toolCalls: [{ name: 'exec', arguments: { command: 'sh check-backfill.sh' } }] },
       // and one that fails, the turn ending after it: history once the user asks something else (issue 27)
       { toolCalls: [{ name: 'exec', arguments: { command: 'ls old-tenants.mjs' } }] },
+      // a report sent with OpenClaw's message tool (a channel assistant's reply): the agent's words, in the Progress
+      { toolCalls: [{ name: 'message', arguments: { action: 'send', message: SENT_REPORT } }] },
       // a long report that asks nothing: the user's short reply to it is a decision (seed 001, 7.2; issue 27)
       { text: `${'The users table has 14 columns; the schema keeps them and adds the tenant id. '.repeat(8)}\n\nThe migration is written.`, usage: { prompt_tokens: 60_000 } },
     ])
@@ -732,6 +735,8 @@ try {
     assert.match(todos, /\n- Unresolved tool failure: read tenant-map\.json: File not found: [^\n]*tenant-map\.json/, `the tool that threw, with what it said: ${todos}`)
     assert.match(todos, /\n- Unresolved tool failure: web_fetch http:\/\/127\.0\.0\.1:9\/tenants: (?!\{ … \})[^\n]{12,}/, `the fetch that failed, with what it said: ${todos}`)
     assert.doesNotMatch(text, /Unresolved tool failure: exec ls old-tenants/, 'the failure of a turn the user moved on from is no TODO')
+    // what the agent sent with the message tool is what it said: in the Progress, as it wrote it
+    assert.match(text.slice(text.indexOf('## Progress'), text.indexOf('## Decisions')), new RegExp(`\\n- agent: ${SENT_REPORT.split('; ')[0]}`), `the report the agent sent: ${text.slice(text.indexOf('## Progress'), text.indexOf('## Progress') + 800)}`)
     // made before the user changed the plan (t20): said so (issue 51)
     assert.match(text, /## Decisions\n- \(before the plan changed\) [^\n]*keep the old table for a week \(re: The migration is written\.\)/, `the decision, made before the plan changed: ${text.slice(text.indexOf('## Decisions'), text.indexOf('## Decisions') + 300)}`)
   })

@@ -43,20 +43,70 @@ pub enum Line {
         after_question: bool,
     },
     Agent {
-        /// The visible text (text blocks).
+        /// What the agent said: its text blocks, then the texts it sent the user with the
+        /// [`MESSAGE_TOOL`].
         text: String,
-        /// It called tools.
+        /// It called tools other than the [`MESSAGE_TOOL`].
         worked: bool,
     },
     /// A tool result, or any other role (kept so indices match the messages).
     Other,
 }
 
-fn has_tool_call(m: &Value) -> bool {
-    m.get("content").and_then(Value::as_array).is_some_and(|c| {
-        c.iter()
-            .any(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
+/// OpenClaw's message tool: what the agent sends a channel with `message(action=send)` is what
+/// it says to the user. In a room whose replies go through the tool (`messages.visibleReplies:
+/// "message_tool"`), and whenever the agent answers that way, its own text is `NO_REPLY` or
+/// nothing: the words are in the call.
+pub const MESSAGE_TOOL: &str = "message";
+
+/// The arguments of the message tool that the user reads (its text and a media's caption).
+const SENT_TEXT_KEYS: [&str; 2] = ["message", "caption"];
+
+fn tool_calls(m: &Value) -> impl Iterator<Item = &Value> {
+    let blocks = m.get("content").and_then(Value::as_array).into_iter();
+    blocks
+        .flatten()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
+}
+
+/// The texts a call of tool `name` with `args` sends the user: the [`MESSAGE_TOOL`]'s text and
+/// caption; nothing for another tool.
+pub fn sent_by<'a>(name: &str, args: &'a Value) -> impl Iterator<Item = &'a str> {
+    let keys = if name == MESSAGE_TOOL {
+        &SENT_TEXT_KEYS[..]
+    } else {
+        &[]
+    };
+    keys.iter()
+        .filter_map(|k| args[k].as_str())
+        .filter(|t| !t.trim().is_empty())
+}
+
+/// The texts the agent sent the user in message `m` with the [`MESSAGE_TOOL`], in order.
+fn sent_texts(m: &Value) -> impl Iterator<Item = &str> {
+    tool_calls(m).flat_map(|c| {
+        let name = c.get("name").and_then(Value::as_str).unwrap_or("");
+        sent_by(name, &c["arguments"])
     })
+}
+
+/// The agent worked: it called a tool other than the [`MESSAGE_TOOL`] (sending the user a
+/// message is speaking, not working).
+fn worked(m: &Value) -> bool {
+    tool_calls(m).any(|c| c.get("name").and_then(Value::as_str) != Some(MESSAGE_TOOL))
+}
+
+/// What the agent said in message `m`: its text blocks, then what it sent with the
+/// [`MESSAGE_TOOL`].
+fn agent_said(m: &Value) -> String {
+    let mut text = message_text(m);
+    for sent in sent_texts(m) {
+        if !text.trim().is_empty() {
+            text.push('\n');
+        }
+        text.push_str(sent);
+    }
+    text
 }
 
 /// True when the agent's text ends by asking something (its last paragraph's last line).
@@ -123,8 +173,8 @@ pub fn read_dialogue(messages: &[Value]) -> Vec<Line> {
             },
             // a heartbeat acknowledgement or a silent turn (`HEARTBEAT_OK`, `NO_REPLY`) says nothing
             Some("assistant") => Line::Agent {
-                text: redact_owned(strip_no_op_replies(&message_text(m))),
-                worked: has_tool_call(m),
+                text: redact_owned(strip_no_op_replies(&agent_said(m))),
+                worked: worked(m),
             },
             _ => Line::Other,
         })
@@ -362,5 +412,60 @@ mod tests {
         // twice is not a schedule
         let twice = read_dialogue(&msgs[..5]);
         assert!(matches!(&twice[1], Line::User { text, .. } if text == hb));
+    }
+
+    #[test]
+    fn what_the_agent_sends_with_the_message_tool_is_what_it_said() {
+        use Said::*;
+        let send = |t: &str| {
+            json!({"role": "assistant", "content": [
+                {"type": "toolCall", "id": "m1", "name": "message", "arguments": {"action": "send", "channel": "telegram", "to": "723773246", "message": t}}
+            ]})
+        };
+        let said = "Sponsor follow-up: DeMarcus and David have not replied since the Jan 14 emails. Shall I send the reminder today?";
+        let msgs = [
+            user("check the sponsor replies every morning"),
+            work(),
+            send(said),
+            agent("NO_REPLY"),
+            user("yes, today"),
+            // a caption is read too; a call of another tool with a `message` is not a send
+            json!({"role": "assistant", "content": [
+                {"type": "toolCall", "name": "message", "arguments": {"action": "send", "media": "/tmp/chart.png", "caption": "The replies so far."}},
+                {"type": "toolCall", "name": "sessions_send", "arguments": {"message": "internal note"}}
+            ]}),
+        ];
+        let lines = read_dialogue(&msgs);
+        // the send is the agent's text, and speaking is not working
+        assert!(
+            matches!(&lines[2], Line::Agent { text, worked: false } if text == said),
+            "{:?}",
+            lines[2]
+        );
+        // so the user's short reply answers the question the agent sent
+        assert_eq!(saids(&msgs), [Request, Ack]);
+        assert!(matches!(
+            &lines[4],
+            Line::User {
+                after_question: true,
+                ..
+            }
+        ));
+        assert!(
+            matches!(&lines[5], Line::Agent { text, worked: true } if text == "The replies so far."),
+            "{:?}",
+            lines[5]
+        );
+        // a message with text and a send says both, in that order
+        let both = json!({"role": "assistant", "content": [
+            {"type": "text", "text": "Sending the digest."},
+            {"type": "toolCall", "name": "message", "arguments": {"action": "send", "message": "Digest: 3 overdue."}}
+        ]});
+        let lines = read_dialogue(&[user("digest please"), both]);
+        assert!(
+            matches!(&lines[1], Line::Agent { text, .. } if text == "Sending the digest.\nDigest: 3 overdue."),
+            "{:?}",
+            lines[1]
+        );
     }
 }

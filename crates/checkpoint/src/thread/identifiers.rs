@@ -1060,11 +1060,14 @@ pub(super) fn identifiers(walk: &Walk) -> Vec<String> {
         }
     }
     for (at, name, args) in walk.calls() {
+        // (what the call sends the user is the agent's text, read above)
+        let sent: Vec<&str> = context_state::dialogue::sent_by(name, args).collect();
+        let sent_text = |text: &str| sent.iter().any(|s| std::ptr::eq(*s, text));
         // the agent's prose in its tool arguments (a plan it presents, a subagent's prompt, a
         // markdown file it writes): their code spans, as in its messages (a shell command's
         // backticks are substitutions, not spans)
         for (key, value) in args.as_object().into_iter().flatten() {
-            if let Some(text) = value.as_str().filter(|_| key != "command") {
+            if let Some(text) = value.as_str().filter(|t| key != "command" && !sent_text(t)) {
                 for span in code_spans(text) {
                     if worth_naming(span) {
                         idents.add(span, mention_weight(span) / 2.0, at, n);
@@ -1081,7 +1084,7 @@ pub(super) fn identifiers(walk: &Walk) -> Vec<String> {
             let touched = extract_paths(args);
             let mut seen: HashSet<&str> = HashSet::new();
             for text in arg_texts(args) {
-                if touched.iter().any(|p| p == text) {
+                if touched.iter().any(|p| p == text) || sent_text(text) {
                     continue;
                 }
                 for token in text.split_whitespace() {
