@@ -92,17 +92,23 @@ fn unmarked(line: &str) -> &str {
     l
 }
 
-/// Splits after a sentence's end: `.`, `!`, `?` followed by a space, or a full-width end
-/// mark (`。`, `！`, `？`). A dot inside a word (`auth.ts`, `v1.2`) ends nothing.
+/// Splits after a sentence's end: `.`, `!`, `?` followed by a space and not by a lower-case
+/// word (`e.g. the parser`, `job 5f0c2a9e... in that listing` go on), or a full-width end mark
+/// (`。`, `！`, `？`). A dot inside a word (`auth.ts`, `v1.2`) ends nothing.
 fn split_sentences(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
+    let chars: Vec<char> = text.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
         cur.push(c);
         let end = match c {
             '。' | '！' | '？' => true,
-            '.' | '!' | '?' => chars.peek().is_none_or(|n| n.is_whitespace()),
+            '.' | '!' | '?' => {
+                let rest = &chars[i + 1..];
+                let next = rest.iter().find(|n| !n.is_whitespace());
+                rest.first().is_none_or(|n| n.is_whitespace())
+                    && !next.is_some_and(|n| n.is_lowercase())
+            }
             _ => false,
         };
         if end {
@@ -197,6 +203,16 @@ mod tests {
         assert_eq!(
             sentences_of("定时任务已经修复。明天早上再检查一次！"),
             vec!["定时任务已经修复。", "明天早上再检查一次！"]
+        );
+        // a stop before a lower-case word ends no sentence: an abbreviation, an id cut short
+        assert_eq!(
+            sentences_of(
+                "The backfill job is 5f0c2a9e... in that listing. Rerun it, e.g. with --force."
+            ),
+            vec![
+                "The backfill job is 5f0c2a9e... in that listing.",
+                "Rerun it, e.g. with --force."
+            ]
         );
     }
 }

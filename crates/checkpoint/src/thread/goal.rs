@@ -181,7 +181,7 @@ pub(super) fn turns(walk: &Walk) -> Vec<Turn> {
 pub(super) fn thread(
     turns: &[Turn],
     commits: &[(usize, String)],
-    briefing: &[(usize, Exchange)],
+    briefing: &[((usize, usize), Exchange)],
     out: &mut Extracted,
 ) {
     let users: Vec<usize> = (0..turns.len())
@@ -264,14 +264,15 @@ pub(super) fn thread(
 
     // The key exchanges: the briefing's sentences and the commits the agent made, in the order
     // they were said (see [`briefing`] and [`commits`]).
-    let mut entries: Vec<(usize, Exchange)> = commits
+    // (in the order said: by message, a message's sentences in its text's order, a commit after them)
+    let mut entries: Vec<((usize, usize), Exchange)> = commits
         .iter()
         .map(|(at, what)| {
             let exchange = Exchange {
                 role: Role::Agent,
                 gist: gist(what, GIST_CHARS),
             };
-            (*at, exchange)
+            ((*at, usize::MAX), exchange)
         })
         .collect();
     let room = MAX_EXCHANGES.saturating_sub(entries.len().min(MAX_COMMITS));
@@ -296,12 +297,13 @@ pub const NARRATION_WEIGHT: f64 = 0.4;
 pub const INFORMATIVE_TERMS: f64 = 20.0;
 
 /// The briefing: the conversation's most salient sentences ([`crate::briefing`]), at most
-/// [`BRIEFING_CHARS`] characters, each with the index of its message, best first. The prior
+/// [`BRIEFING_CHARS`] characters, each with the index of its message and its own (the order it
+/// was said in), best first. The prior
 /// weighs the turn's closing report and the user's requests [`REPORT_WEIGHT`], the agent's
 /// narration while it works [`NARRATION_WEIGHT`], a short sentence less
 /// ([`INFORMATIVE_TERMS`]), and a sentence by how late it was said (0.5 for the first message
 /// to 1.5 for the last).
-pub(super) fn briefing(lines: &[Line]) -> Vec<(usize, Exchange)> {
+pub(super) fn briefing(lines: &[Line]) -> Vec<((usize, usize), Exchange)> {
     let doc = crate::briefing::document(lines);
     let n = lines.len().max(1) as f64;
     let prior: Vec<f64> = doc
@@ -337,7 +339,7 @@ pub(super) fn briefing(lines: &[Line]) -> Vec<(usize, Exchange)> {
             role: s.role,
             gist: s.text.clone(),
         };
-        (s.at, exchange)
+        ((s.at, i), exchange)
     })
     .collect()
 }
@@ -357,6 +359,29 @@ pub(super) mod tests {
     }
     fn working(t: &str) -> Value {
         json!({"role": "assistant", "content": [{"type": "text", "text": t}, {"type": "toolCall", "id": "c", "name": "bash", "arguments": {"command": "ls"}}], "stopReason": "toolUse"})
+    }
+
+    #[test]
+    fn the_key_exchanges_of_one_message_keep_the_order_they_were_said_in() {
+        // the closing report's sentences rank in another order than they were written
+        let report =
+            "Both test suites pass again. The parser now reads nested blocks and the lexer \
+                      keeps comments, so the formatter sees every token the source had.";
+        let e = extract(&[
+            user("fix the parser so nested blocks and comments survive formatting"),
+            working("Reading the parser."),
+            agent(report),
+        ]);
+        let said: Vec<&str> = e
+            .key_exchanges
+            .iter()
+            .map(|x| x.gist.as_str())
+            .filter(|g| report.contains(*g))
+            .collect();
+        let mut in_text = said.clone();
+        in_text.sort_by_key(|g| report.find(*g));
+        assert!(said.len() >= 2, "{:?}", e.key_exchanges);
+        assert_eq!(said, in_text);
     }
 
     #[test]
