@@ -263,8 +263,8 @@ pub(super) fn thread(
     });
 
     // The key exchanges: the briefing's sentences and the commits the agent made, in the order
-    // they were said (see [`briefing`] and [`commits`]).
-    // (in the order said: by message, a message's sentences in its text's order, a commit after them)
+    // they were said (see [`briefing`] and [`commits`]): by message, a message's sentences in the
+    // order of its text, a commit after them.
     let mut entries: Vec<((usize, usize), Exchange)> = commits
         .iter()
         .map(|(at, what)| {
@@ -298,9 +298,8 @@ pub const INFORMATIVE_TERMS: f64 = 20.0;
 
 /// The briefing: the conversation's most salient sentences ([`crate::briefing`]), at most
 /// [`BRIEFING_CHARS`] characters, each with the index of its message and its own (the order it
-/// was said in), best first. The prior
-/// weighs the turn's closing report and the user's requests [`REPORT_WEIGHT`], the agent's
-/// narration while it works [`NARRATION_WEIGHT`], a short sentence less
+/// was said in), best first. The prior weighs the turn's closing report and the user's requests
+/// [`REPORT_WEIGHT`], the agent's narration while it works [`NARRATION_WEIGHT`], a short sentence less
 /// ([`INFORMATIVE_TERMS`]), and a sentence by how late it was said (0.5 for the first message
 /// to 1.5 for the last).
 pub(super) fn briefing(lines: &[Line]) -> Vec<((usize, usize), Exchange)> {
