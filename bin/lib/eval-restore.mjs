@@ -236,8 +236,11 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
   const renderBoth = (yaml) => {
     const restore = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens }) ?? ''
     const wide = native.renderCheckpoint({ yaml }, { mode: 'post-compaction', maxTokens: replaceTokens, asSummary: true }) ?? ''
-    const { filesModified } = native.readCheckpoint({ yaml }).resources
+    // the checkpoint read once: the files it modified here, the rest below
+    const checkpoint = native.readCheckpoint({ yaml })
+    const { filesModified } = checkpoint.resources
     return {
+      checkpoint,
       restore,
       wide,
       defects: { [maxTokens]: restoreDefects(restore), [replaceTokens]: restoreDefects(wide) },
@@ -282,7 +285,7 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
       notes.push(`${name}:${line}: compaction ${k + 1}: no checkpoint was written (see the replay errors above); skipped`)
       continue
     }
-    const { restore, wide, defects, modified } = renderBoth(yaml)
+    const { checkpoint: cp, restore, wide, defects, modified } = renderBoth(yaml)
     restores.push({ file: name, format: kind, line, compaction: k + 1, trigger: 'compaction', defects, modified, restore, replaceRestore: wide })
     // In default mode the plugin renders the restore it appends to OpenClaw's summary knowing the summary: names
     // and commands it states are not said twice (plugin/index.ts), the budget goes to those it lacks.
@@ -307,7 +310,6 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
       )
       continue
     }
-    const cp = native.readCheckpoint({ yaml })
     const conv = conversation(messages)
     const naive = naiveTexts(conv, firstUser, maxTokens)
     const naiveWide = naiveTexts(conv, firstUser, replaceTokens)
