@@ -59,6 +59,15 @@ pub enum Line {
 /// nothing: the words are in the call.
 pub const MESSAGE_TOOL: &str = "message";
 
+/// The prefix Claude Code gives OpenClaw's tools under the `claude-cli` runtime (tools through
+/// MCP: `mcp__openclaw__message` is the [`MESSAGE_TOOL`]).
+const MCP_PREFIX: &str = "mcp__openclaw__";
+
+/// Whether tool `name` is the [`MESSAGE_TOOL`], by its own name or through MCP.
+fn is_message_tool(name: &str) -> bool {
+    name.strip_prefix(MCP_PREFIX).unwrap_or(name) == MESSAGE_TOOL
+}
+
 /// The arguments of the message tool that the user reads (its text and a media's caption).
 const SENT_TEXT_KEYS: [&str; 2] = ["message", "caption"];
 
@@ -72,7 +81,7 @@ fn tool_calls(m: &Value) -> impl Iterator<Item = &Value> {
 /// The texts a call of tool `name` with `args` sends the user: the [`MESSAGE_TOOL`]'s text and
 /// caption; nothing for another tool.
 pub fn sent_by<'a>(name: &str, args: &'a Value) -> impl Iterator<Item = &'a str> {
-    let keys = if name == MESSAGE_TOOL {
+    let keys = if is_message_tool(name) {
         &SENT_TEXT_KEYS[..]
     } else {
         &[]
@@ -93,7 +102,11 @@ fn sent_texts(m: &Value) -> impl Iterator<Item = &str> {
 /// The agent worked: it called a tool other than the [`MESSAGE_TOOL`] (sending the user a
 /// message is speaking, not working).
 fn worked(m: &Value) -> bool {
-    tool_calls(m).any(|c| c.get("name").and_then(Value::as_str) != Some(MESSAGE_TOOL))
+    tool_calls(m).any(|c| {
+        !c.get("name")
+            .and_then(Value::as_str)
+            .is_some_and(is_message_tool)
+    })
 }
 
 /// What the agent said in message `m`: its text blocks, then what it sent with the
@@ -455,6 +468,16 @@ mod tests {
             matches!(&lines[5], Line::Agent { text, worked: true } if text == "The replies so far."),
             "{:?}",
             lines[5]
+        );
+        // under the claude-cli runtime the tool comes through MCP, by another name
+        let mcp = json!({"role": "assistant", "content": [
+            {"type": "toolCall", "name": "mcp__openclaw__message", "arguments": {"action": "send", "message": "Deployed to staging."}}
+        ]});
+        let lines = read_dialogue(&[user("deploy it"), mcp]);
+        assert!(
+            matches!(&lines[1], Line::Agent { text, worked: false } if text == "Deployed to staging."),
+            "{:?}",
+            lines[1]
         );
         // a message with text and a send says both, in that order
         let both = json!({"role": "assistant", "content": [
