@@ -151,9 +151,8 @@ pub(super) fn todo_items(args: &Value) -> Option<Vec<String>> {
 /// lists use cases:**`) names no steps. Structure only, any language. With the plan, the time of
 /// the message that set it, if it says.
 pub(super) fn next_action(walk: &Walk) -> (Option<String>, Option<u64>) {
-    let mut next = None;
-    // when the plan was set (the message's time, if it says)
-    let mut next_at = None;
+    // the plan and when it was set (the time of the message that set it, if it says)
+    let mut next: Option<(String, Option<u64>)> = None;
     // the plan came from the agent's text (not a todo tool or the scratchpad)
     let mut from_text = false;
     // the list of the agent's last word in a turn it did not work in (an answer: `Its strengths:
@@ -182,8 +181,7 @@ pub(super) fn next_action(walk: &Walk) -> (Option<String>, Option<u64>) {
                         context_state::substance::substance(text)
                             == context_state::substance::Substance::Ack
                     }) {
-                        next = Some(plan);
-                        next_at = m.sent_at;
+                        next = Some((plan, m.sent_at));
                         from_text = true;
                     }
                     worked = false;
@@ -217,15 +215,13 @@ pub(super) fn next_action(walk: &Walk) -> (Option<String>, Option<u64>) {
                 next = None;
             }
         } else if !list.is_empty() {
-            next = Some(plan_text(&list));
-            next_at = m.sent_at;
+            next = Some((plan_text(&list), m.sent_at));
             from_text = true;
         }
         worked |= calls_now;
         for args in m.calls.iter().map(|c| c.args) {
             if let Some(items) = todo_items(args) {
-                next = Some(plan_text(&items));
-                next_at = m.sent_at;
+                next = Some((plan_text(&items), m.sent_at));
                 from_text = false;
             }
             // the scratchpad's plan (session_scratchpad / session.scratchpad `set_plan`), or a
@@ -249,11 +245,12 @@ pub(super) fn next_action(walk: &Walk) -> (Option<String>, Option<u64>) {
                 } else {
                     plan_text(&items)
                 })
-                .filter(|s| !s.is_empty());
-                next_at = m.sent_at;
+                .filter(|s| !s.is_empty())
+                .map(|s| (s, m.sent_at));
                 from_text = false;
             }
         }
     }
-    (next, next_at)
+    let (plan, at) = next.unzip();
+    (plan, at.flatten())
 }
