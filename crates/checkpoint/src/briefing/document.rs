@@ -28,6 +28,9 @@ pub struct Sentence {
     pub closing: bool,
     /// It is in an agent message that called tools: what the agent said while it worked.
     pub worked: bool,
+    /// It is the last sentence of its message: in a message that called tools, the one that
+    /// announces the call (`Let me rewrite the migration.`).
+    pub last: bool,
 }
 
 /// The sentences of a text's prose: code blocks left out, each line's list and heading marks
@@ -94,23 +97,31 @@ fn unmarked(line: &str) -> &str {
 
 /// Splits after a sentence's end: `.`, `!`, `?` followed by a space and not by a lower-case
 /// word (`e.g. the parser`, `job 5f0c2a9e... in that listing` go on), or a full-width end mark
-/// (`。`, `！`, `？`). A dot inside a word (`auth.ts`, `v1.2`) ends nothing.
+/// (`。`, `！`, `？`). A dot inside a word (`auth.ts`, `v1.2`) or a code span (`` `ALTER TABLE
+/// ... ADD` ``) ends nothing.
 fn split_sentences(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let chars: Vec<char> = text.chars().collect();
+    // inside a code span: a backtick opened it and another closes it later on the line
+    let last_tick = chars.iter().rposition(|&c| c == '`');
+    let mut in_code = false;
     for (i, &c) in chars.iter().enumerate() {
         cur.push(c);
-        let end = match c {
-            '。' | '！' | '？' => true,
-            '.' | '!' | '?' => {
-                let rest = &chars[i + 1..];
-                let next = rest.iter().find(|n| !n.is_whitespace());
-                rest.first().is_none_or(|n| n.is_whitespace())
-                    && !next.is_some_and(|n| n.is_lowercase())
-            }
-            _ => false,
-        };
+        if c == '`' {
+            in_code = !in_code && last_tick.is_some_and(|l| l > i);
+        }
+        let end = !in_code
+            && match c {
+                '。' | '！' | '？' => true,
+                '.' | '!' | '?' => {
+                    let rest = &chars[i + 1..];
+                    let next = rest.iter().find(|n| !n.is_whitespace());
+                    rest.first().is_none_or(|n| n.is_whitespace())
+                        && !next.is_some_and(|n| n.is_lowercase())
+                }
+                _ => false,
+            };
         if end {
             let s = cur.trim();
             if !s.is_empty() {
@@ -164,19 +175,17 @@ pub fn document(lines: &[Line]) -> Vec<Sentence> {
         let closing = role == Role::Agent && last_agent[turn] == Some(at);
         // a sentence about the host's protocol (`reply exactly NO_REPLY`) is not the work's
         let work = |s: &String| !NO_OP_REPLIES.iter().any(|t| s.contains(t));
-        out.extend(
-            sentences_of(text)
-                .into_iter()
-                .filter(work)
-                .map(|text| Sentence {
-                    at,
-                    turn,
-                    role,
-                    text,
-                    closing,
-                    worked,
-                }),
-        );
+        let said: Vec<String> = sentences_of(text).into_iter().filter(work).collect();
+        let n = said.len();
+        out.extend(said.into_iter().enumerate().map(|(i, text)| Sentence {
+            at,
+            turn,
+            role,
+            text,
+            closing,
+            worked,
+            last: i + 1 == n,
+        }));
     }
     out
 }
@@ -212,6 +221,43 @@ mod tests {
             vec![
                 "The backfill job is 5f0c2a9e... in that listing.",
                 "Rerun it, e.g. with --force."
+            ]
+        );
+        // nor a stop inside a code span; an unclosed backtick opens none
+        assert_eq!(
+            sentences_of(
+                "The migration uses `ALTER TABLE ... ADD` without a default. SQLite rejects it. \
+                 A stray ` tick. Then this works fine."
+            ),
+            vec![
+                "The migration uses `ALTER TABLE ... ADD` without a default.",
+                "SQLite rejects it.",
+                "A stray ` tick.",
+                "Then this works fine."
+            ]
+        );
+    }
+
+    #[test]
+    fn the_last_sentence_of_each_message_is_marked() {
+        let lines = [
+            Line::Agent {
+                text: "The endpoint is not configured for tests. Let me add the config.".into(),
+                worked: true,
+            },
+            Line::Agent {
+                text: "All five tests pass now.".into(),
+                worked: false,
+            },
+        ];
+        let doc = document(&lines);
+        let marks: Vec<(&str, bool)> = doc.iter().map(|s| (s.text.as_str(), s.last)).collect();
+        assert_eq!(
+            marks,
+            vec![
+                ("The endpoint is not configured for tests.", false),
+                ("Let me add the config.", true),
+                ("All five tests pass now.", true),
             ]
         );
     }

@@ -289,9 +289,13 @@ pub const BRIEFING_LAMBDA: f64 = 0.7;
 /// The prior weight of the agent's closing report of a turn and of the user's request, against
 /// 1 for the agent's other replies: what a turn asked for and what it ended on.
 pub const REPORT_WEIGHT: f64 = 1.5;
-/// The prior weight of what the agent said in a message that called tools (`Let me check the
-/// config.`): it narrates the work, it does not report it.
-pub const NARRATION_WEIGHT: f64 = 0.4;
+/// The prior weight of the sentence that ends an agent message that called tools (`Let me check
+/// the config.`): it announces the call, it does not report anything.
+pub const NARRATION_WEIGHT: f64 = 0.2;
+/// The prior weight of the other sentences of a message that called tools: what the agent found
+/// while it worked (`The endpoint isn't configured for the test env.`), said on the way to the
+/// call.
+pub const FINDING_WEIGHT: f64 = 0.7;
 /// Terms of a sentence from which it weighs fully; a shorter one weighs the square root of its
 /// share (`All 5 tests pass.` says less than a sentence of twenty terms).
 pub const INFORMATIVE_TERMS: f64 = 20.0;
@@ -299,25 +303,28 @@ pub const INFORMATIVE_TERMS: f64 = 20.0;
 /// The briefing: the conversation's most salient sentences ([`crate::briefing`]), at most
 /// [`BRIEFING_CHARS`] characters, each with the index of its message and its own (the order it
 /// was said in), best first. The prior weighs the turn's closing report and the user's requests
-/// [`REPORT_WEIGHT`], the agent's narration while it works [`NARRATION_WEIGHT`], a short sentence less
-/// ([`INFORMATIVE_TERMS`]), and a sentence by how late it was said (0.5 for the first message
-/// to 1.5 for the last).
+/// [`REPORT_WEIGHT`], what the agent found while it worked [`FINDING_WEIGHT`], the sentence
+/// announcing its next call [`NARRATION_WEIGHT`], and a short sentence less
+/// ([`INFORMATIVE_TERMS`]). Not when it was said: like a summary, the briefing covers the whole
+/// span compacted (its first task as much as its last); a tight budget keeps the later of equally
+/// salient ones (the render's drop order).
 pub(super) fn briefing(lines: &[Line]) -> Vec<((usize, usize), Exchange)> {
     let doc = crate::briefing::document(lines);
-    let n = lines.len().max(1) as f64;
     let prior: Vec<f64> = doc
         .iter()
         .map(|s| {
             let said = if s.closing || s.role == Role::User {
                 REPORT_WEIGHT
-            } else if s.worked {
+            } else if s.worked && s.last {
                 NARRATION_WEIGHT
+            } else if s.worked {
+                FINDING_WEIGHT
             } else {
                 1.0
             };
             let terms = crate::briefing::terms(&s.text).len() as f64;
             let informative = (terms / INFORMATIVE_TERMS).min(1.0).sqrt();
-            said * informative * (0.5 + (s.at + 1) as f64 / n)
+            said * informative
         })
         .collect();
     let texts: Vec<&str> = doc.iter().map(|s| s.text.as_str()).collect();
@@ -381,6 +388,37 @@ pub(super) mod tests {
         in_text.sort_by_key(|g| report.find(*g));
         assert!(said.len() >= 2, "{:?}", e.key_exchanges);
         assert_eq!(said, in_text);
+    }
+
+    #[test]
+    fn what_the_agent_found_while_working_ranks_above_the_call_it_announces() {
+        // each working message states a finding, then announces its next call; the findings
+        // come first, the announcements after, whatever their place in the session
+        let found = [
+            "The endpoint is not configured for the test environment, so every request fails.",
+            "The auto-generated migration adds a NOT NULL column without a default value.",
+            "The live view runs in a separate process that cannot see the test sandbox.",
+        ];
+        let announced = [
+            "Let me open the test configuration and look at the endpoint settings there.",
+            "Let me rewrite the migration by hand so that it copies the table instead.",
+            "Let me switch the sandbox to shared mode and run the whole suite again.",
+        ];
+        let mut messages = vec![user("make the review page tests pass")];
+        for (f, a) in found.iter().zip(&announced) {
+            messages.push(working(&format!("{f} {a}")));
+        }
+        messages.push(agent("The review page tests pass."));
+        let ranked: Vec<String> = briefing(&read_dialogue(&messages))
+            .into_iter()
+            .map(|(_, e)| e.gist)
+            .collect();
+        let place = |t: &str| ranked.iter().position(|g| g == t).unwrap();
+        let last_finding = found.iter().map(|f| place(f)).max().unwrap();
+        let first_announcement = announced.iter().map(|a| place(a)).min().unwrap();
+        assert!(last_finding < first_announcement, "{ranked:#?}");
+        // the first finding is not ranked below the later ones for being early
+        assert!(place(found[0]) < first_announcement, "{ranked:#?}");
     }
 
     #[test]
