@@ -71,10 +71,14 @@ fn worded(s: &str) -> bool {
         >= MIN_TERMS
 }
 
-/// A line without its list marker (`-`, `*`, `+`, `1.`, `1)`) and checkbox.
+/// A line without its list marker (`-`, `*`, `+`, `1.`, `1)`, each before a space) and
+/// checkbox; `**Task 1**:` keeps its bold marks for [`plain`] to remove.
 fn unmarked(line: &str) -> &str {
     let mut l = line.trim();
-    if let Some(rest) = l.strip_prefix(['-', '*', '+', '•']) {
+    let bullet = l
+        .strip_prefix(['-', '*', '+', '•'])
+        .filter(|rest| rest.starts_with(char::is_whitespace));
+    if let Some(rest) = bullet {
         l = rest.trim_start();
     } else {
         let digits = l.chars().take_while(char::is_ascii_digit).count();
@@ -222,6 +226,11 @@ mod tests {
                 "The backfill job is 5f0c2a9e... in that listing.",
                 "Rerun it, e.g. with --force."
             ]
+        );
+        // a bold line start is no list marker
+        assert_eq!(
+            sentences_of("**Task 1**: Extend the annotation schema\n* **Task 2**: the hook"),
+            vec!["Task 1: Extend the annotation schema", "Task 2: the hook"]
         );
         // nor a stop inside a code span; an unclosed backtick opens none
         assert_eq!(
