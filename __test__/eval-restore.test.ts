@@ -2,7 +2,8 @@
 // summary kept, how recall is counted, the naive texts' budget, and clear notes for transcripts it cannot measure.
 import { describe, expect, it } from 'vitest'
 import { createRequire } from 'node:module'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 // @ts-ignore plain ESM module without types
@@ -357,7 +358,7 @@ describe('continuation recall (bin/lib/continuation.mjs)', () => {
     expect(carried(c.needed, c.summary)).toBe(0.5)
   })
 
-  it('written: the needed names the agent wrote itself, not its arguments\' keys or escapes glued to a name', () => {
+  it("needed: the values of the agent's arguments as it wrote them, not the tool's keys or escapes glued to a name", () => {
     const cc = (o: object) => line({ sessionId: 's', cwd: '/w', timestamp: '2026-01-05T10:00:00Z', ...o })
     const edit = (input: object) => ({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'Edit', input }] } })
     const text = [
@@ -368,15 +369,15 @@ describe('continuation recall (bin/lib/continuation.mjs)', () => {
       cc({ uuid: 'a2', ...edit({ file_path: '/w/panel.ts', old_string: '\tthis.agent.run()', new_string: 'renderPanel(this.agent)' }) }),
     ].join('\n')
     const [c] = continuationCases(text)
-    expect([...c.needed].sort()).toEqual(['file_path', 'new_string', 'old_string', 'panel.ts', 'renderpanel', 'tthis.agent.run'])
-    expect([...c.written].sort()).toEqual(['panel.ts', 'renderpanel'])
+    // as ../shared/measures/continuation-recall.mjs counts: no file_path, old_string, new_string, tthis.agent.run
+    expect([...c.needed].sort()).toEqual(['panel.ts', 'renderpanel', 'this.agent.run'])
   })
 
-  it('reports what the targets ask for beside the most a text carrying only the names the agent wrote reaches', async () => {
+  it('reports what the targets ask for, in misses against the summary', async () => {
     const at = (k: number) => `2025-01-01T00:00:0${k}Z`
     const edit = (k: number) =>
       line({ type: 'message', timestamp: at(k), message: { role: 'assistant', content: [{ type: 'toolCall', id: `t${k}`, name: 'edit', arguments: { path: '/w/panel.ts', oldText: '\tthis.agent.run()', newText: 'renderPanel()' } }], stopReason: 'toolUse', timestamp: k } })
-    const dir = mkdtempSync(join(tmpdir(), 'eval-written-'))
+    const dir = mkdtempSync(join(tmpdir(), 'eval-needed-'))
     try {
       const file = join(dir, 'pi.jsonl')
       const lines = [
@@ -389,28 +390,44 @@ describe('continuation recall (bin/lib/continuation.mjs)', () => {
       writeFileSync(file, `${lines.join('\n')}\n`)
       const r = await evaluateTranscript(file, {})
       expect(r.notes).toEqual([])
-      // needed: the edit's keys oldText and newText, the escape glued to a name (tthis.agent.run), and the
-      // agent's own panel.ts and renderPanel; the summary carries renderPanel
-      expect(r.continuation.map((x: any) => [...x.needed].sort())).toEqual([['newtext', 'oldtext', 'panel.ts', 'renderpanel', 'tthis.agent.run']])
-      expect(r.continuation[0].writtenShare).toBeCloseTo(2 / 5)
-      // the compacted messages kept as history (issue 49): one grep per name finds all five, the call's JSON as written
+      // needed: what the agent wrote in its arguments (panel.ts, renderPanel, this.agent.run), not the edit's keys
+      // oldText and newText; the summary carries renderPanel
+      expect(r.continuation.map((x: any) => [...x.needed].sort())).toEqual([['panel.ts', 'renderpanel', 'this.agent.run']])
+      // the compacted messages kept as history (issue 49): one grep per name finds all three
       expect(r.continuation[0].history).toBe(1)
       expect(r.continuation[0].restoreHistory).toBe(1)
       expect(r.continuation[0].historyMissed).toEqual([])
       const s = summarizeContinuation(r.continuation)
       expect(s.history).toBe(1)
-      expect(s.writtenShare).toBeCloseTo(2 / 5)
-      // in misses (issue 51): the summary carries 1/5, so it misses 4/5; the restore may miss 2/3 of that, the others half
-      expect(s.required.restore).toBeCloseTo(1 - (2 / 3) * (4 / 5))
-      expect(s.required.both).toBeCloseTo(1 - (1 / 2) * (4 / 5))
-      expect(s.required.replace).toBeCloseTo(1 - (1 / 2) * (4 / 5))
-      expect(formatContinuation([r], s).at(-1)).toBe(
-        '  they ask for 46.7% (above it), 60.0% (above it) and 60.0% (above it); the agent wrote itself 40.0% of the needed names on average, the most a text carrying no argument key or escape fragment reaches',
-      )
+      // in misses (issue 51): the summary carries 1/3, so it misses 2/3; the restore may miss 2/3 of that, the others half
+      expect(s.required.restore).toBeCloseTo(1 - (2 / 3) * (2 / 3))
+      expect(s.required.both).toBeCloseTo(1 - (1 / 2) * (2 / 3))
+      expect(s.required.replace).toBeCloseTo(1 - (1 / 2) * (2 / 3))
+      expect(formatContinuation([r], s).at(-1)).toBe('  they ask for 55.6%, 66.7% and 66.7%')
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
   })
+})
+
+describe('continuation recall agrees with ../shared/measures/continuation-recall.mjs', () => {
+  // The reference script ships beside the project (../shared); CI checks out both.
+  const reference = join(__dirname, '..', '..', 'shared', 'measures', 'continuation-recall.mjs')
+  it.skipIf(!existsSync(reference))('on a bundled transcript: the same names needed, and the same shares carried', async () => {
+    const file = join(__dirname, 'fixtures', 'transcripts', 'before-compaction.jsonl')
+    const ref = spawnSync(process.execPath, [reference, join(__dirname, '..'), file], { encoding: 'utf8', maxBuffer: 1 << 26 })
+    expect(ref.status, ref.stderr).toBe(0)
+    // `file | line | needed | summary tokens | restore tokens | restore | LLM summary | summary + restore | ...`
+    const rows = ref.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('before-compaction.jsonl |'))
+      .map((l) => l.split(' | '))
+      .map((c) => ({ needed: Number(c[2]), restore: c[5], summary: c[6], both: c[7] }))
+    const ours = (await evaluateTranscript(file, {})).continuation.filter((c: any) => c.scored !== false && c.needed.length >= 3)
+    const pct = (x: number) => `${(100 * x).toFixed(0)}%`
+    expect(rows.length).toBeGreaterThan(0)
+    expect(ours.map((c: any) => ({ needed: c.needed.length, restore: pct(c.restore), summary: pct(c.summary), both: pct(c.both) }))).toEqual(rows)
+  }, 120_000)
 })
 
 describe('restore defects (bin/lib/restore-defects.mjs)', () => {

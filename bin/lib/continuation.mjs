@@ -4,15 +4,13 @@
 // real summary, and it takes the summary's choices as the truth. Continuation recall takes its ground truth from
 // what the agent did next. At a compaction:
 //
-//   needed   the names the agent used in its next WINDOW (30) assistant messages (their text and their tool-call
-//            arguments) that it had met before the compaction (in any message before it: text, tool calls, tool
-//            results), minus the names in the messages the compaction kept (pi's `firstKeptEntryId` onwards: still
-//            in view) and the names the user or a tool result gave again before the use (found again, not
-//            remembered);
+//   needed   the names the agent used in its next WINDOW (30) assistant messages (their text and the values of
+//            their tool-call arguments, unescaped: not a tool's own keys such as `file_path`, and no JSON escape
+//            glued to a name, `\tthis.agent` read as `tthis.agent`) that it had met before the compaction (in any
+//            message before it: text, argument values, tool results), minus the names in the messages the
+//            compaction kept (pi's `firstKeptEntryId` onwards: still in view) and the names the user or a tool
+//            result gave again before the use (found again, not remembered);
 //   carried  the share of `needed` a text contains (case-insensitive).
-//   written  the needed names the agent wrote itself (in its text or its arguments' values): the others come from
-//            the JSON form of its calls (argument keys such as `file_path`, escapes glued to a name: `tthis.agent`).
-//            Reported beside the measure, which counts them all (it is the reference script's).
 //
 // A name is a file or path's last segment (`src/core/agent-session.ts` -> `agent-session.ts`; at least 4
 // characters with a letter), or a dotted, camelCase, PascalCase or snake_case name (at least 5 characters, not
@@ -76,22 +74,27 @@ export function recordedText(m) {
     .join('\n')
 }
 
-/** A message's tool-call arguments, as JSON (pi `toolCall`, Claude Code `tool_use`). */
+/**
+ * The string values of a message's tool-call arguments (pi `toolCall`, Claude Code `tool_use`), unescaped, at any
+ * depth: what the agent wrote in them. Arguments recorded as a JSON string are parsed first; one that is not JSON is
+ * its own value.
+ */
 function calls(m) {
-  return blocks(m)
-    .map((b) => (b?.type === 'toolCall' ? JSON.stringify(b.arguments ?? {}) : b?.type === 'tool_use' ? JSON.stringify(b.input ?? {}) : ''))
-    .join('\n')
-}
-
-/** The string values of a message's tool-call arguments, unescaped, at any depth (what the agent wrote in them). */
-function callValues(m) {
   const out = []
   const walk = (v) => {
     if (typeof v === 'string') out.push(v)
     else if (Array.isArray(v)) v.forEach(walk)
     else if (isObject(v)) Object.values(v).forEach(walk)
   }
-  for (const b of blocks(m)) walk(b?.type === 'toolCall' ? b.arguments : b?.type === 'tool_use' ? b.input : null)
+  const args = (a) => {
+    if (typeof a !== 'string') return walk(a)
+    try {
+      walk(JSON.parse(a))
+    } catch {
+      out.push(a)
+    }
+  }
+  for (const b of blocks(m)) args(b?.type === 'toolCall' ? b.arguments : b?.type === 'tool_use' ? b.input : null)
   return out.join('\n')
 }
 
@@ -162,8 +165,6 @@ export function continuationCases(text, { window = CONTINUATION_WINDOW } = {}) {
     const given = new Set()
     for (const m of messagesIn(keptFrom, c.i)) for (const n of continuationNames(everything(m))) given.add(n)
     const needed = new Set()
-    // the names the agent wrote itself: its text and its arguments' values, not the JSON around them
-    const written = new Set()
     let assistants = 0
     for (const m of messagesIn(c.i + 1, end)) {
       if (assistants >= window) break
@@ -174,15 +175,12 @@ export function continuationCases(text, { window = CONTINUATION_WINDOW } = {}) {
       } else if (m.role === 'assistant') {
         assistants++
         for (const n of continuationNames(`${recordedText(m)}\n${calls(m)}`)) if (known.has(n) && !given.has(n)) needed.add(n)
-        for (const n of continuationNames(`${recordedText(m)}\n${callValues(m)}`)) written.add(n)
       }
     }
     const conversation = messagesIn(0, keptFrom)
       .filter((m) => !isToolOutput(m))
       .map((m) => `${m.role}: ${recordedText(m)}\n${calls(m)}`)
       .join('\n')
-    // a needed name the agent never wrote comes from the JSON form of its calls: an argument's key (`file_path`,
-    // `old_string`) or a letter of an escape glued to a name (`\tthis.agent` read as `tthis.agent`)
-    return { line: c.i + 1, summary: c.summary, needed: [...needed], written: [...needed].filter((n) => written.has(n)), scored: needed.size >= MIN_NEEDED, conversation }
+    return { line: c.i + 1, summary: c.summary, needed: [...needed], scored: needed.size >= MIN_NEEDED, conversation }
   })
 }

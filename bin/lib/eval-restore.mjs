@@ -403,16 +403,10 @@ function continuationRow(c, { file, format, line, compaction, restore, appended 
     restoreHistory: history === null || !c.needed.length ? null : c.needed.filter((n) => restoreHas(n) || inHistory(n)).length / c.needed.length,
     historyMissed: history === null ? [] : c.needed.filter((n) => !inHistory(n)),
     summary: summary ? share(summary) : null,
-    both: summary ? share(`${summary}\n${appended}`) : null,
-    // the same over the names the agent wrote itself (continuation.mjs, `written`)
-    written: {
-      restore: carried(c.written, restore),
-      summary: summary ? carried(c.written, summary) : null,
-      both: summary ? carried(c.written, `${summary}\n${appended}`) : null,
-    },
-    // the share of the needed names the agent wrote itself: the most a text can carry without the others
-    // (argument keys, escapes glued to a name)
-    writtenShare: c.needed.length ? c.written.length / c.needed.length : null,
+    // the reference's definition (../shared/measures/continuation-recall.mjs): the summary and the restore after it
+    both: summary ? share(`${summary}\n${restore}`) : null,
+    // as the plugin appends it in default mode: names the summary states not said again, their room to others
+    appended: summary ? share(`${summary}\n${appended}`) : null,
     summaryCut: summary ? share(firstTokens(summary, maxTokens)) : null,
     tail: share(lastTokens(c.conversation, maxTokens)),
     replace: {
@@ -512,6 +506,7 @@ function continuationMeans(rows) {
     received: meanOf(rows, (r) => r.replace.received),
     summary: meanOf(rows, (r) => r.summary),
     both: meanOf(rows, (r) => r.both),
+    appended: meanOf(rows, (r) => r.appended),
     // issue 49: a grep of the history entries, and the restore with them
     history: meanOf(rows, (r) => r.history),
     restoreHistory: meanOf(rows, (r) => r.restoreHistory),
@@ -524,11 +519,6 @@ function continuationMeans(rows) {
     // OpenClaw in default mode: the restore of the checkpoint written from the whole context (null elsewhere)
     defaultMode: meanOf(rows, (r) => r.defaultMode?.restore),
     defaultModeBoth: meanOf(rows, (r) => r.defaultMode?.both),
-    written: {
-      restore: meanOf(rows, (r) => r.written.restore),
-      summary: meanOf(rows, (r) => r.written.summary),
-      both: meanOf(rows, (r) => r.written.both),
-    },
   }
   // The ratios and the lift compare texts on the compactions that have a real summary.
   const withSummary = rows.filter((r) => r.summary !== null)
@@ -538,15 +528,13 @@ function continuationMeans(rows) {
   m.replaceOverSummary = ratio(meanOf(withSummary, (r) => r.replace.restore))
   m.receivedOverSummary = ratio(meanOf(withSummary, (r) => r.replace.received))
   m.liftOverSummary = withSummary.length ? meanOf(withSummary, (r) => r.both) - summaryMean : null
-  // What the targets ask for on these compactions, beside the most a text carrying only the names the agent
-  // wrote itself can reach there.
+  // What the targets ask for on these compactions
   // (issue 51, counted in misses so that every target can be reached: the restore misses at most 2/3 of what the
   // summary misses, summary + restore and the restore at the replace budget at most half)
   const misses = (share) => 1 - share * (1 - summaryMean)
   m.required = summaryMean ? { restore: misses(2 / 3), both: misses(1 / 2), replace: misses(1 / 2) } : null
   // (over the compactions with a summary, as the summary's own mean)
   m.summarized = { restore: meanOf(withSummary, (r) => r.restore), both: meanOf(withSummary, (r) => r.both), replace: meanOf(withSummary, (r) => r.replace.restore) }
-  m.writtenShare = meanOf(withSummary, (r) => r.writtenShare)
   return m
 }
 
@@ -679,7 +667,7 @@ export function formatReport(results, s, { missed = false } = {}) {
  */
 export function formatContinuation(results, c, { budget = DEFAULT_MAX_TOKENS, wide = REPLACE_MAX_TOKENS, missed = false } = {}) {
   const lines = [
-    `continuation recall (the names the agent used in its next 30 assistant messages that it had met before the compaction and nobody gave again; the share each text carries):`,
+    `continuation recall (the names the agent used in its next 30 assistant messages, in its text and its calls' argument values, that it had met before the compaction and nobody gave again; the share each text carries):`,
     `transcript                       line  needed  summary  restore  restore  at ${wide}   summary  summary+restore  summary cut  last ${budget}  last ${wide}`,
   ]
   for (const r of results) {
@@ -693,7 +681,7 @@ export function formatContinuation(results, c, { budget = DEFAULT_MAX_TOKENS, wi
   if (!c.compactions) return [...lines, '(no compaction with 3 or more needed names)']
   const ratio = (x) => (x === null ? '-' : `${x.toFixed(2)}x`)
   const one = (label, m) =>
-    `${label}: ${m.compactions} compactions (${m.withSummary} with a summary), ${Math.round(m.meanNeeded)} names needed on average; restore ${pct(m.restore).trim()} at ${budget}, ${pct(m.replace).trim()} at ${wide}; summary ${pct(m.summary).trim()} (${m.meanSummaryTokens === null ? '-' : Math.round(m.meanSummaryTokens)} tokens); summary + restore ${pct(m.both).trim()}; summary cut to ${budget} ${pct(m.summaryCut).trim()}, to ${wide} ${pct(m.replaceSummaryCut).trim()}; last ${budget} tokens ${pct(m.tail).trim()}, last ${wide} ${pct(m.replaceTail).trim()}; restore/summary ${ratio(m.restoreOverSummary)} (at ${wide}: ${ratio(m.replaceOverSummary)}), summary + restore ${m.liftOverSummary === null ? '-' : `${m.liftOverSummary >= 0 ? '+' : ''}${(m.liftOverSummary * 100).toFixed(1)} points`} over the summary`
+    `${label}: ${m.compactions} compactions (${m.withSummary} with a summary), ${Math.round(m.meanNeeded)} names needed on average; restore ${pct(m.restore).trim()} at ${budget}, ${pct(m.replace).trim()} at ${wide}; summary ${pct(m.summary).trim()} (${m.meanSummaryTokens === null ? '-' : Math.round(m.meanSummaryTokens)} tokens); summary + restore ${pct(m.both).trim()} (as the plugin appends it, the names the summary states not said again: ${pct(m.appended).trim()}); summary cut to ${budget} ${pct(m.summaryCut).trim()}, to ${wide} ${pct(m.replaceSummaryCut).trim()}; last ${budget} tokens ${pct(m.tail).trim()}, last ${wide} ${pct(m.replaceTail).trim()}; restore/summary ${ratio(m.restoreOverSummary)} (at ${wide}: ${ratio(m.replaceOverSummary)}), summary + restore ${m.liftOverSummary === null ? '-' : `${m.liftOverSummary >= 0 ? '+' : ''}${(m.liftOverSummary * 100).toFixed(1)} points`} over the summary`
   lines.push('', one('mean', c))
   for (const [f, m] of Object.entries(c.byFormat)) lines.push(one(`  ${f}`, m))
   // issue 49: the compacted messages kept as history, found by one grep of each name
@@ -712,23 +700,12 @@ export function formatContinuation(results, c, { budget = DEFAULT_MAX_TOKENS, wi
   lines.push(`in replace mode, as the model reads it (the restore at ${wide} and the sections OpenClaw appends to any summary, which the summary's figure counts):`)
   lines.push(received('  mean', c))
   for (const [f, m] of Object.entries(c.byFormat)) lines.push(received(`  ${f}`, m))
-  const written = (label, m) =>
-    `${label}: restore ${pct(m.written.restore).trim()} at ${budget}, summary ${pct(m.written.summary).trim()}, summary + restore ${pct(m.written.both).trim()}`
-  lines.push(`of the needed names the agent wrote itself (not an argument's key such as file_path, not an escape glued to a name):`)
-  lines.push(written('  mean', c))
-  for (const [f, m] of Object.entries(c.byFormat)) lines.push(written(`  ${f}`, m))
   const mark = (b) => (b ? 'met' : 'NOT met')
   lines.push(
     `targets (in misses): restore at ${budget} misses <= 2/3 of the summary's ${mark(c.targets.restoreMisses2_3OfSummary)}; summary + restore <= 1/2 ${mark(c.targets.bothMissesHalfOfSummary)}; restore at ${wide} <= 1/2 ${mark(c.targets.replaceMissesHalfOfSummary)}`,
   )
   const req = c.required
-  if (req && c.writtenShare !== null) {
-    const above = (x) => (x > c.writtenShare ? ' (above it)' : '')
-    lines.push(
-      `  they ask for ${pct(req.restore).trim()}${above(req.restore)}, ${pct(req.both).trim()}${above(req.both)} and ${pct(req.replace).trim()}${above(req.replace)}; ` +
-        `the agent wrote itself ${pct(c.writtenShare).trim()} of the needed names on average, the most a text carrying no argument key or escape fragment reaches`,
-    )
-  }
+  if (req) lines.push(`  they ask for ${pct(req.restore).trim()}, ${pct(req.both).trim()} and ${pct(req.replace).trim()}`)
   return lines
 }
 
@@ -799,7 +776,7 @@ export function markdownSection(results, s, maxTokens = DEFAULT_MAX_TOKENS) {
     const wide = s.replace?.maxTokens ?? REPLACE_MAX_TOKENS
     lines.push(
       '',
-      `Continuation recall (docs/restore.md, "How the restore is measured"): of the names the agent used in its next 30 assistant messages that it had met before the compaction, ` +
+      `Continuation recall (docs/restore.md, "How the restore is measured"): of the names the agent used in its next 30 assistant messages (in its text and its calls' argument values) that it had met before the compaction, ` +
         `not in the kept messages and not given again by the user or a tool, the share each text carries; compactions with at least 3 such names.`,
       '',
       `| format (compactions) | names needed | restore at ${maxTokens} | restore at ${wide} | real summary | summary + restore | summary cut to ${maxTokens} | last ${maxTokens} tokens | last ${wide} tokens |`,
@@ -809,25 +786,8 @@ export function markdownSection(results, s, maxTokens = DEFAULT_MAX_TOKENS) {
       `| ${label} (${m.compactions}) | ${Math.round(m.meanNeeded)} | ${p(m.restore)} | ${p(m.replace)} | ${p(m.summary)} | ${p(m.both)} | ${p(m.summaryCut)} | ${p(m.tail)} | ${p(m.replaceTail)} |`
     lines.push(row('**all**', c))
     for (const [f, m] of Object.entries(c.byFormat)) lines.push(row(f, m))
-    lines.push(
-      '',
-      `The same over the needed names the agent wrote itself (its text and its arguments' values): the measure also counts names that come from ` +
-        `the JSON form of its calls, its tools' argument keys (\`file_path\`, \`old_string\`) and escapes glued to a name (\`\\tthis.agent\` read as \`tthis.agent\`), ` +
-        `which no summary or restore carries.`,
-      '',
-      `| format | restore at ${maxTokens} | real summary | summary + restore |`,
-      '| --- | --- | --- | --- |',
-    )
-    const written = (label, m) => `| ${label} | ${p(m.written.restore)} | ${p(m.written.summary)} | ${p(m.written.both)} |`
-    lines.push(written('**all**', c))
-    for (const [f, m] of Object.entries(c.byFormat)) lines.push(written(f, m))
-    if (c.required && c.writtenShare !== null) {
-      lines.push(
-        '',
-        `The targets ask for ${p(c.required.restore)} (restore at ${maxTokens}), ${p(c.required.both)} (summary + restore) and ${p(c.required.replace)} ` +
-          `(restore at ${wide}); the agent wrote itself ${p(c.writtenShare)} of the needed names on average, the most a text that carries no argument key ` +
-          `or escape fragment can reach.`,
-      )
+    if (c.required) {
+      lines.push('', `The targets ask for ${p(c.required.restore)} (restore at ${maxTokens}), ${p(c.required.both)} (summary + restore) and ${p(c.required.replace)} (restore at ${wide}).`)
     }
   }
   const d = s.defects
