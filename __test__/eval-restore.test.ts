@@ -2,7 +2,7 @@
 // summary kept, how recall is counted, the naive texts' budget, and clear notes for transcripts it cannot measure.
 import { describe, expect, it } from 'vitest'
 import { createRequire } from 'node:module'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { spawnSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,6 +12,7 @@ import { recall, referenceItems, repeatedLines, sessionTask, summaryItems, taskP
 import { evaluateTranscript, formatContinuation, lastTokens, modifiedWritten, naiveTexts, restoreFilePaths, summarize, summarizeContinuation, transcriptFiles } from '../bin/lib/eval-restore.mjs'
 // @ts-ignore plain ESM module without types
 import { carried, continuationCases, continuationNames } from '../bin/lib/continuation.mjs'
+import { briefingRows } from '../bin/lib/briefing.mjs'
 // @ts-ignore plain ESM module without types
 import { defectCounts, restoreDefects, taskDefect } from '../bin/lib/restore-defects.mjs'
 
@@ -410,10 +411,11 @@ describe('continuation recall (bin/lib/continuation.mjs)', () => {
   })
 })
 
-describe('continuation recall agrees with ../shared/measures/continuation-recall.mjs', () => {
-  // The reference script ships beside the project (../shared); CI checks out both.
-  const reference = join(__dirname, '..', '..', 'shared', 'measures', 'continuation-recall.mjs')
-  it.skipIf(!existsSync(reference))('on a bundled transcript: the same names needed, and the same shares carried', async () => {
+describe('eval:restore agrees with the reference measures (../shared/measures)', () => {
+  // The reference scripts ship beside the project (../shared); CI checks out both.
+  const measures = join(__dirname, '..', '..', 'shared', 'measures')
+  const reference = join(measures, 'continuation-recall.mjs')
+  it.skipIf(!existsSync(reference))('continuation recall, on a bundled transcript: the same names needed, and the same shares carried', async () => {
     const file = join(__dirname, 'fixtures', 'transcripts', 'before-compaction.jsonl')
     const ref = spawnSync(process.execPath, [reference, join(__dirname, '..'), file], { encoding: 'utf8', maxBuffer: 1 << 26 })
     expect(ref.status, ref.stderr).toBe(0)
@@ -427,6 +429,25 @@ describe('continuation recall agrees with ../shared/measures/continuation-recall
     const pct = (x: number) => `${(100 * x).toFixed(0)}%`
     expect(rows.length).toBeGreaterThan(0)
     expect(ours.map((c: any) => ({ needed: c.needed.length, restore: pct(c.restore), summary: pct(c.summary), both: pct(c.both) }))).toEqual(rows)
+  }, 120_000)
+
+  it.skipIf(!existsSync(join(measures, 'briefing-overlap.mjs')))('briefing overlap, on a pi session with a compaction on a line pi skips: the same rows', async () => {
+    // line 1013 holds a message and a compaction written back to back: pi (and the replay) skip it, its summary is
+    // still recorded, and the reference scores the latest checkpoint written before it
+    const file = join(__dirname, 'fixtures', 'transcripts', 'pi-mono-history', 'compact-2025-12-24.jsonl')
+    const ref = spawnSync(process.execPath, [join(measures, 'briefing-overlap.mjs'), join(__dirname, '..'), file], { encoding: 'utf8', maxBuffer: 1 << 26 })
+    expect(ref.status, ref.stderr).toBe(0)
+    // `file | line | summary tokens | restore tokens | R-2 F1 restore | tail | oracle | ... | identifiers | useful`
+    const rows = ref.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('compact-2025-12-24.jsonl |'))
+      .map((l) => l.split(' | '))
+      .map((c) => ({ line: Number(c[1]), restore: c[4], tail: c[5], oracle: c[6], ids: Number(c[12]), useful: Number(c[13]) }))
+    const r = await evaluateTranscript(file, {})
+    const ours = briefingRows(readFileSync(file, 'utf8'), 'compact-2025-12-24.jsonl', r.restores, { latest: r.latestRestore })
+    const pct = (x: number) => `${(100 * x).toFixed(1)}%`
+    expect(rows.map((x) => x.line)).toEqual([670, 1013])
+    expect(ours.map((x: any) => ({ line: x.line, restore: pct(x.default.restore.f2), tail: pct(x.default.tail.f2), oracle: pct(x.default.oracle.f2), ids: x.default.restore.ids, useful: x.default.restore.useful }))).toEqual(rows)
   }, 120_000)
 })
 

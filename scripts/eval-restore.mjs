@@ -70,7 +70,7 @@ async function main(argv) {
       process.stderr.write(`eval:restore: ${relative(process.cwd(), f)}...\n`)
       const r = await evaluateTranscript(f, { maxTokens })
       results.push(r)
-      briefing.push(...briefingRows(readFileSync(f, 'utf8'), basename(f), r.restores, { budget: maxTokens }))
+      briefing.push(...briefingRows(readFileSync(f, 'utf8'), basename(f), r.restores, { budget: maxTokens, latest: r.latestRestore }))
     }
     const rows = results.flatMap((r) => r.compactions)
     const s = summarize(rows, maxTokens, { continuation: results.flatMap((r) => r.continuation), restores: results.flatMap((r) => r.restores) })

@@ -176,8 +176,10 @@ function scored(restore, refToks, ref, next) {
  * The briefing-overlap rows of one transcript: for each real compaction whose summary's written text has 30 tokens
  * or more and that `restores` (by 1-based line) has a restore for, the restore (`restore`, at `budget`) and the
  * replace-mode summary (`replaceRestore`, at `wideBudget`) scored beside the naive text and the oracle of each budget.
+ * `latest(line)`, when given, is the restore of the latest checkpoint written on or before a line: used for a
+ * compaction the file records but `restores` has none for.
  */
-export function briefingRows(fileText, file, restores, { budget = 800, wideBudget = 2000, window = WINDOW } = {}) {
+export function briefingRows(fileText, file, restores, { budget = 800, wideBudget = 2000, window = WINDOW, latest = null } = {}) {
   const lines = fileText.split('\n')
   const docs = lines.map(parseAll)
   // the restore of a compaction: the latest written on or before its summary's line (Claude Code's summary follows
@@ -196,7 +198,9 @@ export function briefingRows(fileText, file, restores, { budget = 800, wideBudge
     ds.forEach((d) => {
       const summary = compactionOf(d)
       if (summary === null) return
-      const r = restoreAt(i + 1)
+      // a compaction the replay did not see (pi skips a line holding two objects): the latest checkpoint before it,
+      // as ../shared/measures/briefing-overlap.mjs renders it
+      const r = restoreAt(i + 1) ?? latest?.(i + 1)
       if (!r) return
       const ref = unheaded(writtenText(summary)).trim()
       const refToks = tokens(ref)

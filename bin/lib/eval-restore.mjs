@@ -192,6 +192,7 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
   let historySoFar = ''
   let report
   let last = null // the last checkpoint the replay wrote, whatever its trigger
+  const checkpoints = [] // every checkpoint the replay wrote: { line, yaml }, in order
   try {
     report = await replay(parsed, {
       file: name,
@@ -201,6 +202,7 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
         const yaml = readFileSync(cp.path, 'utf8')
         if (cp.trigger === 'compaction') written.set(cp.line, yaml)
         last = { line: cp.line, trigger: cp.trigger, yaml }
+        checkpoints.push({ line: cp.line, yaml })
       },
       // the history entries as the plugin writes them: what `scratchpad_read {"name": "history"}` greps
       onHistory: (h) => {
@@ -246,7 +248,15 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
       defects: { [maxTokens]: restoreDefects(restore), [replaceTokens]: restoreDefects(wide) },
       modified: { [maxTokens]: modifiedWritten(filesModified, restore), [replaceTokens]: modifiedWritten(filesModified, wide) },
     }
+  }  // The restore of the latest checkpoint written on or before `line` (1-based), as the reference scripts take it for
+  // a compaction the replay did not see (a pi line holding two objects: pi skips it, its summary is still recorded).
+  const latestRestore = (line) => {
+    const cp = checkpoints.filter((c) => c.line <= line).pop()
+    if (!cp) return null
+    const { restore, wide } = renderBoth(cp.yaml)
+    return { line: cp.line, restore, replaceRestore: wide }
   }
+
   if (compactionAt.length === 0) {
     notes.push(`${name}: no compaction entry, so no real summary to compare a restore with; skipped`)
     // Without a compaction, the last checkpoint the replay wrote (at the context threshold) is still a restore the
@@ -255,7 +265,7 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
       const { restore, wide, defects } = renderBoth(last.yaml)
       restores.push({ file: name, format: kind, line: last.line, compaction: null, trigger: last.trigger, defects, restore, replaceRestore: wide })
     }
-    return { file: name, format: kind, notes, compactions: [], continuation: [], restores }
+    return { file: name, format: kind, notes, compactions: [], continuation: [], restores, latestRestore }
   }
 
   const entries = parsed.entries
@@ -357,7 +367,7 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
     })
   }
   // With detail, the replay the rows come from: the curve, checkpoints and offloads of the HTML report.
-  return { file: name, format: kind, notes, compactions: out, continuation, restores, ...(detail ? { replay: report } : {}) }
+  return { file: name, format: kind, notes, compactions: out, continuation, restores, latestRestore, ...(detail ? { replay: report } : {}) }
 }
 
 /** The default-mode part of a row (see `evaluateTranscript`). */
