@@ -60,14 +60,12 @@ export async function run({ report, log }) {
       figure: `restore ${pct(c.restore)} (${x(c.restoreOverSummary)}), at 2000 ${pct(c.replace)} (${x(c.replaceOverSummary)}); summary ${pct(c.summary)}; summary + restore ${pct(c.both)} (${(c.liftOverSummary * 100).toFixed(1)} points)`,
       status: status(c.targets.restoreMisses2_3OfSummary && c.targets.bothMissesHalfOfSummary && c.targets.replaceMissesHalfOfSummary),
       why:
-        `over the needed names the agent wrote itself (in its text or its arguments' values) the restore at 800 carries ${pct(c.written.restore)}, ` +
-        `the summary ${pct(c.written.summary)}, both ${pct(c.written.both)} (the second continuation table under "Restore quality"). ` +
-        'At an unlimited budget the restore carries 56.7 % of the needed names (bundled; measured with --max-tokens 30000), so most of the gap is not the budget. ' +
-        'Of the names no restore carries, most are no names of the work: the measure reads tool-call arguments as JSON, so the keys of the ' +
-        "host's edit tools (`file_path`, `old_string`, `new_string`, `replace_all`, `oldText`) count as needed in 12 of the 17 scored compactions, and " +
-        'JSON escapes glue a letter to the next name (`\\tthis.agent` read as `tthis.agent`, `\\nwhen` as `nwhen`): of the 148 names the unlimited ' +
-        'restore misses (bundled and validation), the agent last met 122 in tool-call arguments. The summaries miss them alike. ' +
-        "*To close it:* the rest are names read in tool results (a module's attribute, a config key) that the agent used once; what is left to gain is at 800 tokens, where the recent names compete with the most used ones",
+        `counted as ../shared/measures/continuation-recall.mjs counts it (the names in what the agent wrote next, its text and its calls' argument values), ` +
+        `the targets ask for ${pct(c.required?.restore ?? null)} (restore at 800), ${pct(c.required?.both ?? null)} (summary + restore) and ${pct(c.required?.replace ?? null)} (restore at 2000): ` +
+        'the restore already carries about what a summary four times its length carries; what it misses (eval:restore --missed) is mostly what the work ' +
+        'next calls on: a library call (`json.load`, `Map.get`), an API\'s fields (`post_id`, `target_type`), a config key (`PermitRootLogin`), and words ' +
+        'the measure takes for names (`null`, `table`). ' +
+        '*To close it:* at 800 tokens the recent names compete with the most used ones; every way measured of giving one room took it from the other (docs/restore.md, "The briefing")',
     })
   }
   const d = s.defects.total[800]
