@@ -93,6 +93,8 @@ const COMPACT_AT = 170_000
 // The harness's control-plane requests to its app-server wait 60 s by default; with npm test's other real-host stages
 // beside it on a busy 2-core machine the app-server's start took longer, and turn 1 failed with "codex app-server
 // request timed out" (so did the turns after it, on the same session). Bounded by the turn's own --timeout 200.
+// Some of the harness's requests wait 60 s whatever this says (it timed out 96 s into a turn again, all six
+// side-by-side stages running): npm test now runs two of them at a time (scripts/test.mjs).
 const APP_SERVER_REQUEST_TIMEOUT_MS = 180_000
 const appServerArgs = ['app-server', '--listen', 'stdio://', '-c', `openai_base_url="${server.url}"`, '-c', `model_context_window=${WINDOW}`, '-c', `model_auto_compact_token_limit=${COMPACT_AT}`]
 const config = {
