@@ -7,29 +7,11 @@
 // `Identifiers:` line the summary or the agent's next WINDOW messages name).
 import { lastTokens } from './eval-restore.mjs'
 import { native } from './native.mjs'
+import { calls as callsOf, messageOf, recordedText, results as resultOf, summaryOf as compactionOf } from './continuation.mjs'
 
 export const WINDOW = 30
 
-const parts = (m) => (Array.isArray(m?.content) ? m.content : typeof m?.content === 'string' ? [{ type: 'text', text: m.content }] : [])
-const textOf = (m) => parts(m).map((p) => (p.type === 'text' ? p.text : '')).join('\n')
-const valuesOf = (v) => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.flatMap(valuesOf) : v && typeof v === 'object' ? Object.values(v).flatMap(valuesOf) : [])
-const argsOf = (a) => {
-  if (typeof a === 'string') {
-    try {
-      return valuesOf(JSON.parse(a))
-    } catch {
-      return [a]
-    }
-  }
-  return valuesOf(a ?? {})
-}
-const callsOf = (m) => parts(m).map((p) => (p.type === 'toolCall' ? argsOf(p.arguments).join('\n') : p.type === 'tool_use' ? argsOf(p.input).join('\n') : '')).join('\n')
-const resultOf = (m) =>
-  m.role === 'toolResult'
-    ? parts(m).map((p) => p.text ?? '').join('\n')
-    : parts(m).map((p) => (p.type === 'tool_result' ? (typeof p.content === 'string' ? p.content : (p.content ?? []).map((q) => q.text ?? '').join('\n')) : '')).join('\n')
-const compactionOf = (d) => (d.type === 'compaction' && typeof d.summary === 'string' ? d.summary : d.isCompactSummary === true && d.message ? textOf(d.message) : null)
-const messageOf = (d) => (d?.type === 'message' ? d.message : (d?.type === 'user' || d?.type === 'assistant') && d.message && !d.isCompactSummary && !d.isMeta ? d.message : null)
+const textOf = recordedText
 const parseAll = (l) => {
   try {
     return [JSON.parse(l)]

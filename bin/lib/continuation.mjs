@@ -77,9 +77,9 @@ export function recordedText(m) {
 /**
  * The string values of a message's tool-call arguments (pi `toolCall`, Claude Code `tool_use`), unescaped, at any
  * depth: what the agent wrote in them. Arguments recorded as a JSON string are parsed first; one that is not JSON is
- * its own value.
+ * its own value. (The briefing overlap reads calls so too.)
  */
-function calls(m) {
+export function calls(m) {
   const out = []
   const walk = (v) => {
     if (typeof v === 'string') out.push(v)
@@ -99,7 +99,7 @@ function calls(m) {
 }
 
 /** The tool output a message carries (a pi `toolResult` message, Claude Code `tool_result` blocks). */
-function results(m) {
+export function results(m) {
   if (m.role === 'toolResult') return blocks(m).map((b) => b?.text ?? '').join('\n')
   return blocks(m)
     .map((b) => (b?.type === 'tool_result' ? (typeof b.content === 'string' ? b.content : (Array.isArray(b.content) ? b.content : []).map((c) => c?.text ?? '').join('\n')) : ''))
@@ -110,7 +110,7 @@ const isToolOutput = (m) => m.role === 'toolResult' || (m.role === 'user' && blo
 const everything = (m) => `${recordedText(m)}\n${calls(m)}\n${results(m)}`
 
 /** The message a recorded entry holds, or null (pi `message` entries; Claude Code user / assistant lines). */
-function messageOf(d) {
+export function messageOf(d) {
   if (!isObject(d)) return null
   if (d.type === 'message') return isObject(d.message) ? d.message : null
   if ((d.type === 'user' || d.type === 'assistant') && isObject(d.message) && !d.isCompactSummary && !d.isMeta) return d.message
@@ -118,7 +118,7 @@ function messageOf(d) {
 }
 
 /** The summary a recorded entry holds when it is a compaction, else null. */
-function summaryOf(d) {
+export function summaryOf(d) {
   if (!isObject(d)) return null
   if (d.type === 'compaction' && typeof d.summary === 'string') return d.summary
   if (d.isCompactSummary === true && isObject(d.message)) return recordedText(d.message)

@@ -191,8 +191,7 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
   const historyText = new Map() // compaction line -> the text of every history entry written up to it (issue 49)
   let historySoFar = ''
   let report
-  let last = null // the last checkpoint the replay wrote, whatever its trigger
-  const checkpoints = [] // every checkpoint the replay wrote: { line, yaml }, in order
+  const checkpoints = [] // every checkpoint the replay wrote, whatever its trigger: { line, trigger, yaml }, in order
   try {
     report = await replay(parsed, {
       file: name,
@@ -201,8 +200,7 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
       onCheckpoint: (cp) => {
         const yaml = readFileSync(cp.path, 'utf8')
         if (cp.trigger === 'compaction') written.set(cp.line, yaml)
-        last = { line: cp.line, trigger: cp.trigger, yaml }
-        checkpoints.push({ line: cp.line, yaml })
+        checkpoints.push({ line: cp.line, trigger: cp.trigger, yaml })
       },
       // the history entries as the plugin writes them: what `scratchpad_read {"name": "history"}` greps
       onHistory: (h) => {
@@ -248,7 +246,8 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
       defects: { [maxTokens]: restoreDefects(restore), [replaceTokens]: restoreDefects(wide) },
       modified: { [maxTokens]: modifiedWritten(filesModified, restore), [replaceTokens]: modifiedWritten(filesModified, wide) },
     }
-  }  // The restore of the latest checkpoint written on or before `line` (1-based), as the reference scripts take it for
+  }
+  // The restore of the latest checkpoint written on or before `line` (1-based), as the reference scripts take it for
   // a compaction the replay did not see (a pi line holding two objects: pi skips it, its summary is still recorded).
   const latestRestore = (line) => {
     const cp = checkpoints.filter((c) => c.line <= line).pop()
@@ -256,11 +255,11 @@ export async function evaluateTranscript(file, { maxTokens = DEFAULT_MAX_TOKENS,
     const { restore, wide } = renderBoth(cp.yaml)
     return { line: cp.line, restore, replaceRestore: wide }
   }
-
   if (compactionAt.length === 0) {
     notes.push(`${name}: no compaction entry, so no real summary to compare a restore with; skipped`)
     // Without a compaction, the last checkpoint the replay wrote (at the context threshold) is still a restore the
     // session would get: the defect scan covers it.
+    const last = checkpoints.at(-1)
     if (last) {
       const { restore, wide, defects } = renderBoth(last.yaml)
       restores.push({ file: name, format: kind, line: last.line, compaction: null, trigger: last.trigger, defects, restore, replaceRestore: wide })
