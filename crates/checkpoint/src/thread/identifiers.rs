@@ -1075,6 +1075,16 @@ pub(super) fn identifiers(walk: &Walk) -> Vec<String> {
                 }
             }
         }
+        // the names its shell commands pass as code (`python3 -c "…d.get('post_id')…"`, `jq
+        // .items`, `mix test --only focus_tag`): what the next command needs again, though a
+        // command's words are mostly the tool's own, so they weigh least
+        if let Some(command) = args["command"].as_str() {
+            for (w, plain) in code_names(command) {
+                if !plain && worth_naming(w) {
+                    idents.add(w, COMMAND_NAME_WEIGHT, at, n);
+                }
+            }
+        }
         // what the agent's other calls say in their arguments (a message it sends the user on a
         // channel, a sub-agent's task, a URL it fetches, a record it posts): the files they name
         // and their exact values, as in its messages (an edit's or a write's text is code: its
@@ -1486,6 +1496,11 @@ fn is_result_file(t: &str) -> bool {
 pub(super) const RESULT_FILE_WEIGHT: f64 = ARG_MENTION_WEIGHT / 4.0;
 /// Characters of each such tool result read for the files it names.
 pub(super) const RESULT_FILE_CHARS: usize = 16_000;
+
+/// Weight of a name written as code in a shell command the agent ran (a fifth of one in its
+/// prose): measured, a tenth more of the names the agent needs next at 2,000 tokens, the
+/// summary's items unchanged; at half a name in prose they crowd those out.
+pub(super) const COMMAND_NAME_WEIGHT: f64 = 0.1;
 
 /// Weight of a file a tool call's argument names (half a file named in the agent's messages).
 pub(super) const ARG_MENTION_WEIGHT: f64 = 0.25;

@@ -336,6 +336,25 @@ fn a_name_written_as_code_in_the_agents_prose_is_an_identifier() {
 }
 
 #[test]
+fn the_names_a_shell_command_passes_as_code_are_identifiers_ranked_below_prose() {
+    let e = extract(&[
+        user("find the hot post and upvote it"),
+        call_with(
+            "bash",
+            json!({"command": "curl -s https://x.io/api/posts | python3 -c \"import sys,json; d=json.load(sys.stdin); print(d['data'][0]['post_id'])\""}),
+        ),
+        agent("The hot post is in `SessionFeed`."),
+    ]);
+    assert_has(&e.identifiers, &["post_id", "SessionFeed"]);
+    let at = |n: &str| e.identifiers.iter().position(|i| i == n);
+    assert!(at("SessionFeed") < at("post_id"), "{:?}", e.identifiers);
+    // a command's plain words are the tool's own
+    for word in ["curl", "python3", "import", "print"] {
+        assert!(!e.identifiers.iter().any(|i| i == word), "{word}");
+    }
+}
+
+#[test]
 fn a_name_the_conversation_calls_is_shown_as_a_function() {
     // the agent names them bare; the file it read (or a command it ran) calls them
     let read = json!({"role": "toolResult", "toolCallId": "r", "toolName": "read", "content": [{"type": "text", "text":
