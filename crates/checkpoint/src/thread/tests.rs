@@ -1250,7 +1250,7 @@ fn the_latest_exact_values_follow_the_most_used_names() {
         "deployed to https://staging.example.com/app on api.internal:8443",
     ));
     let e = extract(&msgs);
-    // the values are kept apart from the ranked names: the render places them (see render.rs)
+    // the values are kept apart from the ranked names: the render places them (see render/mod.rs)
     assert!(e
         .recent_values
         .contains(&"https://staging.example.com/app".to_string()));
