@@ -3,8 +3,8 @@
 //! apart from requests with content, a question from a statement, a proposal from the question
 //! that asks for it, and the key of a tool call for deduplicating its failures.
 //!
-//! Text as the passes read it is in [`text`], proposals and the user's choices among them in
-//! [`choice`], shell commands in [`shell`]; their functions are this module's.
+//! Text as the passes read it is in `text.rs`, proposals and the user's choices among them in
+//! `choice.rs`, shell commands in `shell.rs`; their functions are this module's.
 
 mod choice;
 mod shell;
