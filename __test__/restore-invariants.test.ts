@@ -31,7 +31,7 @@ const evaluate = (f: string) => {
 }
 const base = (f: string) => f.replace(/^.*[\\/]/, '')
 
-/** Markers of the package's own injections and the hosts' wrappers (crates/state/src/wrappers.rs). */
+/** Markers of the package's own injections and the hosts' wrappers (crates/state/src/wrappers/mod.rs). */
 const OWN_AND_HOST_MARKERS = [
   '[Session Scratchpad',
   '[End Scratchpad]',

@@ -1112,7 +1112,7 @@ try {
       const configPath = join(stateDir, 'openclaw.json')
       const config = JSON.parse(readFileSync(configPath, 'utf8'))
       // A prompt of the user's own (heartbeat.md "prompt"), known by no template: the restore must still not take it
-      // for the task (OpenClaw appends its current-time block to it, crates/state/src/wrappers.rs).
+      // for the task (OpenClaw appends its current-time block to it, crates/state/src/wrappers/mod.rs).
       config.agents.defaults.heartbeat = { every: '30s', target: 'none', prompt: HEARTBEAT_PROMPT }
       writeFileSync(configPath, `${JSON.stringify(config, null, 2)}\n`)
       // The heartbeat run between the user's turns: wait for the scripted server to see its poll.
