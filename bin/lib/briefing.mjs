@@ -7,11 +7,10 @@
 // `Identifiers:` line the summary or the agent's next WINDOW messages name).
 import { lastTokens } from './eval-restore.mjs'
 import { native } from './native.mjs'
-import { calls as callsOf, messageOf, recordedText, results as resultOf, summaryOf as compactionOf } from './continuation.mjs'
+import { calls as callsOf, messageOf, recordedText as textOf, results as resultOf, summaryOf as compactionOf } from './continuation.mjs'
 
 export const WINDOW = 30
 
-const textOf = recordedText
 const parseAll = (l) => {
   try {
     return [JSON.parse(l)]

@@ -193,7 +193,6 @@ pub(super) fn compose(
     // an empty section says so in a summary; elsewhere it is left out
     let empty = |text: &'static str| as_summary.then_some(text);
     let draft = Draft::new(order, dropped);
-    let keep = |p: Piece| draft.keeps(p);
     let files = &pre.files;
     let m = &cp.meta;
     let mut o = String::with_capacity(2048);
@@ -282,7 +281,7 @@ pub(super) fn compose(
         .summary
         .as_deref()
         .filter(|s| !s.trim().is_empty() && !pre.summary_redundant)
-        .filter(|_| keep(Piece::Summary));
+        .filter(|_| draft.keeps(Piece::Summary));
     let exchanges: Vec<String> = draft
         .shown(
             &cp.thread.key_exchanges,
@@ -458,7 +457,7 @@ pub(super) fn compose(
         let names: Vec<String> = files
             .iter()
             .enumerate()
-            .filter(|(i, _)| !keep(Piece::File(*i)))
+            .filter(|(i, _)| !draft.keeps(Piece::File(*i)))
             // (under the root stated: one the agent gave relative is only counted)
             .filter(|(_, f)| !given_relative(&f.0))
             .filter_map(|(_, f)| {

@@ -154,12 +154,26 @@ pub(super) fn identifiers(walk: &Walk) -> Vec<String> {
             }
         }
         // the exact values the dialogue and the agent's commands carry (URLs, ports, ids, hashes)
-        let commands = m.calls.iter().filter_map(|c| c.args["command"].as_str());
+        let commands: Vec<&str> = m
+            .calls
+            .iter()
+            .filter_map(|c| c.args["command"].as_str())
+            .collect();
         let mut seen: HashSet<&str> = HashSet::new();
-        for text in std::iter::once(said).chain(commands) {
+        for text in std::iter::once(said).chain(commands.iter().copied()) {
             for v in exact_values(text) {
                 if seen.insert(v) {
                     idents.add(v, EXACT_VALUE_WEIGHT, at, n);
+                }
+            }
+        }
+        // the names its shell commands pass as code (`python3 -c "…d.get('post_id')…"`, `jq
+        // .items`, `mix test --only focus_tag`): what the next command needs again, though a
+        // command's words are mostly the tool's own, so they weigh least
+        for command in &commands {
+            for (w, plain) in code_names(command) {
+                if !plain && worth_naming(w) {
+                    idents.add(w, COMMAND_NAME_WEIGHT, at, n);
                 }
             }
         }
@@ -250,16 +264,6 @@ pub(super) fn identifiers(walk: &Walk) -> Vec<String> {
                     if worth_naming(span) {
                         idents.add(span, mention_weight(span) / 2.0, at, n);
                     }
-                }
-            }
-        }
-        // the names its shell commands pass as code (`python3 -c "…d.get('post_id')…"`, `jq
-        // .items`, `mix test --only focus_tag`): what the next command needs again, though a
-        // command's words are mostly the tool's own, so they weigh least
-        if let Some(command) = args["command"].as_str() {
-            for (w, plain) in code_names(command) {
-                if !plain && worth_naming(w) {
-                    idents.add(w, COMMAND_NAME_WEIGHT, at, n);
                 }
             }
         }
