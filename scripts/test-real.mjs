@@ -661,9 +661,12 @@ try {
   // Tool Search off: exec is sent directly (its failure is the call's own result, not the bridge's).
   writeConfig({ toolSearch: false, pluginConfig: { compaction: { mode: 'replace' } }, compaction: { provider: 'context-native', keepRecentTokens: 2000 } })
   const S3 = 'real-local-replace'
-  // a job id only the listing's output states (the command builds it from its digits reversed): 350 lines after it (over a short result's 2,000 characters, under the 4,096 bytes that are parked)
+  // a job id only the listing's output states (the command builds it from its digits reversed), in a table as a CLI
+  // prints one (`openclaw cron list`: the id column as wide as the id, then the job's name): 350 lines after it (over a
+  // short result's 2,000 characters, under the 4,096 bytes that are parked). The command names a field as code
+  // (`tenant_shards`): a name the agent's next command may need (issue 51)
   const JOB_ID = '5f0c2a9e-8d31-4c7b-9a52-3e1f6b0d7c48'
-  const LIST_JOBS = `node -e "const h='${[...JOB_ID.replaceAll('-', '')].reverse().join('')}'.split('').reverse().join(''); console.log('ID Name'); console.log([h.slice(0, 8), h.slice(8, 12), h.slice(12, 16), h.slice(16, 20), h.slice(20)].join('-') + ' tenant-backfill'); for (let i = 0; i < 350; i++) console.log('row ' + i)"`
+  const LIST_JOBS = `node -e "const h='${[...JOB_ID.replaceAll('-', '')].reverse().join('')}'.split('').reverse().join(''); const tenant_shards = 1; console.log('ID                                   Name             Schedule   Shards'); console.log([h.slice(0, 8), h.slice(8, 12), h.slice(12, 16), h.slice(16, 20), h.slice(20)].join('-') + ' tenant-backfill  0 2 * * *  ' + tenant_shards); for (let i = 0; i < 350; i++) console.log('row ' + i)"`
   const SENT_REPORT = 'Schema migration drafted for the tenant split; the backfill runs next'
   await check("--local, compaction.mode 'replace': no summary model call, the summary is the restore from the compacted messages, not injected twice", async () => {
     turns.set('t10', [
@@ -723,7 +726,8 @@ try {
     assert.match(text, /backfill the rows/, 'and the plan')
     assert.match(text, /Identifiers: [^\n]*backfillUserRows\(\)/, 'and the function its write defined')
     assert.match(text, /## Progress\n[^#]*- agent: committed [0-9a-f]{7} on [^\s:]+: feat: backfill user rows in batches\n/, `and what the agent committed: ${text.slice(text.indexOf('## Progress'), text.indexOf('## Progress') + 600)}`)
-    assert.match(text, new RegExp(`Identifiers: [^\\n]*${JOB_ID}`), 'and the full id of the job the agent named by its first digits')
+    // the full id of the job the agent named by its first digits, with what it is: its name in the listing's row
+    assert.match(text, new RegExp(`\\nValues: [^\\n]*tenant-backfill: ${JOB_ID}`), `and the full id of the job the agent named by its first digits, named as the listing names it: ${text.slice(text.indexOf('## Exact identifiers'), text.indexOf('## Exact identifiers') + 900)}`)
     // the parked read's JSON carries its tool call's id (metadata.toolCallId): plumbing, never an identifier
     assert.doesNotMatch(text.match(/Identifiers: [^\n]*/)?.[0] ?? '', /\bcall_\d+_\d+\b/, 'no tool call id among the identifiers')
     // the summary has the sections of OpenClaw's own compaction contract, in its order (issue 27)
@@ -739,6 +743,10 @@ try {
     assert.match(text.slice(text.indexOf('## Progress'), text.indexOf('## Decisions')), new RegExp(`\\n- agent: ${SENT_REPORT.split('; ')[0]}`), `the report the agent sent: ${text.slice(text.indexOf('## Progress'), text.indexOf('## Progress') + 800)}`)
     // made before the user changed the plan (t20): said so (issue 51)
     assert.match(text, /## Decisions\n- \(before the plan changed\) [^\n]*keep the old table for a week \(re: The migration is written\.\)/, `the decision, made before the plan changed: ${text.slice(text.indexOf('## Decisions'), text.indexOf('## Decisions') + 300)}`)
+    // a name the listing's command wrote as code is among the names the checkpoint on disk keeps (issue 51)
+    const compaction = checkpoints(`agent:main:explicit:${S3}`).find((y) => /trigger: "compaction"/.test(y))
+    assert.ok(compaction, 'a compaction checkpoint')
+    assert.match(compaction, /\n {2}identifiers:\n(?: {4}- .*\n)*? {4}- "tenant_shards"\n/, `the command's code name among its identifiers: ${compaction.slice(compaction.indexOf('identifiers:'), compaction.indexOf('identifiers:') + 600)}`)
   })
 
   // ==== tool profiles and tool policy (issue 28) ========================================================

@@ -223,7 +223,7 @@ pub fn extract(messages: &[Value]) -> Extracted {
         ..Extracted::default()
     };
     out.named_values = roles::named_values(
-        lines,
+        &walk,
         &[out.identifiers.clone(), out.recent_values.clone()].concat(),
     );
     tool_use(&walk, &mut out);
