@@ -737,7 +737,13 @@ try {
     assert.match(text, /## Open TODOs\n[^#]*- Unresolved tool failure: exec ls verify-tenants\.mjs: [^\n]*Command exited with code 2\)?\n/, `the failed command, open: ${text.slice(text.indexOf('## Goal'), text.indexOf('## Goal') + 1500)}`)
     const todos = text.slice(text.indexOf('## Open TODOs'), text.indexOf('## Constraints/Rules'))
     assert.match(todos, /\n- Unresolved tool failure: read tenant-map\.json: File not found: [^\n]*tenant-map\.json/, `the tool that threw, with what it said: ${todos}`)
-    assert.match(todos, /\n- Unresolved tool failure: web_fetch http:\/\/127\.0\.0\.1:9\/tenants: (?!\{ … \})[^\n]{12,}/, `the fetch that failed, with what it said: ${todos}`)
+    assert.match(todos, /\n- Unresolved tool failure: web_fetch http:\/\/127\.0\.0\.1:9\/tenants: (?!\{ … \})(?!SECURITY NOTICE)[^\n]{12,}/, `the fetch that failed, with what it said, not OpenClaw's notice around it: ${todos}`)
+    // OpenClaw wraps what a fetch returned in markers with a random id each (wrapExternalContent): host text, no
+    // value of the conversation's
+    const markers = [...new Set([...JSON.stringify([...a.chat, ...b.chat].map((q) => q.body)).matchAll(/EXTERNAL_UNTRUSTED_CONTENT id=\\*"([0-9a-f]{16})/g)].map((m) => m[1]))]
+    assert.ok(markers.length > 0, 'the fetch result the model was sent has the host\'s markers')
+    const summaryText = text.slice(text.indexOf('## Goal'))
+    assert.deepEqual(markers.filter((id) => summaryText.slice(0, summaryText.indexOf('</checkpoint-data>')).includes(id)), [], `no marker id in the summary: ${summaryText.slice(summaryText.indexOf('## Exact identifiers'), summaryText.indexOf('## Exact identifiers') + 600)}`)
     assert.doesNotMatch(text, /Unresolved tool failure: exec ls old-tenants/, 'the failure of a turn the user moved on from is no TODO')
     // what the agent sent with the message tool is what it said: in the Progress, as it wrote it
     assert.match(text.slice(text.indexOf('## Progress'), text.indexOf('## Decisions')), new RegExp(`\\n- agent: ${SENT_REPORT.split('; ')[0]}`), `the report the agent sent: ${text.slice(text.indexOf('## Progress'), text.indexOf('## Progress') + 800)}`)

@@ -276,8 +276,14 @@ pub fn failure_text(
     details: Option<&Value>,
     text: impl FnOnce() -> String,
 ) -> Option<String> {
+    // what a fetch failed on, not OpenClaw's notice around it
+    let unwrapped = |t: String| match crate::wrappers::strip_external_content(&t) {
+        std::borrow::Cow::Borrowed(_) => t,
+        std::borrow::Cow::Owned(o) => o.trim().to_string(),
+    };
+    let text = || unwrapped(text());
     if is_error || details.is_some_and(details_failed) {
-        return Some(details.and_then(details_error).unwrap_or_else(text));
+        return Some(details.and_then(details_error).map_or_else(text, unwrapped));
     }
     // (a JavaScript number may arrive as a float: `1.0`)
     let code = exit_code

@@ -91,20 +91,30 @@ impl<'m> Walk<'m> {
             let thinking = texts(Some("thinking"), "thinking")
                 .collect::<Vec<_>>()
                 .join("\n");
+            let is_result = role == Some("toolResult");
+            // (a result's text without OpenClaw's wrapper of fetched content: its notice, and
+            // markers whose random ids are no value of the conversation's)
+            let unwrapped = |t: Cow<'m, str>| match (is_result, t) {
+                (true, Cow::Borrowed(b)) => context_state::wrappers::strip_external_content(b),
+                (true, Cow::Owned(o)) => {
+                    Cow::Owned(context_state::wrappers::strip_external_content(&o).into_owned())
+                }
+                (false, t) => t,
+            };
             Message {
-                result: (role == Some("toolResult")).then(|| Outcome {
-                    text: one_or(texts(Some("text"), "text").collect(), |_| {
+                result: is_result.then(|| Outcome {
+                    text: unwrapped(one_or(texts(Some("text"), "text").collect(), |_| {
                         context_state::message_text(m)
-                    }),
+                    })),
                     failure: context_state::result_failure(m),
                     call: answers.and_then(|id| open.remove(id)),
                 }),
                 calls,
                 answers,
-                text: match m.get("content") {
+                text: unwrapped(match m.get("content") {
                     Some(Value::String(s)) => Cow::Borrowed(s.trim()),
                     _ => one_or(trimmed.collect(), |t| t.join("\n")),
-                },
+                }),
                 // a reply drafted in the thinking carries the channel's directives too
                 thinking: context_state::wrappers::strip_directive_tags(&thinking).into_owned(),
                 sent_at: context_state::sent_at(m),
