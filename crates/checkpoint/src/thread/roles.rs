@@ -181,7 +181,9 @@ fn name_records(json: &Value, wanted: &mut HashMap<&str, Option<String>>, open: 
             else {
                 return;
             };
-            for v in fields.values().filter_map(Value::as_str) {
+            // (the record's own id: not another record's it refers to, `agent_id`, `parent_id`)
+            let ids = fields.iter().filter(|(k, _)| is_id_key(k));
+            for v in ids.filter_map(|(_, v)| v.as_str()) {
                 if let Some(slot @ None) = wanted.get_mut(v) {
                     let name = bare(name);
                     if labels(&name, v) {
@@ -205,6 +207,14 @@ fn strings_of<'j>(json: &'j Value, out: &mut Vec<&'j str>) {
     }
 }
 
+/// The keys of a record's own id.
+const ID_KEYS: [&str; 2] = ["id", "uuid"];
+
+/// `id`, `ID`, `uuid`.
+fn is_id_key(key: &str) -> bool {
+    ID_KEYS.contains(&key.to_ascii_lowercase().as_str())
+}
+
 /// `name`, `Title`, `display_name`, `displayName`.
 fn is_name_key(key: &str) -> bool {
     let key: String = key
@@ -223,7 +233,7 @@ const BLOCK_LINES: usize = 40;
 /// `id: …`, `- id: …`).
 fn block_name(lines: &[&str], at: usize, value: &str) -> Option<String> {
     let here = field(lines[at])?;
-    if !here.key.chars().any(char::is_alphabetic) || here.key.contains(value) {
+    if !is_id_key(&here.key) {
         return None;
     }
     let mut name = None;
@@ -400,7 +410,9 @@ fn labels(s: &str, value: &str) -> bool {
         .chars()
         .filter(|c| !c.is_ascii() && c.is_alphabetic())
         .count();
-    s.chars().filter(|c| c.is_alphabetic()).count() >= ROLE_MIN_LETTERS
+    // (`\u5c0f\u7ea2` is a JSON escape printed as it was, no words)
+    !s.contains('\\')
+        && s.chars().filter(|c| c.is_alphabetic()).count() >= ROLE_MIN_LETTERS
         && s.split_whitespace().count() <= LABEL_WORDS
         && unspaced <= LABEL_UNSPACED_CHARS
         && !s.split_whitespace().any(is_value)
@@ -493,12 +505,12 @@ mod tests {
                  b1918bcf-fdcc-4152-aca3-4a34bd7def86 InStreet论坛运营-晚6点   cron 0 18 * * *  pending",
             ),
             // JSON: the innermost object holding the value, not its neighbour's name
-            result(r#"{"jobs": [{"id": "1e424674-52dd-49de-91cc-eb8e7cbc758d", "name": "虾评平台评测监控"}, {"id": "f862f9ee-5dec-4003-9e22-19c1091517fa", "title": "Afternoon check-in"}, {"id": "0563f5ff-68e3-486f-979f-9b6f555cbd8b", "agentId": "main"}]}"#),
+            result(r#"{"jobs": [{"id": "1e424674-52dd-49de-91cc-eb8e7cbc758d", "name": "虾评平台评测监控"}, {"id": "f862f9ee-5dec-4003-9e22-19c1091517fa", "title": "Afternoon check-in"}, {"id": "0563f5ff-68e3-486f-979f-9b6f555cbd8b", "agentId": "main"}], "posts": [{"id": "46b99688-5397-424d-9c71-242a8b00d7e2", "title": "Why agents forget", "agent_id": "3186bc0c-4c87-465a-afba-eb1edf91e746"}]}"#),
             // JSON cut short (no parse), read by its lines; and a YAML list
             result(
                 "[\n  {\n    \"id\": \"38d307b1-7b20-40f8-afe5-09a4b62431e3\",\n    \"schedule\": {\n      \"name\": \"nested, not the job's\"\n    },\n    \"name\": \"Morning check-in\"\n  },\n  {\n    \"id\": \"2223478a-d040-4bfd-afd6-16a5d41d8a3a\",\n    \"name\": \"healthcheck update\"\n  },\n  {\n    \"id\": \"bba15a4e-8892-4530-83bc-55c24d039a7a\",\n...(truncated)",
             ),
-            result("services:\n  - id: 9f8e7d6c5b4a\n    label: billing worker\n  - name: queue\n    id: 0a1b2c3d4e5f\n  - id: 7a6b5c4d3e2f\n    port: 8080"),
+            result("services:\n  - id: 9f8e7d6c5b4a\n    label: billing worker\n  - name: queue\n    id: 0a1b2c3d4e5f\n  - id: 7a6b5c4d3e2f\n    port: 8080\n  - id: cc34ede5-6a25-46b7-9d14-8652fbdbe6ea\n    name: \\u5c0f\\u7ea2\\u4e66"),
             // prose around a value names nothing, spaced as a table's row or not; nor does a JSON
             // string's text, whose escaped line breaks are no lines
             result("Deleted job 41d43842-4bae-46cd-a029-42bbc7a90e4f after the check.  Then  retried."),
@@ -518,6 +530,11 @@ mod tests {
             "7a6b5c4d3e2f",
             "41d43842-4bae-46cd-a029-42bbc7a90e4f",
             "e8a135574dc1662e",
+            "46b99688-5397-424d-9c71-242a8b00d7e2",
+            // a record's field that refers to another record is not named by this one
+            "3186bc0c-4c87-465a-afba-eb1edf91e746",
+            // a name that is JSON escapes printed as they were names nothing
+            "cc34ede5-6a25-46b7-9d14-8652fbdbe6ea",
         ]);
         assert_eq!(
             named_values(&Walk::new(&msgs), &values),
@@ -530,6 +547,7 @@ mod tests {
                 "healthcheck update: 2223478a-d040-4bfd-afd6-16a5d41d8a3a",
                 "billing worker: 9f8e7d6c5b4a",
                 "queue: 0a1b2c3d4e5f",
+                "Why agents forget: 46b99688-5397-424d-9c71-242a8b00d7e2",
             ]
         );
     }
