@@ -68,9 +68,10 @@ async function main(argv) {
     const briefing = []
     for (const f of files) {
       process.stderr.write(`eval:restore: ${relative(process.cwd(), f)}...\n`)
-      const r = await evaluateTranscript(f, { maxTokens })
+      const { latestRestore, ...r } = await evaluateTranscript(f, { maxTokens })
+      briefing.push(...briefingRows(readFileSync(f, 'utf8'), basename(f), r.restores, { budget: maxTokens, latest: latestRestore }))
+      // (latestRestore holds every checkpoint the replay wrote: not kept past its file over a long run)
       results.push(r)
-      briefing.push(...briefingRows(readFileSync(f, 'utf8'), basename(f), r.restores, { budget: maxTokens, latest: r.latestRestore }))
     }
     const rows = results.flatMap((r) => r.compactions)
     const s = summarize(rows, maxTokens, { continuation: results.flatMap((r) => r.continuation), restores: results.flatMap((r) => r.restores) })
