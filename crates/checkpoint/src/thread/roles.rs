@@ -20,10 +20,10 @@ const ROLE_MIN_LETTERS: usize = 2;
 pub const MAX_NAMED_VALUES: usize = 40;
 
 /// `role: value` for each of `values` that is an exact value ([`is_value`]) a line of the
-/// dialogue names with words of its own, in the order of `values`, the newest line that does
-/// first. One pass over the dialogue: each line's words are looked up among the values (a scan
-/// of the whole dialogue per value took time in proportion to both).
-/// Then, for the values still unnamed, the tool results, newest first ([`role_in_record`]).
+/// dialogue names with words of its own, else the record of a tool result that lists it
+/// ([`name_records`], [`name_by_lines`]), in the order of `values`, the newest line or result
+/// that does first. One pass over the dialogue: each line's words are looked up among the values
+/// (a scan of the whole dialogue per value took time in proportion to both).
 pub(super) fn named_values(walk: &Walk, values: &[String]) -> Vec<String> {
     let mut wanted: HashMap<&str, Option<String>> = values
         .iter()
