@@ -475,9 +475,10 @@ pub fn strip_external_content(text: &str) -> std::borrow::Cow<'_, str> {
                 .collect();
             let rule = lines.iter().position(|l| l.trim() == "---");
             if let Some(r) = rule.filter(|&r| {
-                lines[1..r]
-                    .iter()
-                    .all(|l| l.split_once(": ").is_some_and(|(k, _)| !k.contains(' ')))
+                r > 0
+                    && lines[1..r]
+                        .iter()
+                        .all(|l| l.split_once(": ").is_some_and(|(k, _)| !k.contains(' ')))
                     && lines[0].trim().is_empty()
             }) {
                 rest = &rest[lines[..=r].iter().map(|l| l.len()).sum::<usize>()..];

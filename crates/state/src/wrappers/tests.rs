@@ -469,4 +469,31 @@ fn the_hosts_wrapper_of_fetched_content_goes_and_the_content_stays() {
     ));
     let odd = "<<<EXTERNAL_UNTRUSTED_CONTENT id=\"x\" and no close for a long while, more than eighty characters of it... EXTERNAL_UNTRUSTED_CONTENT id= ";
     assert_eq!(strip_external_content(odd), odd);
+    // a rule right after the marker, markers at the very end: no metadata to take, no panic
+    assert_eq!(
+        strip_external_content("<<<EXTERNAL_UNTRUSTED_CONTENT>>>---\nx"),
+        "---\nx"
+    );
+    assert_eq!(
+        strip_external_content("a <<<END_EXTERNAL_UNTRUSTED_CONTENT id=\"1\">>>"),
+        "a "
+    );
+    assert_eq!(
+        strip_external_content("<<<EXTERNAL_UNTRUSTED_CONTENT id=\"1\">>>"),
+        ""
+    );
+}
+
+#[test]
+fn any_cut_of_the_hosts_wrapper_is_read_without_a_panic() {
+    // a result cut short anywhere (a parked head, a truncated tail): every prefix and suffix
+    let text = format!(
+        "x\n{}\ny",
+        wrapped("0899a198067217b5", "Blocked hostname 网页")
+    );
+    let cuts = (0..=text.len()).filter(|&i| text.is_char_boundary(i));
+    for i in cuts {
+        let _ = strip_external_content(&text[..i]);
+        let _ = strip_external_content(&text[i..]);
+    }
 }
