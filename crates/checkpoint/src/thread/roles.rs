@@ -551,4 +551,17 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn any_cut_of_a_tool_result_is_read_without_a_panic() {
+        // a result cut short anywhere (a parked head, a truncated tail): every prefix and suffix
+        let text = "ID        Name          Schedule\n5f0c2a9e-8d31-4c7b-9a52-3e1f6b0d7c48 任务-晚6点  0 2 * * *  ok\n---\n{\"jobs\": [{\"id\": \"5f0c2a9e-8d31-4c7b-9a52-3e1f6b0d7c48\",\n  \"name\": \"nightly\"}]}\n- id: 5f0c2a9e-8d31-4c7b-9a52-3e1f6b0d7c48\n  label: x\n";
+        let values = strings(&["5f0c2a9e-8d31-4c7b-9a52-3e1f6b0d7c48"]);
+        let cuts = (0..=text.len()).filter(|&i| text.is_char_boundary(i));
+        for i in cuts {
+            for part in [&text[..i], &text[i..]] {
+                let _ = named_values(&Walk::new(&[result(part)]), &values);
+            }
+        }
+    }
 }
