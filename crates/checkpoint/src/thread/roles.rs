@@ -13,7 +13,7 @@ use super::*;
 pub const ROLE_CHARS: usize = 40;
 /// Longest name of a record a tool result lists shown (characters): a post's title says what the
 /// post is in its first words, and at 800 tokens a longer one costs a name.
-pub const RECORD_ROLE_CHARS: usize = 24;
+const RECORD_ROLE_CHARS: usize = 24;
 /// Fewest letters of a role: `ID`, `v` or `=` say nothing.
 const ROLE_MIN_LETTERS: usize = 2;
 /// Most named values kept.

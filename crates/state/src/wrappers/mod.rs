@@ -418,75 +418,79 @@ pub fn strip_injections(text: &str) -> String {
 /// then `<<<EXTERNAL_UNTRUSTED_CONTENT id="<16 hex, random>">>>`, a few metadata lines
 /// (`Source: Web Fetch`), `---`, the content, `<<<END_EXTERNAL_UNTRUSTED_CONTENT id="…">>>`.
 /// Releases before the ids wrote the markers without one.
-const EXTERNAL_START: &str = "<<<EXTERNAL_UNTRUSTED_CONTENT";
-const EXTERNAL_END: &str = "<<<END_EXTERNAL_UNTRUSTED_CONTENT";
+const EXTERNAL_MARK: &str = "EXTERNAL_UNTRUSTED_CONTENT";
 const EXTERNAL_NOTICE: &str = "SECURITY NOTICE: The following content is from an EXTERNAL";
 /// Farthest the notice's start is from the marker it precedes (bytes; it is 600 or so).
 const EXTERNAL_NOTICE_BYTES: usize = 1500;
 /// Most metadata lines between the start marker and its `---`.
 const EXTERNAL_METADATA_LINES: usize = 5;
 
-/// `text` without OpenClaw's external-content wrapper ([`EXTERNAL_START`]): the notice, the
-/// markers (their random ids are no value of the conversation's) and the metadata lines up to
-/// `---`; the content stays. In a JSON text whose strings hold the wrapper (a tool's error, its
-/// line breaks escaped), the notice and the markers go.
+/// `text` without OpenClaw's external-content wrapper (`<<<EXTERNAL_UNTRUSTED_CONTENT …>>>`): the
+/// notice, the markers (their random ids are no value of the conversation's) and the metadata
+/// lines up to `---`; the content stays. In a JSON text whose strings hold the wrapper (a tool's
+/// error, its line breaks escaped), the notice and the markers go. Borrowed when it has none.
+/// One scan for the mark: this reads every tool result.
 pub fn strip_external_content(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.contains("EXTERNAL_UNTRUSTED_CONTENT>>>")
-        && !text.contains("EXTERNAL_UNTRUSTED_CONTENT id=")
-    {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len());
+    let mut out = String::new();
     let mut rest = text;
-    loop {
-        let start = rest.find(EXTERNAL_START);
-        let end = rest.find(EXTERNAL_END);
-        let (at, is_start) = match (start, end) {
-            (Some(s), Some(e)) if e < s => (e, false),
-            (Some(s), _) => (s, true),
-            (None, Some(e)) => (e, false),
-            (None, None) => break,
-        };
-        let Some(close) = rest[at..].find(">>>").filter(|&c| c <= 80) else {
-            // not a marker: keep its first character and look on
-            let next = at + 1;
+    let mut cut = false;
+    while let Some(i) = rest.find(EXTERNAL_MARK) {
+        let before = &rest[..i];
+        let opens = before.ends_with("<<<");
+        let marker = before
+            .strip_suffix("<<<END_")
+            .or_else(|| before.strip_suffix("<<<"))
+            .zip(rest[i..].find(">>>").filter(|&c| c <= 80));
+        let Some((mut head, close)) = marker else {
+            // not a marker: keep it and look on
+            let next = i + EXTERNAL_MARK.len();
             out.push_str(&rest[..next]);
             rest = &rest[next..];
             continue;
         };
-        let mut head = &rest[..at];
-        if is_start {
+        if opens {
             // the notice right before the marker
             let from = head.len().saturating_sub(EXTERNAL_NOTICE_BYTES);
             let from = (from..=head.len())
-                .find(|&i| head.is_char_boundary(i))
+                .find(|&k| head.is_char_boundary(k))
                 .unwrap_or(head.len());
             if let Some(n) = head[from..].rfind(EXTERNAL_NOTICE) {
                 head = &head[..from + n];
             }
         }
         out.push_str(head);
-        rest = &rest[at + close + 3..];
-        if is_start {
-            // the metadata lines up to `---`
-            let lines: Vec<&str> = rest
-                .split_inclusive('\n')
-                .take(EXTERNAL_METADATA_LINES + 2)
-                .collect();
-            let rule = lines.iter().position(|l| l.trim() == "---");
-            if let Some(r) = rule.filter(|&r| {
-                r > 0
-                    && lines[1..r]
-                        .iter()
-                        .all(|l| l.split_once(": ").is_some_and(|(k, _)| !k.contains(' ')))
-                    && lines[0].trim().is_empty()
-            }) {
-                rest = &rest[lines[..=r].iter().map(|l| l.len()).sum::<usize>()..];
-            }
+        rest = &rest[i + close + 3..];
+        if opens {
+            rest = after_metadata(rest);
         }
+        cut = true;
+    }
+    if !cut {
+        return std::borrow::Cow::Borrowed(text);
     }
     out.push_str(rest);
     std::borrow::Cow::Owned(out)
+}
+
+/// What follows a start marker without its metadata lines up to `---` (`Source: Web Fetch`),
+/// when they are there.
+fn after_metadata(rest: &str) -> &str {
+    let lines: Vec<&str> = rest
+        .split_inclusive('\n')
+        .take(EXTERNAL_METADATA_LINES + 2)
+        .collect();
+    let Some(r) = lines.iter().position(|l| l.trim() == "---") else {
+        return rest;
+    };
+    let metadata = r > 0
+        && lines[0].trim().is_empty()
+        && lines[1..r]
+            .iter()
+            .all(|l| l.split_once(": ").is_some_and(|(k, _)| !k.contains(' ')));
+    if !metadata {
+        return rest;
+    }
+    &rest[lines[..=r].iter().map(|l| l.len()).sum::<usize>()..]
 }
 
 /// OpenClaw's reply directives an agent writes into its text for the channel (directive-tags-*.mjs,
