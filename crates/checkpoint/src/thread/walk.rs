@@ -96,8 +96,12 @@ impl<'m> Walk<'m> {
             // markers whose random ids are no value of the conversation's)
             let unwrapped = |t: Cow<'m, str>| match (is_result, t) {
                 (true, Cow::Borrowed(b)) => context_state::wrappers::strip_external_content(b),
+                // (a text joined from blocks is kept, not copied, when it has no wrapper)
                 (true, Cow::Owned(o)) => {
-                    Cow::Owned(context_state::wrappers::strip_external_content(&o).into_owned())
+                    match context_state::wrappers::strip_external_content(&o) {
+                        Cow::Borrowed(_) => Cow::Owned(o),
+                        Cow::Owned(stripped) => Cow::Owned(stripped),
+                    }
                 }
                 (false, t) => t,
             };
