@@ -30,6 +30,8 @@ const evaluate = (f: string) => {
   return evaluated.get(f)!
 }
 const base = (f: string) => f.replace(/^.*[\\/]/, '')
+/** A name that is a path the agent would open (`/repo/src/a.ts`, `~/x`, `./bin/run`), cut or whole. */
+const isPath = (n: string) => /^(\/|~\/|\.\.?\/)[^\s{}]+$/.test(n)
 
 /** Markers of the package's own injections and the hosts' wrappers (crates/state/src/wrappers/mod.rs). */
 const OWN_AND_HOST_MARKERS = [
@@ -120,7 +122,9 @@ describe('restore invariants (issue 27): no credential, no host text, identifier
       const r = await evaluate(f)
       for (const x of r.restores) {
         for (const [budget, text] of [[800, x.restore], [2000, x.replaceRestore]] as const) {
-          const paths = filePaths(text)
+          // the file lists' paths, and the paths among the names (`Identifiers: /repo/src/hooks/useNav.ts`)
+          const named = (/^Identifiers: (.*)$/m.exec(text)?.[1] ?? '').split(', ').filter((n) => isPath(n))
+          const paths = [...filePaths(text), ...named]
           for (const p of paths) {
             const where = `${base(f)}:${x.line} at ${budget} tokens: ${p}`
             expect(p, where).not.toMatch(/[{}]/)

@@ -69,7 +69,7 @@ pub(super) fn merge_contained(items: &[String]) -> Vec<Option<String>> {
     let merged = items.len().min(MAX_IDENTIFIERS);
     let lower: Vec<String> = items[..merged]
         .iter()
-        .map(|s| shown_identifier(s).to_lowercase())
+        .map(|s| shown_identifier(s).unwrap_or_default().to_lowercase())
         .collect();
     let mut shown: Vec<Option<usize>> = (0..items.len()).map(Some).collect();
     for i in 0..merged {

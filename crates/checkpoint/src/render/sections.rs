@@ -98,6 +98,8 @@ pub(super) const IDENTIFIER_SHOWN_CHARS: usize = 60;
 /// Longest URL shown: a URL cut in a part of its path is no address (`…/agents/shanzhu_cat/f…`);
 /// a longer one is cut after a whole part ([`shown_identifier`]).
 pub(super) const URL_SHOWN_CHARS: usize = 100;
+/// Longest path shown (as the file lists show theirs); a longer one is not shown.
+pub(super) const PATH_SHOWN_CHARS: usize = 200;
 /// Files the trim left out named by their names alone (`Other files: SKILL.md, jobs.json (+9
 /// more)`): a name costs a few tokens, its path many, and a summary says the name.
 pub(super) const OTHER_FILE_NAMES: usize = 6;
@@ -151,13 +153,19 @@ pub(super) fn push_inline(out: &mut String, label: &str, items: &[String]) {
 
 /// An identifier as shown: [`clean`], cut at [`IDENTIFIER_SHOWN_CHARS`]; a URL at
 /// [`URL_SHOWN_CHARS`], and then after its last whole part (`/`, `?`, `&`), so what is shown is
-/// an address or a prefix of one, never a word cut in two.
-pub(super) fn shown_identifier(s: &str) -> String {
+/// an address or a prefix of one, never a word cut in two. A path is shown whole, as the agent
+/// would type it, or not at all: `None` past [`PATH_SHOWN_CHARS`] (a path cut in a part,
+/// `/repo/src/hooks/useFol…`, is no file the agent could open).
+pub(super) fn shown_identifier(s: &str) -> Option<String> {
+    if is_path(s) {
+        let c = clean(s, PATH_SHOWN_CHARS);
+        return (!c.ends_with('…') || s.ends_with('…')).then_some(c);
+    }
     if !is_url(s) {
-        return clean(s, IDENTIFIER_SHOWN_CHARS);
+        return Some(clean(s, IDENTIFIER_SHOWN_CHARS));
     }
     let c = clean(s, URL_SHOWN_CHARS);
-    match c.strip_suffix('…') {
+    Some(match c.strip_suffix('…') {
         Some(cut) => match cut.rfind(['/', '?', '&']) {
             Some(i) if cut[..i].contains("://") && !cut[..i].ends_with(':') => {
                 format!("{}…", &cut[..=i])
@@ -165,7 +173,21 @@ pub(super) fn shown_identifier(s: &str) -> String {
             _ => c,
         },
         None => c,
-    }
+    })
+}
+
+/// Whether an identifier is a file path (`/repo/src/app.ts`, `~/x`, `./bin/run`, `src/a.ts`):
+/// one word, not a URL, with a `/` and a file name or a path's own start.
+pub(super) fn is_path(s: &str) -> bool {
+    !is_url(s)
+        && !s.contains(char::is_whitespace)
+        && s.contains('/')
+        && (s.starts_with(['/', '~', '.', '$'])
+            || s.rsplit('/').next().is_some_and(|name| {
+                name.rsplit_once('.').is_some_and(|(stem, ext)| {
+                    !stem.is_empty() && ext.chars().any(|c| c.is_ascii_alphabetic())
+                })
+            }))
 }
 
 pub(super) fn is_url(s: &str) -> bool {
@@ -476,16 +498,16 @@ pub(super) fn compose(
     push_inline(&mut o, "Commands run: ", &commands);
     // identifiers the text does not already show (a file name, a command)
     let shown_so_far = o.to_lowercase();
-    let mut idents: Vec<String> = draft
+    let mut idents: Vec<(&str, String)> = draft
         .shown(&pre.identifiers, &[], Piece::Identifier)
-        .filter_map(|s| s.as_deref().map(shown_identifier))
+        .filter_map(|s| s.as_deref().and_then(|s| Some((s, shown_identifier(s)?))))
         .collect();
     // nor a path of a file the lists name (relative to their root, or in braces): the
     // identifier `/repo/src/app.ts` or `src/app.ts` when `Files modified:` has `src/{app.ts, …}`
     let named_paths: Vec<String> = named.iter().map(|f| f.0.to_lowercase()).collect();
-    idents.retain(|s| {
-        let s = s.to_lowercase();
-        !shown_so_far.contains(&s)
+    idents.retain(|(full, shown)| {
+        let s = full.to_lowercase();
+        !shown_so_far.contains(&shown.to_lowercase())
             && !named_paths
                 .iter()
                 .any(|f| match f.strip_suffix(s.as_str()) {
@@ -494,6 +516,7 @@ pub(super) fn compose(
                     None => false,
                 })
     });
+    let idents: Vec<String> = idents.into_iter().map(|(_, shown)| shown).collect();
     // an exact value the conversation says what it is of, with its role (`Skill ID: 61c9…`)
     let role_of = |id: &str| {
         cp.resources

@@ -8,11 +8,31 @@ use crate::yaml::from_yaml;
 fn urls_are_shown_whole_or_cut_after_a_whole_part_and_said_once_per_path() {
     let long = format!("https://example.com/api/v1/{}/follow", "agent_".repeat(20));
     assert_eq!(
-        shown_identifier("https://instreet.coze.site/api/v1/agents/shanzhu_cat_6971/follow"),
+        shown_identifier("https://instreet.coze.site/api/v1/agents/shanzhu_cat_6971/follow")
+            .unwrap(),
         "https://instreet.coze.site/api/v1/agents/shanzhu_cat_6971/follow"
     );
-    assert_eq!(shown_identifier(&long), "https://example.com/api/v1/…");
-    assert!(shown_identifier(&"x".repeat(80)).ends_with('…'));
+    assert_eq!(
+        shown_identifier(&long).unwrap(),
+        "https://example.com/api/v1/…"
+    );
+    assert!(shown_identifier(&"x".repeat(80)).unwrap().ends_with('…'));
+}
+
+#[test]
+fn a_path_is_shown_whole_or_not_at_all() {
+    let path = "/workspace/projects/workspace/healthcheck-skill/rules/ssh-003.yaml";
+    assert!(path.len() > IDENTIFIER_SHOWN_CHARS);
+    assert_eq!(shown_identifier(path).as_deref(), Some(path));
+    assert_eq!(
+        shown_identifier("./bin/healthcheck").as_deref(),
+        Some("./bin/healthcheck")
+    );
+    let deep = format!("/repo/{}/app.ts", "dir/".repeat(60));
+    assert_eq!(shown_identifier(&deep), None);
+    // names with a slash that are no paths keep the identifier's cut
+    assert!(!is_path("handle_event/3") && !is_path("a b/c.ts") && !is_path("https://x.y/a.ts"));
+    assert!(is_path("src/app.ts") && is_path("~/notes") && is_path("${SCRIPT_DIR}/rule-engine.sh"));
 }
 
 /// The checkpoint rendered as the compaction summary (replace mode).
