@@ -281,9 +281,90 @@ pub struct Previous {
     pub identifiers: Vec<String>,
     /// The named values of the same checkpoint, carried with its identifiers.
     pub named_values: Vec<String>,
+    /// The previous checkpoint's open items: the tool failures among them stay open until the
+    /// messages show the same call succeed (see [`carried_failures`]).
+    pub open_items: Vec<String>,
     /// The previous checkpoint's key exchanges: the commits among them are what was done before
     /// a compaction removed the messages that said so, see [`with_commits`].
     pub key_exchanges: Vec<Exchange>,
+}
+
+/// The tool failures still open: those the previous checkpoint carried (the state files were
+/// emptied when it was written, so a failure recorded before it is only there; seed 001, 7.3:
+/// the compaction's checkpoint updates the one at 80 %), then the state's (newer) ones. A failure
+/// is settled when the messages show the same call succeed last, or the state records it again,
+/// or a later call that narrows or widens it succeed (`git push` failing, then `git push -u
+/// origin main`; `git add a b` failing on an ignored `b`, then `git add a`: [`variant`]).
+/// `latest` are the calls the messages show a result of, by how their failure entries start,
+/// with whether the latest succeeded, the most recent last.
+pub fn carried_failures(
+    previous: &[String],
+    state: Vec<String>,
+    latest: &[(String, bool)],
+) -> Vec<String> {
+    // (`carried`: a failure from before the previous checkpoint is settled by a later success of
+    // the same program and command too: the agent has run it since, and moved on)
+    let settled_by = |key: &str, later: &[(String, bool)], carried: bool| {
+        later
+            .iter()
+            .any(|(l, ok)| *ok && (variant(key, l) || (carried && same_command(key, l))))
+    };
+    let settled = |f: &str, carried: bool| {
+        match latest
+            .iter()
+            .position(|(key, _)| f.starts_with(key.as_str()))
+        {
+            Some(i) => {
+                let (key, ok) = &latest[i];
+                *ok || (carried && state.iter().any(|s| s.starts_with(key.as_str())))
+                    || settled_by(key, &latest[i + 1..], carried)
+            }
+            // a carried failure of a call the messages do not show: its prefix is one of the
+            // entry's own (`exec git push: fatal: …` -> `exec git push: `)
+            None => {
+                carried
+                    && f.match_indices(": ")
+                        .any(|(at, _)| settled_by(&f[..at + 2], latest, true))
+            }
+        }
+    };
+    let mut out: Vec<String> = previous
+        .iter()
+        .filter_map(|item| item.strip_prefix(FAILURE_ITEM_PREFIX))
+        .filter(|f| !settled(f, true))
+        .map(str::to_string)
+        .collect();
+    out.extend(state.iter().filter(|f| !settled(f, false)).cloned());
+    out
+}
+
+/// Whether a later call (its failure prefix `later`, `Bash git push -u origin main: `) runs the
+/// failed one (`failed`, `Bash git push: `) again widened, combined or narrowed: every word of
+/// the failed call is among the later one's (`mix compile && mix credo --strict a.ex` after `mix
+/// credo --strict a.ex`), or the later one has the same tool, program and command and only words
+/// of the failed one (`git add a` after `git add a b` failed on `b`). A word cut short by the
+/// subject's cap is left out; a call of fewer than three words (a tool, a program, a command)
+/// is no variant of another.
+fn variant(failed: &str, later: &str) -> bool {
+    let (a, b) = (call_words(failed), call_words(later));
+    if a.len() < 3 || b.len() < 3 || a[0] != b[0] {
+        return false;
+    }
+    a.iter().all(|w| b.contains(w)) || (a[..3] == b[..3] && b.iter().all(|w| a.contains(w)))
+}
+
+/// Whether two calls' failure prefixes have the same tool, program and command (`Bash git add`).
+fn same_command(a: &str, b: &str) -> bool {
+    let (a, b) = (call_words(a), call_words(b));
+    a.len() >= 3 && b.len() >= 3 && a[..3] == b[..3]
+}
+
+/// The words of a failure prefix, a word cut short by the subject's cap left out.
+fn call_words(key: &str) -> Vec<&str> {
+    key.trim_end_matches(": ")
+        .split_whitespace()
+        .filter(|w| !w.ends_with('…'))
+        .collect()
 }
 
 /// The key exchanges with the previous checkpoint's commits before them, when this
@@ -503,7 +584,11 @@ pub fn assemble(
         Some(items) => items,
         None => {
             let mut items = state.open_items;
-            let mut failures = state.tool_failures;
+            let mut failures = carried_failures(
+                &previous.open_items,
+                state.tool_failures,
+                &ex.latest_results,
+            );
             // a failure of a turn before the user's latest request is history, not a TODO
             if let Some(calls) = &ex.turn_calls {
                 failures.retain(|f| calls.iter().any(|c| f.starts_with(c.as_str())));

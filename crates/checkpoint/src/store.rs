@@ -211,6 +211,10 @@ pub fn write_checkpoint(input: &CheckpointInput) -> Result<WriteResult> {
             .unwrap_or_default(),
         identifiers: Vec::new(),
         named_values: Vec::new(),
+        open_items: latest
+            .as_ref()
+            .map(|(_, cp)| cp.open_items.clone())
+            .unwrap_or_default(),
         key_exchanges: latest
             .as_ref()
             .map(|(_, cp)| cp.thread.key_exchanges.clone())

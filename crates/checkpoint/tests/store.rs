@@ -320,7 +320,9 @@ fn state_fills_what_the_input_leaves_out_then_is_reset() {
     next.open_items = None;
     write_checkpoint(&next).unwrap();
     let cp2 = read_latest(&state, key).unwrap().unwrap();
-    assert!(cp2.decisions.is_empty() && cp2.open_items.is_empty());
+    // (the tool failure stays open: nothing settled it; the host's open item was the host's)
+    assert!(cp2.decisions.is_empty());
+    assert_eq!(cp2.open_items, cp.open_items[1..]);
     // a learning is carried from checkpoint to checkpoint, as the constraints are
     assert_eq!(cp2.learnings, ["given by the host"]);
     assert_eq!(cp2.meta.previous_checkpoint.as_deref(), Some("cp_001"));
@@ -393,6 +395,84 @@ fn a_failure_of_a_turn_before_the_latest_request_is_no_open_item() {
         .filter(|i| i.starts_with("Unresolved tool failure: "))
         .count();
     assert_eq!(failures, 2, "{:?}", cp.open_items);
+    fs::remove_dir_all(&state).unwrap();
+}
+
+#[test]
+fn a_failure_before_the_checkpoint_at_80_percent_stays_open_until_it_is_settled() {
+    // seed 001, 7.3: the compaction's checkpoint updates the one at 80 %; the state files were
+    // emptied when that one was written, so a failure recorded before it is only there
+    let state = tmp("carried-failures");
+    let key = "agent:main:discord:channel:1";
+    let fail = |command: &str, error: &str| {
+        context_state::record_tool_result(
+            &state,
+            key,
+            &context_state::ToolResult {
+                tool_name: "exec".into(),
+                params: json!({ "command": command }),
+                is_error: true,
+                error: Some(error.into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    };
+    let gmail = "gog gmail search is:unread --max 5";
+    fail(gmail, "invalid_grant: Token has been expired or revoked.");
+    fail(
+        "git push",
+        "fatal: The current branch has no upstream branch.",
+    );
+    let call = |id: &str, command: &str| json!({"role": "assistant", "content": [{"type": "toolCall", "id": id, "name": "exec", "arguments": {"command": command}}]});
+    let result = |id: &str, ok: bool| json!({"role": "toolResult", "toolCallId": id, "toolName": "exec", "isError": !ok, "content": [{"type": "text", "text": if ok { "done" } else { "failed" }}]});
+    let failures = |messages: Vec<Value>, trigger: Trigger, tokens: u64| -> Vec<String> {
+        let mut inp = input(&state, key, tokens);
+        inp.trigger = trigger;
+        inp.open_items = None;
+        inp.messages = Some(messages);
+        write_checkpoint(&inp).unwrap();
+        let cp = read_latest(&state, key).unwrap().unwrap();
+        cp.open_items
+            .into_iter()
+            .filter(|i| i.starts_with("Unresolved tool failure: "))
+            .collect()
+    };
+    // the checkpoint at 80 % bundles both
+    let at_80 = failures(
+        vec![call("1", "ls"), result("1", true)],
+        Trigger::Auto80Pct,
+        160_000,
+    );
+    assert_eq!(at_80.len(), 2, "{at_80:?}");
+    // the compaction's keeps them: nothing in its messages settled them
+    let compaction = failures(
+        vec![call("2", "date"), result("2", true)],
+        Trigger::Compaction,
+        185_000,
+    );
+    assert_eq!(compaction, at_80);
+    assert!(compaction[0].contains("invalid_grant"), "{compaction:?}");
+    // a push widened (`-u origin main`) settles the push; the mail search failing on is open
+    let later = failures(
+        vec![
+            call("3", gmail),
+            result("3", false),
+            call("4", "git push -u origin main"),
+            result("4", true),
+        ],
+        Trigger::Auto80Pct,
+        60_000,
+    );
+    assert_eq!(later.len(), 1, "{later:?}");
+    assert!(later[0].contains("gog gmail search"), "{later:?}");
+    // the same call succeeding settles it
+    let settled = failures(
+        vec![call("5", gmail), result("5", true)],
+        Trigger::Auto80Pct,
+        90_000,
+    );
+    assert!(settled.is_empty(), "{settled:?}");
     fs::remove_dir_all(&state).unwrap();
 }
 

@@ -47,6 +47,20 @@ pub(super) fn turn_calls(walk: &Walk) -> Option<Vec<String>> {
     )
 }
 
+/// The calls the messages show a result of, each once by how its failure entries start
+/// ([`context_state::failure_prefix`]), with whether its latest result succeeded: a failure of
+/// that call recorded before them (one the previous checkpoint carried) is resolved, or said
+/// again by the newer record.
+pub(super) fn latest_results(walk: &Walk) -> Vec<(String, bool)> {
+    let mut last: Vec<(String, bool)> = Vec::new();
+    for ((name, args), result) in walk.results().filter_map(|(_, _, r)| Some((r.call?, r))) {
+        let key = context_state::failure_prefix(name, args);
+        last.retain(|(k, _)| *k != key);
+        last.push((key, result.failure.is_none()));
+    }
+    last
+}
+
 /// The findings of the messages, oldest first, at most [`MAX_FIXES`] (the newest).
 pub(super) fn fixes(walk: &Walk) -> Vec<String> {
     let mut open: Vec<Open> = Vec::new();

@@ -123,6 +123,9 @@ pub struct Extracted {
     /// How the failure entries of the calls made since the user's latest request start; `None`
     /// when the messages hold no request (see [`findings`]): the failures still open are theirs.
     pub turn_calls: Option<Vec<String>>,
+    /// The calls with a result, by how their failure entries start, and whether the latest
+    /// succeeded (see [`findings`]): what a failure an earlier checkpoint carried became.
+    pub latest_results: Vec<(String, bool)>,
 }
 
 /// Scores of recurring items: each use weighs 1 plus how late in the messages it came (0..1),
@@ -220,6 +223,7 @@ pub fn extract(messages: &[Value]) -> Extracted {
         constraints: constraints(lines),
         fixes: fixes(&walk),
         turn_calls: turn_calls(&walk),
+        latest_results: latest_results(&walk),
         ..Extracted::default()
     };
     out.named_values = roles::named_values(
