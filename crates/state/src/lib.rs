@@ -45,6 +45,7 @@ use files::{
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 /// Most decisions kept between checkpoints.
@@ -576,11 +577,13 @@ pub fn failure_key(tool: &str, params: &Value) -> String {
     }
 }
 
-/// What a failure says: its first non-empty line (past a runner's echo of the command, `> pkg
-/// check`), and its last when that differs (a command's output often ends with the exit code or
-/// the error), at most
-/// [`MAX_FAILURE_CHARS`]. An output escaped into one line (a hook's JSON: `failed:\n\n[X]`) is
-/// read by its escaped line breaks too. `failed` for an empty error.
+/// What a failure says: the first non-empty line that reads as an error ([`ERROR_TERMS`], not
+/// a bare exit code), or else its first (past a runner's echo of the command, `> pkg check`),
+/// and its last when that differs (a command's output often ends with the exit code or the
+/// error), at most [`MAX_FAILURE_CHARS`]. In a long line the error is shown from its word
+/// (`…invalid_grant" "Token has been expired or revoked."`, not the URL before it). An output
+/// escaped into one line (a hook's JSON: `failed:\n\n[X]`) is read by its escaped line breaks
+/// too. `failed` for an empty error.
 pub fn failure_detail(error: &str) -> String {
     let unescaped;
     let error = if error.contains("\\n") {
@@ -596,22 +599,90 @@ pub fn failure_detail(error: &str) -> String {
         .collect();
     // the first line that is not a runner's echo of what it runs (`> pkg@1.0.0 check`, `$ make`):
     // the first of the output itself
-    let Some(at) = lines
+    let Some(start) = lines
         .iter()
         .position(|l| !l.starts_with("> ") && !l.starts_with("$ "))
         .or((!lines.is_empty()).then_some(0))
     else {
         return "failed".into();
     };
-    let first = lines[at];
+    let at = (start..lines.len())
+        .find(|&i| error_at(lines[i]).is_some())
+        .unwrap_or(start);
+    let half = MAX_FAILURE_CHARS / 2;
+    let first = from_error(lines[at], half);
     match lines[at + 1..].last().copied() {
-        Some(last) if last != first => format!(
-            "{} … {}",
-            capture::gist(first, MAX_FAILURE_CHARS / 2),
-            capture::gist(last, MAX_FAILURE_CHARS / 2)
-        ),
-        _ => first.to_string(),
+        Some(last) if last != lines[at] => {
+            format!(
+                "{} … {}",
+                capture::gist(&first, half),
+                capture::gist(last, half)
+            )
+        }
+        _ => first.into_owned(),
     }
+}
+
+/// Words that say a line of a tool's output is its error (lower case).
+const ERROR_TERMS: &[&str] = &[
+    "error",
+    "fail",
+    "fatal",
+    "denied",
+    "not found",
+    "no such",
+    "invalid",
+    "exception",
+    "cannot",
+    "can't",
+    "could not",
+    "couldn't",
+    "unable",
+    "expired",
+    "refused",
+    "timed out",
+    "timeout",
+    "panic",
+    "forbidden",
+    "unauthorized",
+    "not allowed",
+    "missing",
+];
+
+/// Where the first of [`ERROR_TERMS`] starts in `line` (a byte index), unless the line only
+/// says the exit code (`Exit code 1`, `Command exited with code 2`).
+fn error_at(line: &str) -> Option<usize> {
+    let lower = line.to_lowercase();
+    if lower.len() != line.len() {
+        // (a lower-cased character of another length: indices would not match; none is cut)
+        return ERROR_TERMS.iter().any(|t| lower.contains(t)).then_some(0);
+    }
+    let bare = lower.trim_matches(|c: char| c == '(' || c == ')' || c == '.');
+    let exit = ["exit code ", "command exited with code ", "exit status "]
+        .iter()
+        .any(|p| {
+            bare.strip_prefix(p)
+                .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()))
+        });
+    if exit {
+        return None;
+    }
+    ERROR_TERMS.iter().filter_map(|t| lower.find(t)).min()
+}
+
+/// `line` from the word its error starts in when that is past `max / 2` characters (`…` before
+/// it), else whole.
+fn from_error(line: &str, max: usize) -> Cow<'_, str> {
+    let Some(at) = error_at(line) else {
+        return Cow::Borrowed(line);
+    };
+    if line[..at].chars().count() <= max / 2 {
+        return Cow::Borrowed(line);
+    }
+    let word = line[..at]
+        .rfind(|c: char| c.is_whitespace())
+        .map_or(0, |i| i + 1);
+    Cow::Owned(format!("…{}", &line[word..]))
 }
 
 fn push_decision(d: &mut DecisionsData, what: String, when: Option<String>) -> Decision {

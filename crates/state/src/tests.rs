@@ -319,6 +319,27 @@ fn a_command_that_exited_non_zero_is_a_failure_without_the_error_flag() {
 }
 
 #[test]
+fn a_failure_says_its_error_line_and_a_long_line_from_its_error() {
+    // the line that reads as an error, not the echo or the exit code before it
+    assert_eq!(
+        failure_detail("Exit code 1\nbuilding...\nnpm ERR! missing script: publish\nCommand exited with code 1"),
+        "npm ERR! missing script: publish … Command exited with code 1"
+    );
+    // a long line (Go's error chain) from the word its error starts in: the cause, not the URL
+    let go = "Get \"https://gmail.googleapis.com/gmail/v1/users/me/threads?alt=json&maxResults=5&pageToken=&prettyPrint=false\": round trip: oauth2: \"invalid_grant\" \"Token has been expired or revoked.\"";
+    assert_eq!(
+        failure_detail(go),
+        "…\"invalid_grant\" \"Token has been expired or revoked.\""
+    );
+    // no line reads as an error: the first, and the last
+    assert_eq!(
+        failure_detail("no\n(Command exited with code 1)"),
+        "no … (Command exited with code 1)"
+    );
+    assert_eq!(failure_detail("  \n"), "failed");
+}
+
+#[test]
 fn failures_once_per_call_with_a_count_and_resolved_by_a_later_success() {
     let root = tmp("failures");
     let k = "k";
@@ -366,7 +387,7 @@ fn failures_once_per_call_with_a_count_and_resolved_by_a_later_success() {
             "bash npm run check: error TS2304 … Command exited with code 2 (3 times)",
             "bash grep -n foo src/a.ts: (no output) … Command exited with code 1",
             "bash cargo test: failed",
-            "bash git add -A && git commit: Exit code 1 … done (warnings were emitted)",
+            "bash git add -A && git commit: Pre-commit validation failed: … done (warnings were emitted)",
         ]
     );
     // the same command succeeding later resolves it, whatever directory it ran from
