@@ -699,14 +699,19 @@ try {
       // error, not the first and last lines of that JSON (`{ … }`) (crates/state failure_text)
       { toolCalls: [{ name: 'read', arguments: { path: 'tenant-map.json' } }] },
       { toolCalls: [{ name: 'web_fetch', arguments: { url: 'http://127.0.0.1:9/tenants' } }] },
-      { text: 'Writing the backfill.', usage: { prompt_tokens: 113_000 } },
+      // at 81 % of 128k: the next prompt build writes the checkpoint at 80 %, which empties the state files
+      { text: 'Writing the backfill.', usage: { prompt_tokens: 104_000 } },
     ])
+    // a short reply (no request: the failures above are still the turn's): the checkpoint at 80 % is written before
+    // it, and the compaction's must still have what failed before that one (seed 001, 7.3)
+    turns.set('t21', [{ text: 'Still on it.', usage: { prompt_tokens: 113_000 } }])
     turns.set('t11', [{ text: 'Backfilling.', usage: { prompt_tokens: 30_000 } }])
     // the report and the reply are compacted (a short kept tail): the decision is in the messages the checkpoint reads
     const earlier = [await turn(S3, '[t10] Migrate the users table schema.'), await turn(S3, '[t19] keep the old table for a week')]
     // a change of plan before the compaction: the task is the new one, the first said to be what it changed (issue 51)
     const a = await turn(S3, '[t20] Actually, backfill in batches of 500 instead.')
-    for (const e of earlier) a.summaries.push(...e.summaries), a.flushes.push(...e.flushes)
+    const ok = await turn(S3, '[t21] ok')
+    for (const e of [...earlier, ok]) a.summaries.push(...e.summaries), a.flushes.push(...e.flushes)
     const b = await turn(S3, '[t11] Continue.')
     const summaries = [...a.summaries, ...b.summaries]
     assert.equal(summaries.length, 0, 'OpenClaw made no summary model call')
@@ -750,8 +755,11 @@ try {
     // made before the user changed the plan (t20): said so (issue 51)
     assert.match(text, /## Decisions\n- \(before the plan changed\) [^\n]*keep the old table for a week \(re: The migration is written\.\)/, `the decision, made before the plan changed: ${text.slice(text.indexOf('## Decisions'), text.indexOf('## Decisions') + 300)}`)
     // a name the listing's command wrote as code is among the names the checkpoint on disk keeps (issue 51)
-    const compaction = checkpoints(`agent:main:explicit:${S3}`).find((y) => /trigger: "compaction"/.test(y))
+    const written = checkpoints(`agent:main:explicit:${S3}`)
+    const compaction = written.find((y) => /trigger: "compaction"/.test(y))
     assert.ok(compaction, 'a compaction checkpoint')
+    // the failures above were bundled by the checkpoint at 80 % before it, and are still open in it
+    assert.ok(written.some((y) => /trigger: "auto-80pct"/.test(y) && /Unresolved tool failure: exec ls verify-tenants/.test(y)), `a checkpoint at 80 % with the failures: ${written.map((y) => y.match(/trigger: "[^"]+"/)?.[0]).join(', ')}`)
     assert.match(compaction, /\n {2}identifiers:\n(?: {4}- .*\n)*? {4}- "tenant_shards"\n/, `the command's code name among its identifiers: ${compaction.slice(compaction.indexOf('identifiers:'), compaction.indexOf('identifiers:') + 600)}`)
   })
 

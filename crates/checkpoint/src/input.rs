@@ -291,10 +291,12 @@ pub struct Previous {
 
 /// The tool failures still open: those the previous checkpoint carried (the state files were
 /// emptied when it was written, so a failure recorded before it is only there; seed 001, 7.3:
-/// the compaction's checkpoint updates the one at 80 %), then the state's (newer) ones. A failure
-/// is settled when the messages show the same call succeed last, or the state records it again,
-/// or a later call that narrows or widens it succeed (`git push` failing, then `git push -u
-/// origin main`; `git add a b` failing on an ignored `b`, then `git add a`: [`variant`]).
+/// the compaction's checkpoint updates the one at 80 %), then the state's (newer) ones, which
+/// were settled as they were recorded. A carried failure is settled when the messages show the
+/// same call succeed last, or the state records it again, or a later call succeed that narrows
+/// or widens it (`git push` failing, then `git push -u origin main`; `git add a b` failing on
+/// an ignored `b`, then `git add a`: [`variant`]) or runs the same program and command (the
+/// agent has run it since).
 /// `latest` are the calls the messages show a result of, by how their failure entries start,
 /// with whether the latest succeeded, the most recent last.
 pub fn carried_failures(
@@ -302,39 +304,37 @@ pub fn carried_failures(
     state: Vec<String>,
     latest: &[(String, bool)],
 ) -> Vec<String> {
-    // (`carried`: a failure from before the previous checkpoint is settled by a later success of
-    // the same program and command too: the agent has run it since, and moved on)
-    let settled_by = |key: &str, later: &[(String, bool)], carried: bool| {
+    // a later success of a variant of the call, or of the same program and command: the agent
+    // has run it since, and moved on
+    let settled_by = |key: &str, later: &[(String, bool)]| {
         later
             .iter()
-            .any(|(l, ok)| *ok && (variant(key, l) || (carried && same_command(key, l))))
+            .any(|(l, ok)| *ok && (variant(key, l) || same_command(key, l)))
     };
-    let settled = |f: &str, carried: bool| {
-        match latest
-            .iter()
-            .position(|(key, _)| f.starts_with(key.as_str()))
-        {
-            Some(i) => {
-                let (key, ok) = &latest[i];
-                *ok || (carried && state.iter().any(|s| s.starts_with(key.as_str())))
-                    || settled_by(key, &latest[i + 1..], carried)
-            }
-            // a carried failure of a call the messages do not show: its prefix is one of the
-            // entry's own (`exec git push: fatal: …` -> `exec git push: `)
-            None => {
-                carried
-                    && f.match_indices(": ")
-                        .any(|(at, _)| settled_by(&f[..at + 2], latest, true))
-            }
+    let settled = |f: &str| match latest
+        .iter()
+        .position(|(key, _)| f.starts_with(key.as_str()))
+    {
+        Some(i) => {
+            let (key, ok) = &latest[i];
+            *ok || state.iter().any(|s| s.starts_with(key.as_str()))
+                || settled_by(key, &latest[i + 1..])
         }
+        // a call the messages do not show: its prefix is one of the entry's own (`exec git
+        // push: fatal: …` -> `exec git push: `)
+        None => f
+            .match_indices(": ")
+            .any(|(at, _)| settled_by(&f[..at + 2], latest)),
     };
     let mut out: Vec<String> = previous
         .iter()
         .filter_map(|item| item.strip_prefix(FAILURE_ITEM_PREFIX))
-        .filter(|f| !settled(f, true))
+        .filter(|f| !settled(f))
         .map(str::to_string)
         .collect();
-    out.extend(state.iter().filter(|f| !settled(f, false)).cloned());
+    // (the state's own are settled as they were recorded: by a success of the same call, which
+    // the host's events report with its exit code where a message may not)
+    out.extend(state);
     out
 }
 

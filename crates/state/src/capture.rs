@@ -182,13 +182,35 @@ pub fn message_text(message: &Value) -> String {
 
 /// What a tool result message (pi / OpenClaw `toolResult`) says of a failure: `None` when the
 /// call succeeded, else its text ([`failure_text`] of its `isError`, its `details` and its text).
+/// A message without `details` (a host's context for the model may leave them out) says a
+/// command's exit code as its text's last line does (`(Command exited with code 2)`, OpenClaw's
+/// exec; `Command exited with code 2`, pi's bash).
 pub fn result_failure(message: &Value) -> Option<String> {
     failure_text(
         message.get("isError").and_then(Value::as_bool) == Some(true),
-        None,
+        message
+            .get("details")
+            .is_none()
+            .then(|| stated_exit_code(message))
+            .flatten(),
         message.get("details"),
         || message_text(message),
     )
+}
+
+/// The exit code a tool result's last text block ends by stating (`(Command exited with code
+/// 2)`), read from its end only.
+fn stated_exit_code(message: &Value) -> Option<i64> {
+    let last = message
+        .get("content")?
+        .as_array()?
+        .iter()
+        .rev()
+        .find_map(|p| p.get("text").and_then(Value::as_str))?;
+    let line = last.trim_end().rsplit('\n').next()?.trim();
+    let line = line.strip_prefix('(').unwrap_or(line);
+    let line = line.strip_suffix(')').unwrap_or(line);
+    line.strip_prefix("Command exited with code ")?.parse().ok()
 }
 
 /// The `status` values of a failed result's `details` in OpenClaw's rule (`isToolResultError`,

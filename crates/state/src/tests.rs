@@ -946,6 +946,33 @@ fn a_result_fails_by_its_error_flag_or_its_exit_code() {
         None
     );
     assert_eq!(r(json!({"role": "toolResult", "content": "ok"})), None);
+    // without its details (a host's context for the model leaves them out), by the exit code its
+    // text ends by stating, as OpenClaw's exec and pi's bash write it
+    assert_eq!(
+        r(
+            json!({"role": "toolResult", "isError": false, "content": [{"type": "text", "text": "ls: cannot access 'x'\n\n(Command exited with code 2)"}]})
+        ),
+        Some("ls: cannot access 'x'\n\n(Command exited with code 2)".into())
+    );
+    assert_eq!(
+        r(
+            json!({"role": "toolResult", "content": [{"type": "text", "text": "done\nCommand exited with code 0"}]})
+        ),
+        None
+    );
+    // the details decide where there are some; a code said mid-text is output, not the result's
+    assert_eq!(
+        r(
+            json!({"role": "toolResult", "content": [{"type": "text", "text": "(Command exited with code 1)"}], "details": {"exitCode": 0}})
+        ),
+        None
+    );
+    assert_eq!(
+        r(
+            json!({"role": "toolResult", "content": [{"type": "text", "text": "Command exited with code 3\nretried: ok"}]})
+        ),
+        None
+    );
 }
 
 #[test]

@@ -178,7 +178,7 @@ mod tests {
         ];
         assert_eq!(
             fixes(&Walk::new(&messages)),
-            ["`cargo test -p lexer` failed (running 3 tests … Command exited with code 101); passed later, after changing lexer.rs"]
+            ["`cargo test -p lexer` failed (error[E0308]: mismatched types … Command exited with code 101); passed later, after changing lexer.rs"]
         );
     }
 
