@@ -163,8 +163,28 @@ fn plausible_value(v: &str) -> bool {
     {
         return false;
     }
-    !v.chars().all(|c| c.is_ascii_digit()) && !openclaw_session_key(v)
+    !v.chars().all(|c| c.is_ascii_digit())
+        && !openclaw_session_key(v)
+        && !OAUTH_ERRORS.contains(&lower.as_str())
 }
+
+/// The error codes of OAuth 2.0 (RFC 6749, 4.1.2.1 and 5.2; RFC 6750, 3.1): what a failed token
+/// request says (`oauth2: "invalid_grant" "Token has been expired or revoked."`), never a
+/// credential, though it follows an `oauth` key.
+const OAUTH_ERRORS: &[&str] = &[
+    "invalid_request",
+    "invalid_client",
+    "invalid_grant",
+    "unauthorized_client",
+    "unsupported_grant_type",
+    "invalid_scope",
+    "access_denied",
+    "unsupported_response_type",
+    "server_error",
+    "temporarily_unavailable",
+    "invalid_token",
+    "insufficient_scope",
+];
 
 /// An OpenClaw session key (`agent:<agentId>:<rest>`: `agent:main:main`,
 /// `agent:build:subagent:<uuid>`, as its docs write them): the address of a session, which
@@ -843,6 +863,7 @@ mod tests {
             "the password is stored in Vault",
             "keyboard: us",
             "password: required",
+            "round trip: oauth2: \"invalid_grant\" \"Token has been expired or revoked.\"",
             "reset the password at /account/reset",
             "密码：已经改好了",
             "the password-reset flow sends a link",
