@@ -579,7 +579,8 @@ pub fn failure_key(tool: &str, params: &Value) -> String {
 
 /// What a failure says: the first non-empty line that reads as an error ([`ERROR_TERMS`], not
 /// a bare exit code), or else its first (past a runner's echo of the command, `> pkg check`),
-/// and its last when that differs (a command's output often ends with the exit code or the
+/// with the line after it when it leads into that one (ends with `:`), and its last when that
+/// differs (a command's output often ends with the exit code or the
 /// error), at most [`MAX_FAILURE_CHARS`]. In a long line the error is shown from its word
 /// (`…invalid_grant" "Token has been expired or revoked."`, not the URL before it). An output
 /// escaped into one line (a hook's JSON: `failed:\n\n[X]`) is read by its escaped line breaks
@@ -610,8 +611,14 @@ pub fn failure_detail(error: &str) -> String {
         .find(|&i| error_at(lines[i]).is_some())
         .unwrap_or(start);
     let half = MAX_FAILURE_CHARS / 2;
-    let first = from_error(lines[at], half);
-    match lines[at + 1..].last().copied() {
+    // a line that leads into what it names (`Pre-commit validation failed:`) says it with the next
+    let (first, next) = match lines.get(at + 1) {
+        Some(more) if lines[at].ends_with(':') => {
+            (Cow::Owned(format!("{} {more}", lines[at])), at + 2)
+        }
+        _ => (from_error(lines[at], half), at + 1),
+    };
+    match lines.get(next..).and_then(|rest| rest.last()).copied() {
         Some(last) if last != lines[at] => {
             format!(
                 "{} … {}",

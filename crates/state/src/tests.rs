@@ -387,7 +387,7 @@ fn failures_once_per_call_with_a_count_and_resolved_by_a_later_success() {
             "bash npm run check: error TS2304 … Command exited with code 2 (3 times)",
             "bash grep -n foo src/a.ts: (no output) … Command exited with code 1",
             "bash cargo test: failed",
-            "bash git add -A && git commit: Pre-commit validation failed: … done (warnings were emitted)",
+            "bash git add -A && git commit: Pre-commit validation failed: [DIALYZER] … done (warnings were emitted)",
         ]
     );
     // the same command succeeding later resolves it, whatever directory it ran from
