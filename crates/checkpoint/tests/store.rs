@@ -30,6 +30,22 @@ fn input(state: &Path, key: &str, tokens: u64) -> CheckpointInput {
     CheckpointInput::new(state, key, Trigger::Auto80Pct, tokens, 200_000)
 }
 
+/// Records a failed `exec` of `command` in the session's state, as the plugin's hook does.
+fn exec_failed(state: &Path, key: &str, command: &str, error: &str) {
+    context_state::record_tool_result(
+        state,
+        key,
+        &context_state::ToolResult {
+            tool_name: "exec".into(),
+            params: json!({ "command": command }),
+            is_error: true,
+            error: Some(error.into()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+}
+
 fn pointer(dir: &Path) -> serde_json::Value {
     serde_json::from_slice(&fs::read(dir.join(LATEST_FILE)).unwrap()).unwrap()
 }
@@ -344,20 +360,7 @@ fn state_fills_what_the_input_leaves_out_then_is_reset() {
 fn a_failure_of_a_turn_before_the_latest_request_is_no_open_item() {
     let state = tmp("turns");
     let key = "agent:main:feishu:direct:1";
-    let fail = |command: &str| {
-        context_state::record_tool_result(
-            &state,
-            key,
-            &context_state::ToolResult {
-                tool_name: "exec".into(),
-                params: json!({ "command": command }),
-                is_error: true,
-                error: Some("zip warning: name not matched".into()),
-                ..Default::default()
-            },
-        )
-        .unwrap();
-    };
+    let fail = |command: &str| exec_failed(&state, key, command, "zip warning: name not matched");
     fail("zip -r skill.zip skill");
     fail("npm test");
     let call = |id: &str, command: &str| json!({"role": "assistant", "content": [{"type": "toolCall", "id": id, "name": "exec", "arguments": {"command": command}}]});
@@ -404,20 +407,7 @@ fn a_failure_before_the_checkpoint_at_80_percent_stays_open_until_it_is_settled(
     // emptied when that one was written, so a failure recorded before it is only there
     let state = tmp("carried-failures");
     let key = "agent:main:discord:channel:1";
-    let fail = |command: &str, error: &str| {
-        context_state::record_tool_result(
-            &state,
-            key,
-            &context_state::ToolResult {
-                tool_name: "exec".into(),
-                params: json!({ "command": command }),
-                is_error: true,
-                error: Some(error.into()),
-                ..Default::default()
-            },
-        )
-        .unwrap();
-    };
+    let fail = |command: &str, error: &str| exec_failed(&state, key, command, error);
     let gmail = "gog gmail search is:unread --max 5";
     fail(gmail, "invalid_grant: Token has been expired or revoked.");
     fail(
