@@ -52,13 +52,17 @@ pub(super) fn turn_calls(walk: &Walk) -> Option<Vec<String>> {
 /// that call recorded before them (one the previous checkpoint carried) is resolved, or said
 /// again by the newer record.
 pub(super) fn latest_results(walk: &Walk) -> Vec<(String, bool)> {
-    let mut last: Vec<(String, bool)> = Vec::new();
-    for ((name, args), result) in walk.results().filter_map(|(_, _, r)| Some((r.call?, r))) {
+    // each call's latest result, and when it came (a map: a long session has thousands)
+    let mut last: HashMap<String, (usize, bool)> = HashMap::new();
+    let answered = walk.results().filter_map(|(_, _, r)| Some((r.call?, r)));
+    for (n, ((name, args), result)) in answered.enumerate() {
         let key = context_state::failure_prefix(name, args);
-        last.retain(|(k, _)| *k != key);
-        last.push((key, result.failure.is_none()));
+        last.insert(key, (n, result.failure.is_none()));
     }
-    last
+    let mut out: Vec<(usize, String, bool)> =
+        last.into_iter().map(|(k, (n, ok))| (n, k, ok)).collect();
+    out.sort_unstable_by_key(|&(n, _, _)| n);
+    out.into_iter().map(|(_, k, ok)| (k, ok)).collect()
 }
 
 /// The findings of the messages, oldest first, at most [`MAX_FIXES`] (the newest).
