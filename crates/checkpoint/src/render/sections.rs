@@ -104,6 +104,40 @@ pub(super) const PATH_SHOWN_CHARS: usize = 200;
 /// more)`): a name costs a few tokens, its path many, and a summary says the name.
 pub(super) const OTHER_FILE_NAMES: usize = 6;
 
+/// Characters of a failed call's subject (its command) in a failure item too long for its room:
+/// the subject is cut first, so that what failed is said with how it failed.
+pub(super) const FAILURE_SUBJECT_SHOWN: usize = 48;
+
+/// A failure item (`Unresolved tool failure: <tool> <subject>: <error>`) as shown in `max`
+/// characters: when it is longer, its subject is cut to [`FAILURE_SUBJECT_SHOWN`] before its
+/// error is (`exec gog gmail search "is:unread" --max 5 && gog…: …"invalid_grant" "Token has
+/// been expired or revoked."`, not the command whole and the error's first words). The subject
+/// ends at its cut (`…: `), else at the first `: `.
+pub(super) fn failure_shown(item: &str, max: usize) -> String {
+    let whole = clean(item, max);
+    let Some(body) = item.strip_prefix(FAILURE_ITEM_PREFIX) else {
+        return whole;
+    };
+    if !whole.ends_with('…') {
+        return whole;
+    }
+    let end = body
+        .find("…: ")
+        .map(|i| i + '…'.len_utf8())
+        .or_else(|| body.find(": "));
+    match end {
+        Some(at) if body[..at].chars().count() > FAILURE_SUBJECT_SHOWN => {
+            let subject = clean(body[..at].trim_end_matches('…'), FAILURE_SUBJECT_SHOWN);
+            let cut = if subject.ends_with('…') { "" } else { "…" };
+            clean(
+                &format!("{FAILURE_ITEM_PREFIX}{subject}{cut}: {}", &body[at + 2..]),
+                max,
+            )
+        }
+        _ => whole,
+    }
+}
+
 pub(super) fn push_list(out: &mut String, heading: &str, items: &[String]) {
     if items.is_empty() {
         return;
@@ -375,12 +409,11 @@ pub(super) fn compose(
     }
     todos.extend(all_items[..shown].iter().map(|s| {
         // a failure says what failed and how in its first words; the rest is output
-        let max = if s.starts_with(FAILURE_ITEM_PREFIX) {
-            field_chars.min(FAILURE_ITEM_CHARS)
+        if s.starts_with(FAILURE_ITEM_PREFIX) {
+            failure_shown(s, field_chars.min(FAILURE_ITEM_CHARS))
         } else {
-            field_chars
-        };
-        clean(s, max)
+            clean(s, field_chars)
+        }
     }));
     if shown < all_items.len() {
         todos.push(format!(

@@ -35,6 +35,39 @@ fn a_path_is_shown_whole_or_not_at_all() {
     assert!(is_path("src/app.ts") && is_path("~/notes") && is_path("${SCRIPT_DIR}/rule-engine.sh"));
 }
 
+#[test]
+fn a_long_failure_cuts_its_command_before_its_error() {
+    let item = format!(
+        "{FAILURE_ITEM_PREFIX}exec gog gmail search \"is:unread category:primary\" --max 5 && gog calendar events pr…: …\"invalid_grant\" \"Token has been expired or revoked.\" … Command exited with code 1"
+    );
+    let shown = failure_shown(&item, FAILURE_ITEM_CHARS);
+    assert!(shown.chars().count() <= FAILURE_ITEM_CHARS, "{shown}");
+    assert!(
+        shown.starts_with(
+            "Unresolved tool failure: exec gog gmail search \"is:unread category:prima…: …\"invalid_grant\""
+        ),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("\"Token has been expired or revoked.\""),
+        "{shown}"
+    );
+    // one that fits is shown as it is; a short command is not cut
+    let short =
+        format!("{FAILURE_ITEM_PREFIX}exec npm test: error TS2304 … Command exited with code 2");
+    assert_eq!(failure_shown(&short, FAILURE_ITEM_CHARS), short);
+    let long_error = format!(
+        "{FAILURE_ITEM_PREFIX}exec npm test: {}",
+        "error ".repeat(40)
+    );
+    let shown = failure_shown(&long_error, FAILURE_ITEM_CHARS);
+    assert!(
+        shown.starts_with("Unresolved tool failure: exec npm test: error error"),
+        "{shown}"
+    );
+    assert_eq!(shown.chars().count(), FAILURE_ITEM_CHARS);
+}
+
 /// The checkpoint rendered as the compaction summary (replace mode).
 fn summary_of(cp: &Checkpoint) -> String {
     summary_within(cp, DEFAULT_MAX_TOKENS)
