@@ -296,7 +296,7 @@ pub struct Previous {
 /// same call succeed last, or the state records it again, or a later call succeed that narrows
 /// or widens it (`git push` failing, then `git push -u origin main`; `git add a b` failing on
 /// an ignored `b`, then `git add a`: [`variant`]) or runs the same program and command (the
-/// agent has run it since).
+/// agent has run it since), or writes the file a failed write was of.
 /// `latest` are the calls the messages show a result of, by how their failure entries start,
 /// with whether the latest succeeded, the most recent last.
 pub fn carried_failures(
@@ -309,7 +309,7 @@ pub fn carried_failures(
     let settled_by = |key: &str, later: &[(String, bool)]| {
         later
             .iter()
-            .any(|(l, ok)| *ok && (variant(key, l) || same_command(key, l)))
+            .any(|(l, ok)| *ok && (variant(key, l) || same_command(key, l) || rewrote(key, l)))
     };
     let settled = |f: &str| match latest
         .iter()
@@ -351,6 +351,15 @@ fn variant(failed: &str, later: &str) -> bool {
         return false;
     }
     a.iter().all(|w| b.contains(w)) || (a[..3] == b[..3] && b.iter().all(|w| a.contains(w)))
+}
+
+/// Whether a later call (its failure prefix `later`, `write src/a.ts: `) wrote the file a failed
+/// write (`edit src/a.ts: `) was of, whatever the tools.
+fn rewrote(failed: &str, later: &str) -> bool {
+    later.split_once(' ').is_some_and(|(tool, file)| {
+        context_state::classify_tool(tool) == context_state::Access::Write
+            && context_state::rewrites(failed, file)
+    })
 }
 
 /// Whether two calls' failure prefixes have the same tool, program and command (`Bash git add`).

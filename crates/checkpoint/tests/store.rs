@@ -463,6 +463,29 @@ fn a_failure_before_the_checkpoint_at_80_percent_stays_open_until_it_is_settled(
         90_000,
     );
     assert!(settled.is_empty(), "{settled:?}");
+    // a failed edit is settled by the file written whole, whatever the tool
+    context_state::record_tool_result(
+        &state,
+        key,
+        &context_state::ToolResult {
+            tool_name: "edit".into(),
+            params: json!({ "path": "memory/state.json", "oldText": "a", "newText": "b" }),
+            is_error: true,
+            error: Some("Could not find the exact text in memory/state.json".into()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let edit = failures(
+        vec![call("6", "ls"), result("6", true)],
+        Trigger::Auto80Pct,
+        120_000,
+    );
+    assert_eq!(edit.len(), 1, "{edit:?}");
+    let write = json!({"role": "assistant", "content": [{"type": "toolCall", "id": "7", "name": "write", "arguments": {"path": "memory/state.json", "content": "{}"}}]});
+    let written = json!({"role": "toolResult", "toolCallId": "7", "toolName": "write", "content": [{"type": "text", "text": "ok"}]});
+    let settled = failures(vec![write, written], Trigger::Auto80Pct, 150_000);
+    assert!(settled.is_empty(), "{settled:?}");
     fs::remove_dir_all(&state).unwrap();
 }
 

@@ -405,6 +405,9 @@ struct Prepared {
     /// failed look-ups of the same tool before it are got past (a page refused, a file not
     /// found: the agent looked elsewhere, and the tool works).
     lookup: bool,
+    /// A write that succeeded, by how the failure entries of writes of its file continue after
+    /// their tool (`src/a.ts: `): those before it are got past.
+    rewrote: Option<String>,
     /// How the failure's entry says what failed (`: ` and the head of its text): an older failure
     /// of the same tool that says the same (a search without its API key, on another query) is
     /// the same failure on another subject, counted in the newest. Not for a command.
@@ -447,6 +450,12 @@ fn prepare(input: &ToolResult) -> Result<Prepared> {
     }
     let commanded = input.params.get("command").is_some() || input.params.get("cmd").is_some();
     let lookup = failure.is_none() && access == Access::Read && !commanded;
+    // a file written: the failed writes of it before (an edit whose old text did not match, then
+    // the file written whole) are got past, whatever the writing tool
+    let rewrote = (failure.is_none() && access == Access::Write && !commanded)
+        .then(|| substance::call_subject(&input.params, FAILURE_SUBJECT_CHARS))
+        .flatten()
+        .map(|subject| format!("{subject}: "));
     // One entry per tool and subject: a repeated failure replaces the older one and counts; a
     // later success of the same call resolves it.
     let prefix = failure_prefix(&tool, &input.params);
@@ -472,6 +481,7 @@ fn prepare(input: &ToolResult) -> Result<Prepared> {
         outcome,
         prefix,
         lookup,
+        rewrote,
         alike,
     })
 }
@@ -522,6 +532,10 @@ pub fn record_tool_results(
                     counts.remove(e);
                     return false;
                 }
+                if !same && p.rewrote.as_deref().is_some_and(|file| rewrites(e, file)) {
+                    counts.remove(e);
+                    return false;
+                }
                 if same {
                     let n = counts.remove(e).unwrap_or(1);
                     count += n;
@@ -546,6 +560,14 @@ pub fn record_tool_results(
         (changed, ())
     })?;
     Ok(prepared.into_iter().map(|p| p.outcome).collect())
+}
+
+/// Whether the failure entry `entry` is a write's (its tool writes, [`classify_tool`]) of the
+/// file whose entries continue `file` after the tool (`src/a.ts: `).
+pub fn rewrites(entry: &str, file: &str) -> bool {
+    entry
+        .split_once(' ')
+        .is_some_and(|(tool, rest)| classify_tool(tool) == Access::Write && rest.starts_with(file))
 }
 
 /// What joins a reply recorded as a decision to what it answered: `<reply> (re: <proposal>)`.

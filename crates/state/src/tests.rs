@@ -319,6 +319,49 @@ fn a_command_that_exited_non_zero_is_a_failure_without_the_error_flag() {
 }
 
 #[test]
+fn a_file_written_gets_past_a_failed_edit_of_it_whatever_the_tool() {
+    let root = tmp("rewrote");
+    let k = "agent:main:main";
+    let failed_edit = |path: &str| ToolResult {
+        is_error: true,
+        error: Some(format!("Could not find the exact text in {path}")),
+        ..tool(
+            "edit",
+            json!({ "path": path, "oldText": "a", "newText": "b" }),
+        )
+    };
+    record_tool_result(&root, k, &failed_edit("memory/state.json")).unwrap();
+    record_tool_result(&root, k, &failed_edit("notes.md")).unwrap();
+    // the other file written, and a command naming the file: neither gets past the edit
+    record_tool_result(
+        &root,
+        k,
+        &tool("write", json!({ "path": "notes.md", "content": "x" })),
+    )
+    .unwrap();
+    record_tool_result(
+        &root,
+        k,
+        &tool("exec", json!({ "command": "cat memory/state.json" })),
+    )
+    .unwrap();
+    assert_eq!(bundle(&root, k).tool_failures.len(), 1);
+    assert!(bundle(&root, k).tool_failures[0].starts_with("edit memory/state.json: "));
+    // the file written whole
+    record_tool_result(
+        &root,
+        k,
+        &tool(
+            "write",
+            json!({ "path": "memory/state.json", "content": "{}" }),
+        ),
+    )
+    .unwrap();
+    assert!(bundle(&root, k).tool_failures.is_empty());
+    fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
 fn a_failure_says_its_error_line_and_a_long_line_from_its_error() {
     // the line that reads as an error, not the echo or the exit code before it
     assert_eq!(
