@@ -217,11 +217,9 @@ pub(super) fn is_path(s: &str) -> bool {
         && !s.contains(char::is_whitespace)
         && s.contains('/')
         && (s.starts_with(['/', '~', '.', '$'])
-            || s.rsplit('/').next().is_some_and(|name| {
-                name.rsplit_once('.').is_some_and(|(stem, ext)| {
-                    !stem.is_empty() && ext.chars().any(|c| c.is_ascii_alphabetic())
-                })
-            }))
+            || s.rsplit('/')
+                .next()
+                .is_some_and(context_state::substance::is_path_like))
 }
 
 pub(super) fn is_url(s: &str) -> bool {
