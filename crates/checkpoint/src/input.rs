@@ -293,10 +293,10 @@ pub struct Previous {
 /// emptied when it was written, so a failure recorded before it is only there; seed 001, 7.3:
 /// the compaction's checkpoint updates the one at 80 %), then the state's (newer) ones, which
 /// were settled as they were recorded. A carried failure is settled when the messages show the
-/// same call succeed last, or the state records it again, or a later call succeed that narrows
-/// or widens it (`git push` failing, then `git push -u origin main`; `git add a b` failing on
-/// an ignored `b`, then `git add a`: [`variant`]) or runs the same program and command (the
-/// agent has run it since), or writes the file a failed write was of.
+/// same call succeed last, or the state records it again, or a later call succeed that widens
+/// it (`git push` failing, then `git push -u origin main`: [`variant`]) or runs the same program
+/// and command (`git add a` after `git add a b` failed: [`same_command`]; the agent has run it
+/// since), or writes the file a failed write was of.
 /// `latest` are the calls the messages show a result of, by how their failure entries start,
 /// with whether the latest succeeded, the most recent last.
 pub fn carried_failures(
@@ -339,18 +339,14 @@ pub fn carried_failures(
 }
 
 /// Whether a later call (its failure prefix `later`, `Bash git push -u origin main: `) runs the
-/// failed one (`failed`, `Bash git push: `) again widened, combined or narrowed: every word of
-/// the failed call is among the later one's (`mix compile && mix credo --strict a.ex` after `mix
-/// credo --strict a.ex`), or the later one has the same tool, program and command and only words
-/// of the failed one (`git add a` after `git add a b` failed on `b`). A word cut short by the
-/// subject's cap is left out; a call of fewer than three words (a tool, a program, a command)
-/// is no variant of another.
+/// failed one (`failed`, `Bash git push: `) again widened or combined: the same tool, and every
+/// word of the failed call among the later one's (`mix compile && mix credo --strict a.ex` after
+/// `mix credo --strict a.ex`). A word cut short by the subject's cap is left out; a call of fewer
+/// than three words (a tool, a program, a command) is no variant of another. (Narrowed, `git add
+/// a` after `git add a b`, is the same program and command: [`same_command`].)
 fn variant(failed: &str, later: &str) -> bool {
     let (a, b) = (call_words(failed), call_words(later));
-    if a.len() < 3 || b.len() < 3 || a[0] != b[0] {
-        return false;
-    }
-    a.iter().all(|w| b.contains(w)) || (a[..3] == b[..3] && b.iter().all(|w| a.contains(w)))
+    a.len() >= 3 && b.len() >= 3 && a[0] == b[0] && a.iter().all(|w| b.contains(w))
 }
 
 /// Whether a later call (its failure prefix `later`, `write src/a.ts: `) wrote the file a failed
