@@ -207,10 +207,22 @@ fn stated_exit_code(message: &Value) -> Option<i64> {
         .iter()
         .rev()
         .find_map(|p| p.get("text").and_then(Value::as_str))?;
-    let line = last.trim_end().rsplit('\n').next()?.trim();
+    exit_code_line(last.trim_end().rsplit('\n').next()?)
+}
+
+/// The exit code a line says and nothing else: `(Command exited with code 2)` (OpenClaw's exec),
+/// `Command exited with code 2` (pi's bash), `Exit code 2` (Claude Code's Bash), `exit status 2`;
+/// any case, a trailing `.`.
+pub fn exit_code_line(line: &str) -> Option<i64> {
+    let line = line.trim().trim_end_matches('.');
     let line = line.strip_prefix('(').unwrap_or(line);
     let line = line.strip_suffix(')').unwrap_or(line);
-    line.strip_prefix("Command exited with code ")?.parse().ok()
+    let lower = line.to_ascii_lowercase();
+    ["command exited with code ", "exit code ", "exit status "]
+        .iter()
+        .find_map(|p| lower.strip_prefix(p))?
+        .parse()
+        .ok()
 }
 
 /// The `status` values of a failed result's `details` in OpenClaw's rule (`isToolResultError`,

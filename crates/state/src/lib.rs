@@ -686,14 +686,7 @@ fn error_at(line: &str) -> Option<usize> {
         // (a lower-cased character of another length: indices would not match; none is cut)
         return ERROR_TERMS.iter().any(|t| lower.contains(t)).then_some(0);
     }
-    let bare = lower.trim_matches(|c: char| c == '(' || c == ')' || c == '.');
-    let exit = ["exit code ", "command exited with code ", "exit status "]
-        .iter()
-        .any(|p| {
-            bare.strip_prefix(p)
-                .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()))
-        });
-    if exit {
+    if capture::exit_code_line(line).is_some() {
         return None;
     }
     ERROR_TERMS.iter().filter_map(|t| lower.find(t)).min()

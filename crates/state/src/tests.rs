@@ -1003,6 +1003,16 @@ fn a_result_fails_by_its_error_flag_or_its_exit_code() {
         ),
         None
     );
+    // the line that says only an exit code, however the host writes it
+    for (line, code) in [
+        ("(Command exited with code 2)", Some(2)),
+        ("Exit code 1", Some(1)),
+        ("exit status 127.", Some(127)),
+        ("exit code: none", None),
+        ("the exit code is 2", None),
+    ] {
+        assert_eq!(crate::capture::exit_code_line(line), code, "{line}");
+    }
     // the details decide where there are some; a code said mid-text is output, not the result's
     assert_eq!(
         r(
