@@ -294,8 +294,8 @@ pub struct Previous {
 /// the compaction's checkpoint updates the one at 80 %), then the state's (newer) ones, which
 /// were settled as they were recorded. A carried failure is settled when the messages show the
 /// same call succeed last, or the state records it again, or a later call succeed that widens
-/// it (`git push` failing, then `git push -u origin main`: [`variant`]) or runs the same program
-/// and command (`git add a` after `git add a b` failed: [`same_command`]; the agent has run it
+/// it (`git push` failing, then `git push -u origin main`: `variant`) or runs the same program
+/// and command (`git add a` after `git add a b` failed: `same_command`; the agent has run it
 /// since), or writes the file a failed write was of.
 /// `latest` are the calls the messages show a result of, by how their failure entries start,
 /// with whether the latest succeeded, the most recent last.
