@@ -125,15 +125,35 @@ function run(label, cmd, args, { env = {}, prefix = false, timeoutMs } = {}) {
 }
 
 /** Records a stage's outcome: its time, its counts (when it has them) and whether it failed. */
-function record(label, start, ok, counts) {
+function record(label, start, ok, counts, stdout = '') {
   const ms = Date.now() - start
-  stages.push({ label, ms, ok, ...counts })
+  stages.push({ label, ms, ok, ...counts, failedLines: ok ? [] : failedLines(stdout) })
   if (counts) {
     totals.passed += counts.passed
     totals.failed += counts.failed
   }
   if (!ok) failures.push(label)
   console.log(`=== ${label}: ${ok ? 'done' : 'FAILED'} in ${fmt(ms)}${counts ? ` (${counts.passed} passed, ${counts.failed} failed)` : ''}`)
+}
+
+/**
+ * What a failed stage printed of its failures, for the closing lines: a check's `FAIL name` and the stack lines under
+ * it (scripts/lib/harness.mjs), vitest's `FAIL` / `×` lines and assertion errors, cargo's panics. At most
+ * `FAILED_LINES`: what CI shows of a long log is its head and its tail, and the tail is where these are.
+ */
+const FAILED_LINES = 40
+function failedLines(stdout) {
+  const out = []
+  let under = false
+  for (const line of stdout.split('\n')) {
+    if (out.length >= FAILED_LINES) break
+    if (under && /^ {7}\S/.test(line)) out.push(line.trimEnd())
+    else if (/^\s*FAIL\b|^\s*×|panicked at|^\s*(AssertionError|Error)\b|^---- .* stdout ----$/.test(line)) {
+      out.push(line.trimEnd())
+      under = /^\s*FAIL\b/.test(line)
+    } else under = false
+  }
+  return out
 }
 
 const has = (cmd) => spawnSync(cmd, ['--version'], { stdio: 'ignore' }).status === 0
@@ -185,7 +205,7 @@ async function cargoStage() {
     counts.passed += Number(m[1])
     counts.failed += Number(m[2])
   }
-  record('cargo', start, r.status === 0, counts)
+  record('cargo', start, r.status === 0, counts, r.stdout)
 }
 
 async function vitestStage(label, node, chromium) {
@@ -200,7 +220,7 @@ async function vitestStage(label, node, chromium) {
     counts = { passed: report.numPassedTests, failed: report.numFailedTests }
     rmSync(out)
   }
-  record(label, start, r.status === 0, counts)
+  record(label, start, r.status === 0, counts, r.stdout)
 }
 
 /** A stage script whose closing line is `<label>: N passed, N failed`: run, streamed, counted. */
@@ -210,7 +230,7 @@ async function countedStage(label, script, { prefix = false, timeoutMs, env } = 
   const m = r.stdout.match(new RegExp(`^${label}: (\\d+) passed, (\\d+) failed`, 'm'))
   const counts = m ? { passed: Number(m[1]), failed: Number(m[2]) } : undefined
   if (!m) console.log(`[${label}] no closing line "${label}: N passed, N failed"`)
-  record(label, start, r.status === 0 && !!m, counts)
+  record(label, start, r.status === 0 && !!m, counts, r.stdout)
 }
 
 /** Runs `jobs` (async functions) with at most `limit` at once, in the order given. */
@@ -327,6 +347,9 @@ const wall = Date.now() - t0
 console.log(`\n${'stage'.padEnd(26)}${'time'.padStart(8)}${'passed'.padStart(8)}${'failed'.padStart(8)}`)
 for (const s of stages) {
   console.log(`${s.label.padEnd(26)}${fmt(s.ms).padStart(8)}${String(s.passed ?? '-').padStart(8)}${String(s.failed ?? '-').padStart(8)}${s.ok ? '' : '  FAILED'}`)
+}
+for (const s of stages.filter((s) => s.failedLines.length)) {
+  console.log(`\nwhat ${s.label} printed of its failures:\n${s.failedLines.map((l) => `  ${l}`).join('\n')}`)
 }
 console.log(`\n${failures.length ? `failed stages: ${failures.join(', ')}` : 'all stages passed'}`)
 console.log(`total: ${totals.passed} passed, ${totals.failed} failed (${fmt(wall)} wall; ${stages.map((s) => `${s.label} ${fmt(s.ms)}`).join(', ')})`)
