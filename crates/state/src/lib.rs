@@ -679,17 +679,25 @@ const ERROR_TERMS: &[&str] = &[
 ];
 
 /// Where the first of [`ERROR_TERMS`] starts in `line` (a byte index), unless the line only
-/// says the exit code (`Exit code 1`, `Command exited with code 2`).
+/// says the exit code (`Exit code 1`, `Command exited with code 2`). A term counted as none
+/// (`65 tests, 0 failures`, `no errors`) says nothing failed.
 fn error_at(line: &str) -> Option<usize> {
     let lower = line.to_lowercase();
-    if lower.len() != line.len() {
-        // (a lower-cased character of another length: indices would not match; none is cut)
-        return ERROR_TERMS.iter().any(|t| lower.contains(t)).then_some(0);
-    }
     if capture::exit_code_line(line).is_some() {
         return None;
     }
-    ERROR_TERMS.iter().filter_map(|t| lower.find(t)).min()
+    let counted_none = |at: usize| {
+        let before = lower[..at].trim_end();
+        let word = before.rsplit([' ', ',', '(', '[']).next().unwrap_or("");
+        before.len() < at && matches!(word, "0" | "no" | "zero" | "without")
+    };
+    let at = ERROR_TERMS
+        .iter()
+        .flat_map(|t| lower.match_indices(t).map(|(i, _)| i))
+        .filter(|&i| !counted_none(i))
+        .min()?;
+    // (a lower-cased character of another length: indices would not match; none is cut)
+    Some(if lower.len() == line.len() { at } else { 0 })
 }
 
 /// `line` from the word its error starts in when that is past `max / 2` characters (`…` before

@@ -374,6 +374,13 @@ fn a_failure_says_its_error_line_and_a_long_line_from_its_error() {
         failure_detail(go),
         "…\"invalid_grant\" \"Token has been expired or revoked.\""
     );
+    // a line that counts its errors as none is not the error
+    assert_eq!(
+        failure_detail(
+            "65 tests, 0 failures\nno errors in lib/\nError: connect ECONNREFUSED 127.0.0.1:5432"
+        ),
+        "Error: connect ECONNREFUSED 127.0.0.1:5432"
+    );
     // no line reads as an error: the first, and the last
     assert_eq!(
         failure_detail("no\n(Command exited with code 1)"),

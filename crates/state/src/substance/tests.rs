@@ -521,4 +521,7 @@ fn code_spans_outside_fences() {
         code_spans(t),
         ["AgentSession", "setModel()", "npm run check"]
     );
+    // markdown inside a template literal escapes its backticks
+    let t = r"Include \`outputType\` and the path (e.g., \`packages/api/AGENTS.md\`).";
+    assert_eq!(code_spans(t), ["outputType", "packages/api/AGENTS.md"]);
 }

@@ -141,7 +141,9 @@ pub fn lines_outside_fences(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-/// The inline code spans (single backticks, on one line) of a text, in order.
+/// The inline code spans (single backticks, on one line) of a text, in order. In a text that
+/// escapes its backticks (markdown in a template literal: ``Include \`outputType\` …``) the
+/// backslash before the closing one is the escape, not the span's.
 pub fn code_spans(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     for line in lines_outside_fences(text) {
@@ -150,7 +152,8 @@ pub fn code_spans(text: &str) -> Vec<&str> {
             let after = &rest[i + 1..];
             match after.find('`') {
                 Some(j) => {
-                    let span = after[..j].trim();
+                    let span = &after[..j];
+                    let span = span.strip_suffix('\\').unwrap_or(span).trim();
                     if !span.is_empty() {
                         out.push(span);
                     }
