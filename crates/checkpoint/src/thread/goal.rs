@@ -207,6 +207,25 @@ pub(super) fn thread(
             _ => false,
         })
         .map(|w| w[1]);
+    // The key exchanges: the briefing's sentences and the commits the agent made, in the order
+    // they were said (see [`briefing`] and [`commits`]): by message, a message's sentences in the
+    // order of its text, a commit after them. Whether or not the user asked anything in the span:
+    // a span of heartbeat or cron runs is the agent's reports alone.
+    let mut entries: Vec<((usize, usize), Exchange)> = commits
+        .iter()
+        .map(|(at, what)| {
+            let exchange = Exchange {
+                role: Role::Agent,
+                gist: gist(what, GIST_CHARS),
+            };
+            ((*at, usize::MAX), exchange)
+        })
+        .collect();
+    let room = MAX_EXCHANGES.saturating_sub(entries.len().min(MAX_COMMITS));
+    entries.extend(briefing.iter().take(room).cloned());
+    entries.sort_by_key(|(at, _)| *at);
+    out.key_exchanges = entries.into_iter().map(|(_, e)| e).collect();
+
     out.first_request_at = users.first().and_then(|&i| turns[i].at);
     let task = match sitting.and_then(|s| goals.iter().find(|&&i| i >= s)) {
         Some(&t) => {
@@ -261,24 +280,6 @@ pub(super) fn thread(
         ),
         _ => gist(user_text(first), TOPIC_CHARS),
     });
-
-    // The key exchanges: the briefing's sentences and the commits the agent made, in the order
-    // they were said (see [`briefing`] and [`commits`]): by message, a message's sentences in the
-    // order of its text, a commit after them.
-    let mut entries: Vec<((usize, usize), Exchange)> = commits
-        .iter()
-        .map(|(at, what)| {
-            let exchange = Exchange {
-                role: Role::Agent,
-                gist: gist(what, GIST_CHARS),
-            };
-            ((*at, usize::MAX), exchange)
-        })
-        .collect();
-    let room = MAX_EXCHANGES.saturating_sub(entries.len().min(MAX_COMMITS));
-    entries.extend(briefing.iter().take(room).cloned());
-    entries.sort_by_key(|(at, _)| *at);
-    out.key_exchanges = entries.into_iter().map(|(_, e)| e).collect();
 }
 
 /// Most characters of the briefing's sentences together: enough for a summary of its own
@@ -680,6 +681,23 @@ pub(super) mod tests {
         );
         assert!(!e.task_after_pause);
         assert_eq!(e.first_request_at, Some(1_775_600_000_000));
+    }
+
+    #[test]
+    fn a_span_of_heartbeat_runs_alone_keeps_the_agents_reports() {
+        // no request of the user's in the compacted span: the host's prompts only
+        let poll = "Read HEARTBEAT.md if it exists (workspace context). Follow it strictly. If nothing needs attention, reply HEARTBEAT_OK.";
+        let e = extract(&[
+            user(poll),
+            agent("HEARTBEAT_OK"),
+            user(poll),
+            agent("The Gmail check failed again with invalid_grant, so the OAuth token for the mail account has to be renewed by hand."),
+        ]);
+        assert_eq!(e.task, None);
+        assert_eq!(
+            e.key_exchanges.iter().map(|x| x.gist.as_str()).collect::<Vec<_>>(),
+            ["The Gmail check failed again with invalid_grant, so the OAuth token for the mail account has to be renewed by hand."]
+        );
     }
 
     #[test]
