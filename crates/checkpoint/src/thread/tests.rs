@@ -336,6 +336,20 @@ fn a_name_written_as_code_in_the_agents_prose_is_an_identifier() {
 }
 
 #[test]
+fn a_fragment_of_a_template_is_no_identifier() {
+    let e = extract(&[
+        user("add the summary header"),
+        agent("Added `buildSummaryHeader()`, with `${refSection}\\n\\n` and `[${totalBatches} batches]` in the template."),
+    ]);
+    assert_has(&e.identifiers, &["buildSummaryHeader()"]);
+    assert!(
+        !e.identifiers.iter().any(|i| i.contains("${")),
+        "{:?}",
+        e.identifiers
+    );
+}
+
+#[test]
 fn the_names_a_shell_command_passes_as_code_are_identifiers_ranked_below_prose() {
     let e = extract(&[
         user("find the hot post and upvote it"),

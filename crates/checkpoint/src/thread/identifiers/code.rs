@@ -579,7 +579,10 @@ pub fn worth_naming(s: &str) -> bool {
     let own = ["checkpoint-data", "[Context:", "[Hint:", "Scratchpad"]
         .iter()
         .any(|m| t.contains(m));
-    !(hex || comment || marker || own)
+    // a fragment of source text, not a name: a template's interpolation (`${refSection}\n\n`) or
+    // an escape sequence (`[${totalBatches} batches]`, `outputType\`)
+    let fragment = t.contains("${") || t.contains("\\n") || t.contains("\\t") || t.ends_with('\\');
+    !(hex || comment || marker || own || fragment)
 }
 
 /// Weight of a dependency an edit adds to a package manifest.
