@@ -336,14 +336,20 @@ fn a_name_written_as_code_in_the_agents_prose_is_an_identifier() {
 }
 
 #[test]
-fn a_fragment_of_a_template_is_no_identifier() {
+fn a_fragment_of_source_is_no_identifier() {
     let e = extract(&[
         user("add the summary header"),
-        agent("Added `buildSummaryHeader()`, with `${refSection}\\n\\n` and `[${totalBatches} batches]` in the template."),
+        agent("Added `buildSummaryHeader()`, with `${refSection}\\n\\n` and `[${totalBatches} batches]` in the template, and `console.error('Failed to load:', err)` when it throws."),
     ]);
     assert_has(&e.identifiers, &["buildSummaryHeader()"]);
     assert!(
         !e.identifiers.iter().any(|i| i.contains("${")),
+        "{:?}",
+        e.identifiers
+    );
+    // nor a snippet of several parts, which a list separated by commas would split
+    assert!(
+        !e.identifiers.iter().any(|i| i.contains(", ")),
         "{:?}",
         e.identifiers
     );

@@ -579,9 +579,15 @@ pub fn worth_naming(s: &str) -> bool {
     let own = ["checkpoint-data", "[Context:", "[Hint:", "Scratchpad"]
         .iter()
         .any(|m| t.contains(m));
-    // a fragment of source text, not a name: a template's interpolation (`${refSection}\n\n`) or
-    // an escape sequence (`[${totalBatches} batches]`, `outputType\`)
-    let fragment = t.contains("${") || t.contains("\\n") || t.contains("\\t") || t.ends_with('\\');
+    // a fragment of source text, not a name: a template's interpolation (`${refSection}\n\n`),
+    // an escape sequence (`[${totalBatches} batches]`, `outputType\`), or a snippet of several
+    // parts (`console.error('Failed to load:', err)`), which the restore's list, whose items a
+    // comma separates, would show as two
+    let fragment = t.contains("${")
+        || t.contains("\\n")
+        || t.contains("\\t")
+        || t.ends_with('\\')
+        || t.contains(", ");
     !(hex || comment || marker || own || fragment)
 }
 
