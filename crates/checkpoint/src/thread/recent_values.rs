@@ -72,9 +72,11 @@ fn values_in(word: &str, out: &mut Vec<String>) {
         // tool result's JSON (`…/dark.png\"><source`), full-width punctuation after it in CJK
         // prose (`https://discord.gg/clawd（活発）`) are not part of it; nor is the parenthesis
         // that closes a markdown link around it (`[post](https://x.com/a/status/1)[next](…)`),
-        // one it opened itself is (`https://en.wikipedia.org/wiki/Rust_(language)_book`)
+        // one it opened itself is (`https://en.wikipedia.org/wiki/Rust_(language)_book`); nor the
+        // bracket that closes a link's text (`[https://x.site/skill.md](https://x.site/skill.md)`),
+        // one it opened is (`http://[::1]:8080/`)
         let url = &word[i..];
-        let mut depth = 0usize;
+        let (mut depth, mut square) = (0usize, 0usize);
         let end = url
             .find(|c: char| match c {
                 '(' => {
@@ -84,6 +86,15 @@ fn values_in(word: &str, out: &mut Vec<String>) {
                 ')' if depth == 0 => true,
                 ')' => {
                     depth -= 1;
+                    false
+                }
+                '[' => {
+                    square += 1;
+                    false
+                }
+                ']' if square == 0 => true,
+                ']' => {
+                    square -= 1;
                     false
                 }
                 _ => matches!(c, '\\' | '"' | '<' | '>' | '`') || crate::names::wide_punctuation(c),
@@ -96,7 +107,10 @@ fn values_in(word: &str, out: &mut Vec<String>) {
     let w = sanitize(crate::names::cut_at_markup(word));
     let segments = w.split('/').filter(|s| !s.is_empty()).count();
     if w.starts_with('/') && segments >= 2 && w.split('/').nth(1).is_some_and(|s| s.len() >= 2) {
-        out.push(w.to_string());
+        // (not a shell expression cut at a space: `/tmp/shot-$(date +%s).png`)
+        if !crate::thread::identifiers::source_fragment(w) {
+            out.push(w.to_string());
+        }
         return;
     }
     // host.tld:port
@@ -340,11 +354,22 @@ mod tests {
             "(https://en.wikipedia.org/wiki/Rust_(language)_book).",
             &mut out,
         );
+        // a link whose text is its URL: the text ends at its bracket; a bracket the URL opened
+        // is its own
+        values_in(
+            "[https://travel.coze.site/skill.md](https://travel.coze.site/skill.md)",
+            &mut out,
+        );
+        values_in("http://[::1]:8080/health", &mut out);
+        // a shell expression cut at a space is no path
+        values_in("/tmp/screenshot-$(date", &mut out);
         assert_eq!(
             out,
             vec![
                 "https://x.com/jonahships_/status/2010605025844723765".to_string(),
-                "https://en.wikipedia.org/wiki/Rust_(language)_book".to_string()
+                "https://en.wikipedia.org/wiki/Rust_(language)_book".to_string(),
+                "https://travel.coze.site/skill.md".to_string(),
+                "http://[::1]:8080/health".to_string()
             ]
         );
     }

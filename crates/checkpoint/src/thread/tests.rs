@@ -339,7 +339,7 @@ fn a_name_written_as_code_in_the_agents_prose_is_an_identifier() {
 fn a_fragment_of_source_is_no_identifier() {
     let e = extract(&[
         user("add the summary header"),
-        agent("Added `buildSummaryHeader()`, with `${refSection}\\n\\n` and `[${totalBatches} batches]` in the template, and `console.error('Failed to load:', err)` when it throws."),
+        agent("Added `buildSummaryHeader()`, with `${refSection}\\n\\n` and `[${totalBatches} batches]` in the template, `console.error('Failed to load:', err)` when it throws, `[],\"listeners\":}` in its output and `/tmp/shot-$(date` as its file."),
     ]);
     assert_has(&e.identifiers, &["buildSummaryHeader()"]);
     assert!(
@@ -347,9 +347,12 @@ fn a_fragment_of_source_is_no_identifier() {
         "{:?}",
         e.identifiers
     );
-    // nor a snippet of several parts, which a list separated by commas would split
+    // nor a snippet of several parts, which a list separated by commas would split, nor a piece
+    // cut out of a longer text
     assert!(
-        !e.identifiers.iter().any(|i| i.contains(", ")),
+        !e.identifiers
+            .iter()
+            .any(|i| i.contains(", ") || i.contains("listeners") || i.contains("$(")),
         "{:?}",
         e.identifiers
     );

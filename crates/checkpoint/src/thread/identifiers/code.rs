@@ -579,16 +579,25 @@ pub fn worth_naming(s: &str) -> bool {
     let own = ["checkpoint-data", "[Context:", "[Hint:", "Scratchpad"]
         .iter()
         .any(|m| t.contains(m));
-    // a fragment of source text, not a name: a template's interpolation (`${refSection}\n\n`),
-    // an escape sequence (`[${totalBatches} batches]`, `outputType\`), or a snippet of several
-    // parts (`console.error('Failed to load:', err)`), which the restore's list, whose items a
-    // comma separates, would show as two
-    let fragment = t.contains("${")
+    let fragment = source_fragment(t);
+    !(hex || comment || marker || own || fragment)
+}
+
+/// A fragment of source text, not a name: a template's or a shell's interpolation
+/// (`${refSection}\n\n`, `/tmp/shot-$(date`), an escape sequence (`[${totalBatches} batches]`,
+/// `outputType\`), a snippet of several parts (`console.error('Failed to load:', err)`), which
+/// the restore's list, whose items a comma separates, would show as two, or a piece cut out of a
+/// longer text (`[],"listeners":}`: its brackets or quotes do not pair).
+pub(crate) fn source_fragment(t: &str) -> bool {
+    let pairs = |open: char, close: char| t.matches(open).count() == t.matches(close).count();
+    t.contains("${")
+        || t.contains("$(")
         || t.contains("\\n")
         || t.contains("\\t")
         || t.ends_with('\\')
-        || t.contains(", ");
-    !(hex || comment || marker || own || fragment)
+        || t.contains(", ")
+        || !(pairs('(', ')') && pairs('[', ']') && pairs('{', '}'))
+        || t.matches('"').count() % 2 == 1
 }
 
 /// Weight of a dependency an edit adds to a package manifest.
