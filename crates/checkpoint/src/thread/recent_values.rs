@@ -76,28 +76,24 @@ fn values_in(word: &str, out: &mut Vec<String>) {
         // bracket that closes a link's text (`[https://x.site/skill.md](https://x.site/skill.md)`),
         // one it opened is (`http://[::1]:8080/`)
         let url = &word[i..];
-        let (mut depth, mut square) = (0usize, 0usize);
+        // (how deep the URL's own parentheses and brackets are open)
+        let mut depth = [0usize; 2];
         let end = url
-            .find(|c: char| match c {
-                '(' => {
-                    depth += 1;
-                    false
+            .find(|c: char| {
+                for (k, (open, close)) in [('(', ')'), ('[', ']')].into_iter().enumerate() {
+                    if c == open {
+                        depth[k] += 1;
+                        return false;
+                    }
+                    if c == close {
+                        if depth[k] == 0 {
+                            return true;
+                        }
+                        depth[k] -= 1;
+                        return false;
+                    }
                 }
-                ')' if depth == 0 => true,
-                ')' => {
-                    depth -= 1;
-                    false
-                }
-                '[' => {
-                    square += 1;
-                    false
-                }
-                ']' if square == 0 => true,
-                ']' => {
-                    square -= 1;
-                    false
-                }
-                _ => matches!(c, '\\' | '"' | '<' | '>' | '`') || crate::names::wide_punctuation(c),
+                matches!(c, '\\' | '"' | '<' | '>' | '`') || crate::names::wide_punctuation(c)
             })
             .unwrap_or(url.len());
         out.push(sanitize(&url[..end]).to_string());
