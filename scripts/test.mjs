@@ -37,7 +37,7 @@
 // TEST_STAGE_TIMEOUT_MIN=<minutes> bounds each of them (default 30: a stage
 // still running then is stopped, its process group killed, and counted as failed).
 import { spawn, spawnSync } from 'node:child_process'
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, rmSync, statfsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, isAbsolute, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -350,6 +350,18 @@ for (const s of stages) {
 }
 for (const s of stages.filter((s) => s.failedLines.length)) {
   console.log(`\nwhat ${s.label} printed of its failures:\n${s.failedLines.map((l) => `  ${l}`).join('\n')}`)
+}
+if (failures.length || totals.failed) {
+  // a machine short of disk fails the stages that write most (test:real's sessions): said beside the failures
+  const free = (dir) => {
+    try {
+      const f = statfsSync(dir)
+      return `${dir} ${((f.bavail * f.bsize) / 2 ** 30).toFixed(1)} GiB free of ${((f.blocks * f.bsize) / 2 ** 30).toFixed(1)}`
+    } catch (e) {
+      return `${dir}: ${e.code ?? e.message}`
+    }
+  }
+  console.log(`\ndisk at the end: ${free(tmpdir())}; ${free(root)}`)
 }
 console.log(`\n${failures.length ? `failed stages: ${failures.join(', ')}` : 'all stages passed'}`)
 console.log(`total: ${totals.passed} passed, ${totals.failed} failed (${fmt(wall)} wall; ${stages.map((s) => `${s.label} ${fmt(s.ms)}`).join(', ')})`)
