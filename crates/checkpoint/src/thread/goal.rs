@@ -176,6 +176,28 @@ pub(super) fn turns(walk: &Walk) -> Vec<Turn> {
     turns
 }
 
+/// What a span with no request of the user's works on when the host's heartbeat drove it (a
+/// channel assistant's day of polls): `the heartbeat runs (12; no request of the user's in this
+/// span)`, in the package's words, never the host's prompt. `None` without a heartbeat poll.
+pub(super) fn heartbeat_topic(walk: &Walk) -> Option<String> {
+    let polls = walk
+        .lines
+        .iter()
+        .zip(&walk.messages)
+        .filter(|(line, m)| {
+            matches!(
+                line,
+                Line::User {
+                    said: Said::Noise,
+                    ..
+                }
+            ) && context_state::wrappers::is_heartbeat_prompt(&m.text)
+        })
+        .count();
+    (polls > 0)
+        .then(|| format!("the heartbeat runs ({polls}; no request of the user's in this span)"))
+}
+
 /// Task (the first substantive request, or the latest that changed the plan), topic (the last),
 /// summary and key exchanges (the briefing's sentences and the commits).
 pub(super) fn thread(
@@ -697,6 +719,32 @@ pub(super) mod tests {
         assert_eq!(
             e.key_exchanges.iter().map(|x| x.gist.as_str()).collect::<Vec<_>>(),
             ["The Gmail check failed again with invalid_grant, so the OAuth token for the mail account has to be renewed by hand."]
+        );
+    }
+
+    #[test]
+    fn a_span_of_heartbeat_runs_alone_says_so_in_its_topic() {
+        let poll = "Read HEARTBEAT.md if it exists (workspace context). Follow it strictly. If nothing needs attention, reply HEARTBEAT_OK.";
+        let e = extract(&[
+            user(poll),
+            agent("HEARTBEAT_OK"),
+            user(poll),
+            working("Checking the mail."),
+        ]);
+        assert_eq!(
+            e.topic.as_deref(),
+            Some("the heartbeat runs (2; no request of the user's in this span)")
+        );
+        // a request of the user's among them is the topic
+        let e = extract(&[
+            user(poll),
+            agent("HEARTBEAT_OK"),
+            user("Rotate the deploy key in docs/keys.md"),
+            working("Rotating it."),
+        ]);
+        assert_eq!(
+            e.topic.as_deref(),
+            Some("Rotate the deploy key in docs/keys.md")
         );
     }
 

@@ -232,6 +232,9 @@ pub fn extract(messages: &[Value]) -> Extracted {
     );
     tool_use(&walk, &mut out);
     thread(&turns(&walk), &commits(&walk), &briefing(lines), &mut out);
+    if out.task.is_none() {
+        out.topic = heartbeat_topic(&walk);
+    }
     out
 }
 

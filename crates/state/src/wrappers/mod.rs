@@ -137,13 +137,7 @@ const PROMPTS: &[&str] = &[
     // OpenClaw's new-session prompt (get-reply-*.mjs, src/auto-reply/reply/session-reset-prompt.ts:
     // `A new session was started via /new or /reset. Execute your Session Startup sequence now...`)
     "A new session was started via /new or /reset",
-    // OpenClaw's heartbeat prompts: the default of 2026.9 (heartbeat-*.mjs,
-    // src/auto-reply/heartbeat.ts HEARTBEAT_CONTEXT_PROMPT), that of earlier releases (still
-    // recognised in system-prompt-params-*.mjs DEFAULT_HEARTBEAT_PROMPT_CONTEXT_BLOCK), and the
-    // periodic-tasks prompt (heartbeat-filter-*.mjs HEARTBEAT_TASK_PROMPT_PREFIX)
-    "Follow the heartbeat monitor scratch context when provided.",
-    "Read HEARTBEAT.md if it exists",
-    "Run the following periodic tasks (only those due based on their intervals):",
+    // (OpenClaw's heartbeat prompts: [`HEARTBEAT_PROMPTS`])
     // OpenClaw's cron and exec event prompts (heartbeat-events-filter-*.mjs, buildCronEventPrompt,
     // buildExecEventPrompt)
     "A scheduled reminder has been triggered.",
@@ -151,7 +145,6 @@ const PROMPTS: &[&str] = &[
     "An async command you ran earlier",
     "An async command completion event was triggered",
     // OpenClaw's internal wake prompts (heartbeat-*.mjs, INTERNAL_WAKE_TRANSCRIPT_PROMPTS)
-    "[OpenClaw heartbeat poll]",
     "[OpenClaw exec completion]",
     "[OpenClaw cron wake]",
     "[OpenClaw session event]",
@@ -180,6 +173,30 @@ const PROMPTS: &[&str] = &[
     // Summarize this naturally for the user.`), which sessions on disk carry
     "A subagent task \"",
 ];
+
+/// OpenClaw's heartbeat prompts, removed as [`PROMPTS`] are: the default of 2026.9
+/// (heartbeat-*.mjs, src/auto-reply/heartbeat.ts HEARTBEAT_CONTEXT_PROMPT), that of earlier
+/// releases (still recognised in system-prompt-params-*.mjs
+/// DEFAULT_HEARTBEAT_PROMPT_CONTEXT_BLOCK), the periodic-tasks prompt (heartbeat-filter-*.mjs
+/// HEARTBEAT_TASK_PROMPT_PREFIX) and the internal wake prompt of a heartbeat (heartbeat-*.mjs,
+/// INTERNAL_WAKE_TRANSCRIPT_PROMPTS).
+const HEARTBEAT_PROMPTS: &[&str] = &[
+    "Follow the heartbeat monitor scratch context when provided.",
+    "Read HEARTBEAT.md if it exists",
+    "Run the following periodic tasks (only those due based on their intervals):",
+    "[OpenClaw heartbeat poll]",
+];
+
+/// Every host prompt removed to the end of its message: [`PROMPTS`] and [`HEARTBEAT_PROMPTS`].
+fn host_prompts() -> impl Iterator<Item = &'static str> {
+    PROMPTS.iter().chain(HEARTBEAT_PROMPTS).copied()
+}
+
+/// True for the text of a turn OpenClaw's heartbeat started (its prompt, whatever wraps it): a
+/// poll of the session, not a request of the user's.
+pub fn is_heartbeat_prompt(text: &str) -> bool {
+    HEARTBEAT_PROMPTS.iter().any(|p| text.contains(p))
+}
 
 /// OpenClaw's cron turn prefix (isolated-agent-*.mjs: `[cron:<job id> <job name>] <message>`): the
 /// prefix is the host's; the message is the job's, which the user configured and the isolated
@@ -378,7 +395,7 @@ pub fn strip_injections(text: &str) -> String {
     let mut senders = Vec::new();
     s = remove_inbound_context(&s, &mut senders);
     s = remove_lines(&s);
-    for p in PROMPTS {
+    for p in host_prompts() {
         s = remove_prompt(&s, p);
     }
     let enveloped = s.trim();
@@ -387,9 +404,9 @@ pub fn strip_injections(text: &str) -> String {
     let rest = strip_sender_label(rest, &senders);
     let rest = strip_header_sender(rest, header);
     // a host prompt behind an envelope (`[Tue 2026-04-07 09:57 EST] A subagent task ...`)
-    let rest = if PROMPTS.iter().any(|p| rest.contains(p)) {
+    let rest = if host_prompts().any(|p| rest.contains(p)) {
         let mut r = rest.to_string();
-        for p in PROMPTS {
+        for p in host_prompts() {
             r = remove_prompt(&r, p);
         }
         r.trim().to_string()
