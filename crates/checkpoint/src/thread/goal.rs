@@ -706,42 +706,23 @@ pub(super) mod tests {
     }
 
     #[test]
-    fn a_span_of_heartbeat_runs_alone_keeps_the_agents_reports() {
+    fn a_span_of_heartbeat_runs_alone_keeps_the_agents_reports_and_says_what_drove_it() {
         // no request of the user's in the compacted span: the host's prompts only
         let poll = "Read HEARTBEAT.md if it exists (workspace context). Follow it strictly. If nothing needs attention, reply HEARTBEAT_OK.";
-        let e = extract(&[
-            user(poll),
-            agent("HEARTBEAT_OK"),
-            user(poll),
-            agent("The Gmail check failed again with invalid_grant, so the OAuth token for the mail account has to be renewed by hand."),
-        ]);
+        let report = "The Gmail check failed again with invalid_grant, so the OAuth token for the mail account has to be renewed by hand.";
+        let mut msgs = vec![user(poll), agent("HEARTBEAT_OK"), user(poll), agent(report)];
+        let e = extract(&msgs);
         assert_eq!(e.task, None);
-        assert_eq!(
-            e.key_exchanges.iter().map(|x| x.gist.as_str()).collect::<Vec<_>>(),
-            ["The Gmail check failed again with invalid_grant, so the OAuth token for the mail account has to be renewed by hand."]
-        );
-    }
-
-    #[test]
-    fn a_span_of_heartbeat_runs_alone_says_so_in_its_topic() {
-        let poll = "Read HEARTBEAT.md if it exists (workspace context). Follow it strictly. If nothing needs attention, reply HEARTBEAT_OK.";
-        let e = extract(&[
-            user(poll),
-            agent("HEARTBEAT_OK"),
-            user(poll),
-            working("Checking the mail."),
-        ]);
+        let reports: Vec<&str> = e.key_exchanges.iter().map(|x| x.gist.as_str()).collect();
+        assert_eq!(reports, [report]);
         assert_eq!(
             e.topic.as_deref(),
             Some("the heartbeat runs (2; no request of the user's in this span)")
         );
         // a request of the user's among them is the topic
-        let e = extract(&[
-            user(poll),
-            agent("HEARTBEAT_OK"),
-            user("Rotate the deploy key in docs/keys.md"),
-            working("Rotating it."),
-        ]);
+        msgs.push(user("Rotate the deploy key in docs/keys.md"));
+        msgs.push(working("Rotating it."));
+        let e = extract(&msgs);
         assert_eq!(
             e.topic.as_deref(),
             Some("Rotate the deploy key in docs/keys.md")
