@@ -97,6 +97,13 @@ describe('restore invariants (issue 27): no credential, no host text, identifier
     const r = await evaluate(f)
     for (const x of r.restores) for (const [budget, d] of Object.entries(x.defects)) check(d, `${base(f)}:${x.line} at ${budget} tokens`)
   }
+  it('a real span the heartbeat drove alone (volvox-bot-b6d36e95) says so in its Goal (no host text: the scan above)', async () => {
+    const f = files.find((x) => base(x) === 'volvox-bot-b6d36e95.jsonl')!
+    const c = (await evaluate(f)).restores.find((x: any) => x.compaction !== null)
+    for (const text of [c.restore, c.replaceRestore]) {
+      expect(text, text).toMatch(/^## Goal\nWorking on: the heartbeat runs \(\d+; no request of the user's in this span\)$/m)
+    }
+  })
   it('covers the OpenClaw sessions, the Claude Code and pi transcripts and the validation set', () => {
     const found = compactionsIn(files)
     expect([...new Set(found.map((c) => c.format))].sort()).toEqual(['claude-code', 'openclaw', 'pi'])
