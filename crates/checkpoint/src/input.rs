@@ -307,9 +307,9 @@ pub fn carried_failures(
     // a later success of a variant of the call, or of the same program and command: the agent
     // has run it since, and moved on
     let settled_by = |key: &str, later: &[(String, bool)]| {
-        later
-            .iter()
-            .any(|(l, ok)| *ok && (variant(key, l) || same_command(key, l) || rewrote(key, l)))
+        later.iter().any(|(l, ok)| {
+            *ok && (variant(key, l) || same_command(key, l) || context_state::rewrites(key, l))
+        })
     };
     let settled = |f: &str| match latest
         .iter()
@@ -347,15 +347,6 @@ pub fn carried_failures(
 fn variant(failed: &str, later: &str) -> bool {
     let (a, b) = (call_words(failed), call_words(later));
     a.len() >= 3 && b.len() >= 3 && a[0] == b[0] && a.iter().all(|w| b.contains(w))
-}
-
-/// Whether a later call (its failure prefix `later`, `write src/a.ts: `) wrote the file a failed
-/// write (`edit src/a.ts: `) was of, whatever the tools.
-fn rewrote(failed: &str, later: &str) -> bool {
-    later.split_once(' ').is_some_and(|(tool, file)| {
-        context_state::classify_tool(tool) == context_state::Access::Write
-            && context_state::rewrites(failed, file)
-    })
 }
 
 /// Whether two calls' failure prefixes have the same tool, program and command (`Bash git add`).

@@ -405,9 +405,9 @@ struct Prepared {
     /// failed look-ups of the same tool before it are got past (a page refused, a file not
     /// found: the agent looked elsewhere, and the tool works).
     lookup: bool,
-    /// A write that succeeded, by how the failure entries of writes of its file continue after
-    /// their tool (`src/a.ts: `): those before it are got past.
-    rewrote: Option<String>,
+    /// A write that succeeded: the failed writes of its file before it are got past
+    /// ([`rewrites`] with its `prefix`).
+    rewrote: bool,
     /// How the failure's entry says what failed (`: ` and the head of its text): an older failure
     /// of the same tool that says the same (a search without its API key, on another query) is
     /// the same failure on another subject, counted in the newest. Not for a command.
@@ -452,10 +452,7 @@ fn prepare(input: &ToolResult) -> Result<Prepared> {
     let lookup = failure.is_none() && access == Access::Read && !commanded;
     // a file written: the failed writes of it before (an edit whose old text did not match, then
     // the file written whole) are got past, whatever the writing tool
-    let rewrote = (failure.is_none() && access == Access::Write && !commanded)
-        .then(|| substance::call_subject(&input.params, FAILURE_SUBJECT_CHARS))
-        .flatten()
-        .map(|subject| format!("{subject}: "));
+    let rewrote = failure.is_none() && access == Access::Write && !commanded;
     // One entry per tool and subject: a repeated failure replaces the older one and counts; a
     // later success of the same call resolves it.
     let prefix = failure_prefix(&tool, &input.params);
@@ -532,7 +529,7 @@ pub fn record_tool_results(
                     counts.remove(e);
                     return false;
                 }
-                if !same && p.rewrote.as_deref().is_some_and(|file| rewrites(e, file)) {
+                if !same && p.rewrote && rewrites(e, &p.prefix) {
                     counts.remove(e);
                     return false;
                 }
@@ -563,11 +560,21 @@ pub fn record_tool_results(
 }
 
 /// Whether the failure entry `entry` is a write's (its tool writes, [`classify_tool`]) of the
-/// file whose entries continue `file` after the tool (`src/a.ts: `).
-pub fn rewrites(entry: &str, file: &str) -> bool {
-    entry
-        .split_once(' ')
-        .is_some_and(|(tool, rest)| classify_tool(tool) == Access::Write && rest.starts_with(file))
+/// file that the failure prefix `written` of another write names (`write src/a.ts: ` for `edit
+/// src/a.ts: Could not find the exact text`), whatever the two tools.
+pub fn rewrites(entry: &str, written: &str) -> bool {
+    match (written_file(entry), written_file(written)) {
+        (Some(e), Some(w)) => e.starts_with(w),
+        _ => false,
+    }
+}
+
+/// What follows a writing tool's name in a failure entry or prefix: its file, `src/a.ts: `; none
+/// for another tool or a call without a file.
+fn written_file(s: &str) -> Option<&str> {
+    s.split_once(' ')
+        .filter(|(tool, rest)| classify_tool(tool) == Access::Write && !rest.is_empty())
+        .map(|(_, rest)| rest)
 }
 
 /// What joins a reply recorded as a decision to what it answered: `<reply> (re: <proposal>)`.
