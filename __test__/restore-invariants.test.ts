@@ -46,6 +46,7 @@ const OWN_AND_HOST_MARKERS = [
   '<task-notification>',
   'Base directory for this skill',
   '[Request interrupted',
+  'If you need specific details from before',
 ]
 
 describe('restore invariants over the bundled transcripts', async () => {

@@ -11,7 +11,8 @@
 //               ids, `System: [` event lines, reply directives (`[[reply_to_current]]`), 2026.9 transcript bodies
 //               (`[OpenClaw session new]`, `[User sent media without caption]`), sub-agent task and group-history
 //               wrappers; Claude Code's `<ide_opened_file>`, `<ide_selection>`,
-//               `<system-reminder>`, `<command-name>`, `<local-command-stdout>` and local-command caveat;
+//               `<system-reminder>`, `<command-name>`, `<local-command-stdout>`, local-command caveat and pointer to
+//               the transcript after an approved plan (`If you need specific details from before exiting plan mode`);
 //   escaped     a fragment of JSON-escaped text read with `\n` as the letter n: `nJWT_SECRET`, `nnode_modules`,
 //               `nserver.ts` after a space, comma or parenthesis;
 //   prose       an entry of the `Identifiers:` line that is prose: CJK text with a slash or longer than 12
@@ -23,7 +24,7 @@
 export const DEFECT_CLASSES = {
   credential:
     /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}|\bghp_[A-Za-z0-9]{30,}|\bgithub_pat_[A-Za-z0-9_]{30,}|\bxox[abp]-[A-Za-z0-9-]{20,}|\b\d{8,10}:AA[A-Za-z0-9_-]{30,}|\bAKIA[0-9A-Z]{16}\b|(?:Bearer|token|password|passwd|secret|api[_-]?key)["'=:\s]+[A-Za-z0-9_\-.]{24,}/i,
-  host: /\(untrusted metadata\)|<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT|\[media attached|Read HEARTBEAT\.md|HEARTBEAT_OK|NO_REPLY|\[message_id:|^System: \[|<ide_opened_file>|<ide_selection>|<system-reminder>|<command-name>|<local-command-stdout>|Caveat: The messages below|\[\[\s*(?:reply_to_current|reply_to\s*:|audio_as_voice)|\breply_to_current\b|\[OpenClaw (?:session (?:new|reset)|room event|runtime event|interruption)\]|\[User sent media without caption\]|\[Subagent (?:Context|Task)\]|- for context\]|\[Current message - respond to this\]|\[SYSTEM HANDOFF\]|\[Startup context loaded by runtime\]|This is an unattended scheduled run/m,
+  host: /\(untrusted metadata\)|<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT|\[media attached|Read HEARTBEAT\.md|HEARTBEAT_OK|NO_REPLY|\[message_id:|^System: \[|<ide_opened_file>|<ide_selection>|<system-reminder>|<command-name>|<local-command-stdout>|Caveat: The messages below|\[\[\s*(?:reply_to_current|reply_to\s*:|audio_as_voice)|\breply_to_current\b|\[OpenClaw (?:session (?:new|reset)|room event|runtime event|interruption)\]|\[User sent media without caption\]|\[Subagent (?:Context|Task)\]|- for context\]|\[Current message - respond to this\]|\[SYSTEM HANDOFF\]|\[Startup context loaded by runtime\]|This is an unattended scheduled run|If you need specific details from before (?:exiting plan mode|compaction)/m,
   escaped: /(?:^|[\s,(])n(?:[A-Z][A-Z0-9]*_[A-Z0-9_]+|node_modules|[a-z]+\.(?:ts|js|json|md))\b/,
 }
 

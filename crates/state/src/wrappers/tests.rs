@@ -60,6 +60,11 @@ fn claude_code_wrappers() {
         strip_injections("<task-notification>\n<task-id>b1</task-id>\n</task-notification>\nRead the output file to retrieve the result: /tmp/b1.output"),
         ""
     );
+    // the plan a user approved is theirs, Claude Code's pointer to the transcript after it is not
+    assert_eq!(
+        strip_injections("Implement the following plan:\n\n# Plan: batch the backfill\n\n- step 1\n\n\nIf you need specific details from before exiting plan mode (like exact code snippets, error messages, or content you generated), read the full transcript at: /Users/u/.claude/projects/p/s.jsonl"),
+        "Implement the following plan:\n\n# Plan: batch the backfill\n\n- step 1"
+    );
     assert_eq!(
         strip_injections("[Request interrupted by user for tool use]"),
         ""
