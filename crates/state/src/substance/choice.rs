@@ -46,8 +46,53 @@ pub fn proposal(agent_text: &str) -> Option<(String, Option<String>)> {
     let proposal = before
         .into_iter()
         .find(|p| letters(p) >= PROSE_MIN_LETTERS && !asks_back(p) && !is_fence(p))
-        .map(plain);
+        .map(|p| {
+            match is_table(p)
+                .then(|| outline(&agent_text[..offset]))
+                .flatten()
+            {
+                // a table is one part of what the message proposes, its cells no gist of it: the
+                // headings of the section the question closes say what the proposal is (with the
+                // table's cells when no heading is under it)
+                Some((head, under)) if under.is_empty() => format!("{head}: {}", plain(p)),
+                Some((head, under)) => format!("{head}: {}", under.join("; ")),
+                None => plain(p),
+            }
+        });
     Some((question, proposal))
+}
+
+/// True when every line of a paragraph is a table row.
+fn is_table(p: &str) -> bool {
+    p.lines().all(|l| l.trim_start().starts_with('|'))
+}
+
+/// The outline of the last section of a message (fenced code left out): its heading and the
+/// headings under it (`推广策略方案`, [`方式一：社区推广`, `方式二：平台推广`]), as plain text; `None`
+/// when the message has no heading. The section is the last one of the message's highest
+/// heading level.
+fn outline(text: &str) -> Option<(String, Vec<String>)> {
+    let mut in_fence = false;
+    let headings: Vec<(usize, &str)> = text
+        .lines()
+        .filter(|l| {
+            if is_fence(l) {
+                in_fence = !in_fence;
+                return false;
+            }
+            !in_fence
+        })
+        .filter_map(|l| {
+            let t = l.trim_start();
+            let level = t.chars().take_while(|&c| c == '#').count();
+            let title = t[level..].strip_prefix(' ')?;
+            ((1..=6).contains(&level) && letters(title) > 0).then_some((level, title))
+        })
+        .collect();
+    let top = headings.iter().map(|&(level, _)| level).min()?;
+    let at = headings.iter().rposition(|&(level, _)| level == top)?;
+    let under = headings[at + 1..].iter().map(|&(_, t)| plain(t)).collect();
+    Some((plain(headings[at].1), under))
 }
 
 /// True when a paragraph before the question asks too ([`is_question`]), unless it is a list

@@ -368,6 +368,20 @@ fn proposals_are_prose_with_letters() {
             "{sep}"
         );
     }
+    // a table is one part of a proposal: the headings of the section the question closes say
+    // what is proposed (the cells of its last table did not)
+    let sections = "## 📊 现状分析\n\n| 平台 | 粉丝 |\n|---|---|\n| InStreet | 29 |\n\n## 🎯 推广策略方案\n\n### 方式一：InStreet社区推广\n\n| 时段 | 内容 |\n|---|---|\n| 早8点 | 点赞 |\n\n```md\n# not a heading\n```\n\n### 方式二：互动引流\n\n| 动作 | 操作 |\n|---|---|\n| 评论高Karma帖子 | 每周3-5条 |\n\n---\n\n是否需要我配置这些推广任务到定时任务中？";
+    assert_eq!(
+        proposal(sections).and_then(|(_, p)| p).as_deref(),
+        Some("🎯 推广策略方案: 方式一：InStreet社区推广; 方式二：互动引流")
+    );
+    // no heading under it: its heading and the table's cells
+    let (_, p) =
+        proposal("## Plan\n\n| step | owner |\n|---|---|\n| migrate | me |\n\nGo ahead?").unwrap();
+    assert_eq!(p.as_deref(), Some("Plan: step, owner; migrate, me"));
+    // no heading: the table's cells
+    let (_, p) = proposal("| step | owner |\n|---|---|\n| migrate | me |\n\nGo ahead?").unwrap();
+    assert_eq!(p.as_deref(), Some("step, owner; migrate, me"));
     // a heading's marks are not part of the gist
     let (_, p) = proposal("# Plan: move the store to SQLite\n\n---\n\nShall I?").unwrap();
     assert_eq!(p.as_deref(), Some("Plan: move the store to SQLite"));
