@@ -292,6 +292,18 @@ mod tests {
         let text = serde_json::to_string(&*redact_messages(&msgs)).unwrap();
         assert!(!text.contains("kaitou@2015"), "{text}");
         assert!(text.contains("帮我登录clawhub"), "{text}");
+        // code that passes a credential by name is no credential: the name is not redacted where
+        // the session says it (a restore read `[redacted]ForModel`)
+        let msgs = vec![
+            json!({"role": "assistant", "content": [
+                {"type": "toolCall", "name": "edit", "arguments": {"path": "main.ts", "newText": "\t\tresolveApiKey: getApiKey,\n\t});"}}
+            ]}),
+            json!({"role": "user", "content": "well, getApiKeyForModel is called in various places"}),
+        ];
+        assert!(matches!(
+            redact_messages(&msgs),
+            std::borrow::Cow::Borrowed(_)
+        ));
         // nothing to redact: the messages are borrowed as they are
         let plain =
             vec![json!({"role": "user", "content": "commit 3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d"})];

@@ -168,6 +168,31 @@ fn plausible_value(v: &str) -> bool {
         && !OAUTH_ERRORS.contains(&lower.as_str())
 }
 
+/// True when an unquoted `value` given to the key `name` is code that names a credential, not the
+/// credential: a variable, a member or a call whose own name says it holds one (`resolveApiKey:
+/// getApiKey,`, `apiKey: config.apiKey`, `token: process.env.API_TOKEN`, `password: password`),
+/// written as code is (camelCase without a digit, a member path, or the key's own name). A
+/// literal in code is quoted; a bare word in a config (`password: mypassword`, `apiKey:
+/// Xk29fQ`) still reads as a value. Taken for a credential, the name was redacted wherever the
+/// session said it (`getApiKeyForModel` read `[redacted]ForModel` in a restore).
+fn names_a_variable(name: &str, value: &str) -> bool {
+    let ident = |s: &str| {
+        s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    let v = value.trim_end_matches(['(', ')']);
+    let parts: Vec<&str> = v.split('.').collect();
+    if !parts.iter().all(|p| ident(p)) {
+        return false;
+    }
+    let own_name = v.eq_ignore_ascii_case(name.rsplit('.').next().unwrap_or(name));
+    let member = parts.len() >= 2;
+    let camel = v.starts_with(|c: char| c.is_ascii_lowercase())
+        && v.chars().any(|c| c.is_ascii_uppercase())
+        && !v.chars().any(|c| c.is_ascii_digit());
+    names_secret(parts[parts.len() - 1]) && (own_name || member || camel)
+}
+
 /// The error codes of OAuth 2.0 (RFC 6749, 4.1.2.1 and 5.2; RFC 6750, 3.1): what a failed token
 /// request says (`oauth2: "invalid_grant" "Token has been expired or revoked."`), never a
 /// credential, though it follows an `oauth` key.
@@ -500,7 +525,9 @@ fn named_values(text: &str, spans: &mut Vec<(usize, usize)>) {
         let value = &text[v_start..v_end];
         // `Authorization: Bearer <v>`: the scheme is no value ([`auth_headers`] takes the token)
         let scheme = ["Bearer", "Basic", "Token", "token", "Digest", "bearer"].contains(&value);
-        if plausible_value(value) && !scheme {
+        // (in code, `key: value`; an env file's `KEY=value` holds literals)
+        let reference = c == b':' && quote.is_none() && names_a_variable(name, value);
+        if plausible_value(value) && !scheme && !reference {
             spans.push((v_start, v_end));
         }
         i = v_end.max(i + 1);
@@ -810,6 +837,10 @@ mod tests {
             // a web app's session key is a credential
             ("{\"session_key\": \"q8w7e6r5t4y3u2i1o0p9\"}", "{\"session_key\": \"[redacted]\"}"),
             ("sessionKey=agentq8w7e6r5t4y3u2", "sessionKey=[redacted]"),
+            // a bare word in a config is a value, even with a secret's name in it
+            ("password: mypassword", "password: [redacted]"),
+            ("apiKey: myApiKey2", "apiKey: [redacted]"),
+            ("SECRET_KEY=mySecretKey", "SECRET_KEY=[redacted]"),
             // JSON-escaped env text in a tool argument
             ("\"content\": \"PORT=3000\\nJWT_SECRET=abcdef123456\\nPOSTGRES_DB=app\"", "\"content\": \"PORT=3000\\nJWT_SECRET=[redacted]\\nPOSTGRES_DB=app\""),
             // a private key
@@ -874,6 +905,10 @@ mod tests {
             // an OpenClaw session key is a session's address (sessions_spawn returns it)
             "{\"childSessionKey\": \"agent:build:subagent:13b68bda-06c8-4fbc-8cb5-8c9c37770c29\"}",
             "sessionKey: agent:main:telegram:dm:7123456789",
+            // code that names a credential is no credential: a variable, a member, a call
+            "\t\tresolveApiKey: getApiKey,\n\t});",
+            "{ apiKey: config.apiKey, token: process.env.API_TOKEN }",
+            "const opts = { password: password, authToken: getAuthToken() }",
         ] {
             assert_eq!(redact(text), text, "{text}");
         }
