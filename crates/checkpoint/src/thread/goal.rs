@@ -1,6 +1,6 @@
 //! Goal and thread: the task (the first substantive request, or the request that changed the
 //! plan), the topic (the latest substantive one), the summary and the key exchanges (the
-//! briefing's sentences and the commits, in the order said).
+//! briefing's sentences, the commits and the tasks marked done, in the order said).
 //!
 //! A request is substantive when the agent went to work on it (called tools before the next
 //! request) and it is more than a single word (`morning` opens an assistant's day of work, it
@@ -199,10 +199,11 @@ pub(super) fn heartbeat_topic(walk: &Walk) -> Option<String> {
 }
 
 /// Task (the first substantive request, or the latest that changed the plan), topic (the last),
-/// summary and key exchanges (the briefing's sentences and the commits).
+/// summary and key exchanges (the briefing's sentences, and what the agent did by its own records:
+/// its commits and the tasks it marked done, `done`).
 pub(super) fn thread(
     turns: &[Turn],
-    commits: &[(usize, String)],
+    done: &[(usize, String)],
     briefing: &[((usize, usize), Exchange)],
     out: &mut Extracted,
 ) {
@@ -229,11 +230,12 @@ pub(super) fn thread(
             _ => false,
         })
         .map(|w| w[1]);
-    // The key exchanges: the briefing's sentences and the commits the agent made, in the order
-    // they were said (see [`briefing`] and [`commits`]): by message, a message's sentences in the
+    // The key exchanges: the briefing's sentences and what the agent did by its own records (the
+    // commits it made, the tasks it marked done), in the order they were said (see [`briefing`],
+    // [`commits`] and [`done_tasks`]): by message, a message's sentences in the
     // order of its text, a commit after them. Whether or not the user asked anything in the span:
     // a span of heartbeat or cron runs is the agent's reports alone.
-    let mut entries: Vec<((usize, usize), Exchange)> = commits
+    let mut entries: Vec<((usize, usize), Exchange)> = done
         .iter()
         .map(|(at, what)| {
             let exchange = Exchange {
@@ -243,7 +245,7 @@ pub(super) fn thread(
             ((*at, usize::MAX), exchange)
         })
         .collect();
-    let room = MAX_EXCHANGES.saturating_sub(entries.len().min(MAX_COMMITS));
+    let room = MAX_EXCHANGES.saturating_sub(entries.len());
     entries.extend(briefing.iter().take(room).cloned());
     entries.sort_by_key(|(at, _)| *at);
     out.key_exchanges = entries.into_iter().map(|(_, e)| e).collect();

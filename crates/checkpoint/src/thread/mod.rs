@@ -19,6 +19,7 @@ mod next_steps;
 mod progress;
 mod recent_values;
 mod roles;
+mod tasks;
 #[cfg(test)]
 mod tests;
 mod walk;
@@ -39,6 +40,7 @@ pub use progress::{is_commit, MAX_COMMITS};
 pub use recent_values::looks_secret;
 use recent_values::*;
 pub use roles::ROLE_CHARS;
+use tasks::*;
 pub(crate) use walk::blocks;
 use walk::Walk;
 
@@ -212,7 +214,8 @@ pub fn extract(messages: &[Value]) -> Extracted {
     let redacted = crate::redact::redact_messages(messages);
     let walk = Walk::new(&redacted);
     let lines = &walk.lines;
-    let (next_action, next_action_at) = next_action(&walk);
+    let tasks = task_changes(&walk);
+    let (next_action, next_action_at) = next_action(&walk, &tasks);
     let mut out = Extracted {
         status: status(&walk),
         next_action,
@@ -231,7 +234,9 @@ pub fn extract(messages: &[Value]) -> Extracted {
         &[out.identifiers.clone(), out.recent_values.clone()].concat(),
     );
     tool_use(&walk, &mut out);
-    thread(&turns(&walk), &commits(&walk), &briefing(lines), &mut out);
+    // what the agent did, in its own records: the commits it made, the tasks it marked done
+    let done = [commits(&walk), done_tasks(&tasks)].concat();
+    thread(&turns(&walk), &done, &briefing(lines), &mut out);
     if out.task.is_none() {
         out.topic = heartbeat_topic(&walk);
     }

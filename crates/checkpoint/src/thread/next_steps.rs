@@ -116,28 +116,6 @@ pub(super) fn plan_text(items: &[String]) -> String {
     gist(&joined, NEXT_ACTION_CHARS)
 }
 
-/// The open items of a todo tool's arguments (`todos: [{content, status}]`), if it has any.
-pub(super) fn todo_items(args: &Value) -> Option<Vec<String>> {
-    let todos = args.get("todos")?.as_array()?;
-    let open: Vec<String> = todos
-        .iter()
-        .filter(|t| {
-            !matches!(
-                t.get("status").and_then(Value::as_str),
-                Some("completed" | "done" | "cancelled")
-            )
-        })
-        .filter_map(|t| {
-            ["content", "text", "title", "task"]
-                .iter()
-                .find_map(|k| t.get(*k).and_then(Value::as_str))
-                .map(squash)
-        })
-        .filter(|s| !s.is_empty())
-        .collect();
-    (!open.is_empty()).then_some(open)
-}
-
 /// The agent's latest plan: its last numbered or unchecked todo list, a todo tool's open items,
 /// or the plan it set in the scratchpad, whichever came last.
 ///
@@ -150,7 +128,7 @@ pub(super) fn todo_items(args: &Value) -> Option<Vec<String>> {
 /// acknowledgement: `ok, do it`), or when the message asks the user. A list of labels (`1. **Intro
 /// lists use cases:**`) names no steps. Structure only, any language. With the plan, the time of
 /// the message that set it, if it says.
-pub(super) fn next_action(walk: &Walk) -> (Option<String>, Option<u64>) {
+pub(super) fn next_action(walk: &Walk, tasks: &[TaskChange]) -> (Option<String>, Option<u64>) {
     // the plan and when it was set (the time of the message that set it, if it says)
     let mut next: Option<(String, Option<u64>)> = None;
     // the plan came from the agent's text (not a todo tool or the scratchpad)
@@ -171,7 +149,13 @@ pub(super) fn next_action(walk: &Walk) -> (Option<String>, Option<u64>) {
             _ => {}
         }
     }
+    let mut tasks = tasks.iter().peekable();
     for (i, (line, m)) in walk.lines.iter().zip(&walk.messages).enumerate() {
+        // the task list changed: its open items are the plan, none when every task is done
+        while let Some(change) = tasks.next_if(|c| c.at == i) {
+            next = (!change.open.is_empty()).then(|| (plan_text(&change.open), m.sent_at));
+            from_text = false;
+        }
         let (text, calls_now) = match line {
             Line::Agent { text, worked } => (text, *worked),
             Line::User { said, text, .. } => {
@@ -220,10 +204,6 @@ pub(super) fn next_action(walk: &Walk) -> (Option<String>, Option<u64>) {
         }
         worked |= calls_now;
         for args in m.calls.iter().map(|c| c.args) {
-            if let Some(items) = todo_items(args) {
-                next = Some((plan_text(&items), m.sent_at));
-                from_text = false;
-            }
             // the scratchpad's plan (session_scratchpad / session.scratchpad `set_plan`), or a
             // plan the agent presents with a tool (a `plan` argument: Claude Code's ExitPlanMode)
             let plan = if args.get("action").and_then(Value::as_str) == Some("set_plan") {

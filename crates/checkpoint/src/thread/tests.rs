@@ -1097,6 +1097,44 @@ fn next_action_from_the_latest_plan() {
         e.next_action.as_deref(),
         Some("1. test the parser; 2. document it")
     );
+    // every todo done: no step is next (the list before it was the plan it finished)
+    let finished = call_with(
+        "TodoWrite",
+        json!({"todos": [
+        {"content": "write the parser", "status": "completed"},
+        {"content": "test the parser", "status": "completed"}]}),
+    );
+    let e = extract(&[
+        user("go on with the refactor"),
+        agent(list),
+        todo.clone(),
+        finished,
+    ]);
+    assert_eq!(e.next_action, None);
+    // Claude Code's tasks, created one by one and updated by id: the open ones are next, the
+    // ones marked done are key exchanges
+    let created = |id: &str, subject: &str| {
+        [
+            json!({"role": "assistant", "content": [{"type": "toolCall", "id": id, "name": "TaskCreate", "arguments": {"subject": subject}}], "stopReason": "toolUse"}),
+            json!({"role": "toolResult", "toolCallId": id, "toolName": "TaskCreate", "content": [{"type": "text", "text": format!("Task #{id} created successfully: {subject}")}], "isError": false}),
+        ]
+    };
+    let mut msgs = vec![user("go on with the refactor")];
+    msgs.extend(created("1", "Move the helpers to src/utils/"));
+    msgs.extend(created("2", "Run npm run check"));
+    msgs.push(call_with(
+        "TaskUpdate",
+        json!({"taskId": "1", "status": "completed"}),
+    ));
+    let e = extract(&msgs);
+    assert_eq!(e.next_action.as_deref(), Some("1. Run npm run check"));
+    assert!(
+        e.key_exchanges
+            .iter()
+            .any(|x| x.role == Role::Agent && x.gist == "done: Move the helpers to src/utils/"),
+        "{:?}",
+        e.key_exchanges
+    );
     // then the scratchpad plan, under either tool name
     for name in ["session_scratchpad", "session.scratchpad"] {
         let plan = call_with(
