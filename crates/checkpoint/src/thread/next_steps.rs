@@ -98,10 +98,15 @@ pub(super) fn is_done(item: &str) -> bool {
 }
 
 /// True for a list item that is a label of the text below it: it ends with a colon (`**Tests:**`,
-/// `结论：`).
+/// `结论：`), or it is bold whole, a heading written as a list item (`**仕様詳細**`, `**2026年2月6日
+/// 21:52 UTC**`: the sections of a report, not its steps).
 fn is_label(item: &str) -> bool {
-    item.trim_end_matches(['*', '_', ' '])
-        .ends_with([':', '：'])
+    let t = item.trim();
+    let heading = t
+        .strip_prefix("**")
+        .and_then(|b| b.strip_suffix("**"))
+        .is_some_and(|b| !b.trim().is_empty() && !b.contains("**"));
+    heading || t.trim_end_matches(['*', '_', ' ']).ends_with([':', '：'])
 }
 
 /// `1. a; 2. b; ...` of a plan's items, each at most [`PLAN_ITEM_CHARS`], the whole at most
@@ -178,12 +183,11 @@ pub(super) fn next_action(walk: &Walk, tasks: &[TaskChange]) -> (Option<String>,
         let all = last_list(text);
         // a list marking steps done is a status: its other steps are open, whoever speaks next
         let status = all.iter().any(|it| is_done(it));
-        let mut list: Vec<String> = all.into_iter().filter(|it| !is_done(it)).collect();
+        let list: Vec<String> = all.into_iter().filter(|it| !is_done(it)).collect();
         // a list of labels each introducing what follows it (`1. **Intro lists use cases:**`)
-        // structures an answer: it names no steps
-        if list.iter().all(|it| is_label(it)) {
-            list.clear();
-        }
+        // structures an answer or a report: it names no steps (though a report of sections
+        // still closes the plan before it)
+        let steps = !list.iter().all(|it| is_label(it));
         let numbered = !list.is_empty() && !text.contains("- [ ]") && !text.contains("* [ ]");
         // the agent's last word of the turn: a report (it worked) or an answer (it did not, and
         // marked no step done); a message that ends by asking the user proposes its list
@@ -193,12 +197,12 @@ pub(super) fn next_action(walk: &Walk, tasks: &[TaskChange]) -> (Option<String>,
             && (worked || !status)
             && context_state::substance::proposal(text).is_none()
         {
-            if !worked {
+            if !worked && steps {
                 answered = Some(plan_text(&list));
-            } else if from_text {
+            } else if worked && from_text {
                 next = None;
             }
-        } else if !list.is_empty() {
+        } else if !list.is_empty() && steps {
             next = Some((plan_text(&list), m.sent_at));
             from_text = true;
         }

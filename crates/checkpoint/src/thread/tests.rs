@@ -1253,6 +1253,16 @@ fn next_action_from_the_latest_plan() {
         extract(&[user("is the hooks section ok?"), agent(labels)]).next_action,
         None
     );
+    // nor a report's sections written as bold list items (issue 51: a Telegram assistant's restore
+    // read `Next action: 1. **2026年2月6日 21:52 UTC**; 2. **仕様詳細**`)
+    let sections = "設定しました。\n\n1. **2026年2月6日 21:52 UTC**\n   - 定時実行を登録\n2. **仕様詳細**\n   - 毎朝7時";
+    let said_while_working = json!({"role": "assistant", "stopReason": "toolUse", "content": [
+        {"type": "text", "text": sections},
+        {"type": "toolCall", "id": "m", "name": "exec", "arguments": {"command": "openclaw cron list"}}]});
+    assert_eq!(
+        extract(&[user("毎朝のニュース配信を設定して"), said_while_working]).next_action,
+        None
+    );
     // a single numbered line is not a plan; a list restarting at 1 is a new list
     assert_eq!(extract(&[agent("1. only one")]).next_action, None);
     assert_eq!(last_list("1. a\n2. b\n\ntext\n1. c\n2. d"), ["c", "d"]);
