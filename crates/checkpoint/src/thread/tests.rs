@@ -356,6 +356,20 @@ fn a_fragment_of_source_is_no_identifier() {
         "{:?}",
         e.identifiers
     );
+    // nor a URL's scheme alone, nor a script's shebang (issue 51: a Telegram assistant's restore
+    // listed `http://` and `#!/bin/sh`)
+    let e = extract(&[
+        user("add the proxy"),
+        agent("The script starts with `#!/bin/sh` and rewrites `http://` to `https://` for `proxy.example.org`."),
+    ]);
+    assert_has(&e.identifiers, &["proxy.example.org"]);
+    assert!(
+        !e.identifiers
+            .iter()
+            .any(|i| i.ends_with("://") || i.starts_with("#!")),
+        "{:?}",
+        e.identifiers
+    );
 }
 
 #[test]

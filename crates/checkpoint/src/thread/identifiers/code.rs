@@ -574,7 +574,10 @@ pub fn worth_naming(s: &str) -> bool {
     let hex = t.strip_prefix('#').is_some_and(|h| {
         matches!(h.len(), 3 | 4 | 6 | 8) && h.chars().all(|c| c.is_ascii_hexdigit())
     });
-    let comment = ["# ", "// ", "-- ", "/* "].iter().any(|p| t.starts_with(p));
+    // (a shebang, `#!/bin/sh`, is a comment line to the shell it names)
+    let comment = ["# ", "// ", "-- ", "/* ", "#!"]
+        .iter()
+        .any(|p| t.starts_with(p));
     let marker = t.starts_with(['⎿', '•', '→', '├', '└', '│']);
     let own = ["checkpoint-data", "[Context:", "[Hint:", "Scratchpad"]
         .iter()
@@ -587,7 +590,8 @@ pub fn worth_naming(s: &str) -> bool {
 /// (`${refSection}\n\n`, `/tmp/shot-$(date`), an escape sequence (`[${totalBatches} batches]`,
 /// `outputType\`), a snippet of several parts (`console.error('Failed to load:', err)`), which
 /// the restore's list, whose items a comma separates, would show as two, or a piece cut out of a
-/// longer text (`[],"listeners":}`: its brackets or quotes do not pair).
+/// longer text (`[],"listeners":}`: its brackets or quotes do not pair; `http://`: a URL cut
+/// before its host).
 pub(crate) fn source_fragment(t: &str) -> bool {
     let pairs = |open: char, close: char| t.matches(open).count() == t.matches(close).count();
     t.contains("${")
@@ -598,6 +602,7 @@ pub(crate) fn source_fragment(t: &str) -> bool {
         || t.contains(", ")
         || !(pairs('(', ')') && pairs('[', ']') && pairs('{', '}'))
         || t.matches('"').count() % 2 == 1
+        || t.ends_with("://")
 }
 
 /// Weight of a dependency an edit adds to a package manifest.
