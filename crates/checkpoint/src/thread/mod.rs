@@ -76,8 +76,8 @@ pub struct Extracted {
     pub topic: Option<String>,
     /// First (100) + " ... " + last (100) user message with content of their own.
     pub summary: Option<String>,
-    /// The agent's latest plan: its last numbered list or unchecked todo list, a todo tool's
-    /// open items, or the plan it set in the scratchpad, whichever came last.
+    /// The agent's latest plan: its last numbered list or unchecked todo list, the open tasks of
+    /// its task list, or the plan it set in the scratchpad, whichever came last.
     pub next_action: Option<String>,
     /// Names the agent's edits and writes define, its code spans and the file names it wrote
     /// about, most used (recent uses weigh more, definitions most) first.

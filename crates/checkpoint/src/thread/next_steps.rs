@@ -1,5 +1,5 @@
-//! Next steps: the agent's latest plan (its last numbered or unchecked list, a todo tool's open
-//! items, or the plan it set in the scratchpad), whichever came last.
+//! Next steps: the agent's latest plan (its last numbered or unchecked list, the open tasks of its
+//! task list, or the plan it set in the scratchpad), whichever came last.
 
 use super::*;
 
@@ -121,8 +121,9 @@ pub(super) fn plan_text(items: &[String]) -> String {
     gist(&joined, NEXT_ACTION_CHARS)
 }
 
-/// The agent's latest plan: its last numbered or unchecked todo list, a todo tool's open items,
-/// or the plan it set in the scratchpad, whichever came last.
+/// The agent's latest plan: its last numbered or unchecked todo list, the open tasks of its task
+/// list (`tasks`, [`task_changes`]: none once every task is done), or the plan it set in the
+/// scratchpad, whichever came last.
 ///
 /// A numbered list in the agent's last word of a turn it worked in (it called tools before, and
 /// calls none in that message or after it before the user speaks) reports the work (`Done. Summary of changes: 1. ...`, `Now you can: 1.
@@ -131,7 +132,7 @@ pub(super) fn plan_text(items: &[String]) -> String {
 /// A numbered list ending a turn the agent did not work in answers the user (a skill's strengths,
 /// the parts of a design): it is the plan only when the user's next message accepts it (an
 /// acknowledgement: `ok, do it`), or when the message asks the user. A list of labels (`1. **Intro
-/// lists use cases:**`) names no steps. Structure only, any language. With the plan, the time of
+/// lists use cases:**`, `1. **仕様詳細**`) names no steps. Structure only, any language. With the plan, the time of
 /// the message that set it, if it says.
 pub(super) fn next_action(walk: &Walk, tasks: &[TaskChange]) -> (Option<String>, Option<u64>) {
     // the plan and when it was set (the time of the message that set it, if it says)
