@@ -668,6 +668,11 @@ try {
   const JOB_ID = '5f0c2a9e-8d31-4c7b-9a52-3e1f6b0d7c48'
   const LIST_JOBS = `node -e "const h='${[...JOB_ID.replaceAll('-', '')].reverse().join('')}'.split('').reverse().join(''); const tenant_shards = 1; console.log('ID                                   Name             Schedule   Shards'); console.log([h.slice(0, 8), h.slice(8, 12), h.slice(12, 16), h.slice(16, 20), h.slice(20)].join('-') + ' tenant-backfill  0 2 * * *  ' + tenant_shards); for (let i = 0; i < 350; i++) console.log('row ' + i)"`
   const SENT_REPORT = 'Schema migration drafted for the tenant split; the backfill runs next'
+  const PROGRESS_PLAN = [
+    { step: 'Draft the schema migration', status: 'completed' },
+    { step: 'Backfill in batches of 500', status: 'in_progress' },
+    { step: 'Verify the tenant counts', status: 'pending' },
+  ]
   await check("--local, compaction.mode 'replace': no summary model call, the summary is the restore from the compacted messages, not injected twice", async () => {
     turns.set('t10', [
       { toolCalls: [{ name: 'session_scratchpad', arguments: { action: 'set_plan', content: '1. migrate the schema\n2. backfill the rows' } }] },
@@ -692,6 +697,8 @@ try {
     ])
     turns.set('t19', [{ text: 'Noted.', usage: { prompt_tokens: 62_000 } }])
     turns.set('t20', [
+      // the new plan on OpenClaw's own progress card: its open steps are the next action, its done one progress
+      { toolCalls: [{ name: 'progress_card', arguments: { plan: PROGRESS_PLAN } }] },
       // one that fails in the current turn and stays so: OpenClaw's exec reports its exit code, not an error, and
       // it is one all the same
       { toolCalls: [{ name: 'exec', arguments: { command: 'ls verify-tenants.mjs' } }] },
@@ -729,6 +736,9 @@ try {
     assert.match(text, /\nFiles (?:read|modified|\(relative to the working directory\)): (?:[^\n]*, )?src\/lexer\.rs(?:, |\n)/, `the file read, as given: ${text.slice(text.indexOf('## Exact identifiers'), text.indexOf('## Exact identifiers') + 500)}`)
     assert.doesNotMatch(text.slice(text.indexOf('## Exact identifiers')), /^Files[^\n]*[{}]/m, 'no path folded into braces')
     assert.match(text, /backfill the rows/, 'and the plan')
+    // OpenClaw's progress card, the plan after the change: its open steps next, its done step progress (issue 51)
+    assert.match(text, /\n- Next action: 1\. Backfill in batches of 500; 2\. Verify the tenant counts\n/, `the progress card's open steps as the next action: ${text.slice(text.indexOf('## Open TODOs'), text.indexOf('## Open TODOs') + 400)}`)
+    assert.match(text.slice(text.indexOf('## Progress'), text.indexOf('## Decisions')), /\n- agent: done: Draft the schema migration\n/, `the step it marked done, in the Progress: ${text.slice(text.indexOf('## Progress'), text.indexOf('## Progress') + 800)}`)
     assert.match(text, /Identifiers: [^\n]*backfillUserRows\(\)/, 'and the function its write defined')
     assert.match(text, /## Progress\n[^#]*- agent: committed [0-9a-f]{7} on [^\s:]+: feat: backfill user rows in batches\n/, `and what the agent committed: ${text.slice(text.indexOf('## Progress'), text.indexOf('## Progress') + 600)}`)
     // the full id of the job the agent named by its first digits, with what it is: its name in the listing's row

@@ -1,5 +1,6 @@
 //! The agent's task list, as its task tools keep it: a list given whole with each item's status
-//! (a `todos` argument: Claude Code's `TodoWrite`, a todo tool's), or tasks created one by one and
+//! (a `todos` argument: Claude Code's `TodoWrite`, a todo tool's; a `plan` of `{step, status}`:
+//! OpenClaw's `progress_card`, formerly and in Codex `update_plan`), or tasks created one by one and
 //! updated by id (Claude Code's `TaskCreate` `{subject}`, whose result says `Task #3 created`, and
 //! `TaskUpdate` `{taskId, status}`). What is still open is the agent's plan
 //! ([`next_action`](super::next_steps::next_action)); what it marked done is its progress, in its
@@ -35,7 +36,7 @@ fn closed(status: &str) -> bool {
 
 /// The text of a task: its first field that says what it is.
 fn subject(item: &Value) -> Option<String> {
-    ["content", "subject", "text", "title", "task"]
+    ["content", "subject", "step", "text", "title", "task"]
         .iter()
         .find_map(|k| item.get(*k).and_then(Value::as_str))
         .map(squash)
@@ -52,81 +53,76 @@ fn created_id(result: &str) -> Option<String> {
     (!id.is_empty()).then_some(id)
 }
 
-/// Every change the agent's task tools made to its task list, in order.
+/// Every change the agent's task tools made to its task list, in order, each at the result that
+/// says the call succeeded (a failed write leaves the list as it was).
 pub(super) fn task_changes(walk: &Walk) -> Vec<TaskChange> {
     let mut list: Vec<Task> = Vec::new();
     let mut out = Vec::new();
-    for (at, m) in walk.messages.iter().enumerate() {
-        let mut done = Vec::new();
-        let mut changed = false;
-        if matches!(walk.lines[at], Line::Agent { .. }) {
-            for c in &m.calls {
-                if let Some(todos) = c.args.get("todos").and_then(Value::as_array) {
-                    // the whole list: an item done now that was not before is done at this call
-                    let before: HashSet<String> = list
-                        .iter()
-                        .filter(|t| t.done)
-                        .map(|t| t.subject.clone())
-                        .collect();
-                    list = todos
-                        .iter()
-                        .filter_map(|t| {
-                            let status = t.get("status").and_then(Value::as_str).unwrap_or("");
-                            Some(Task {
-                                id: None,
-                                subject: subject(t)?,
-                                done: closed(status),
-                            })
-                        })
-                        .collect();
-                    let newly = list
-                        .iter()
-                        .filter(|t| t.done && !before.contains(&t.subject));
-                    done.extend(newly.map(|t| t.subject.clone()));
-                    changed = true;
-                } else if let Some(id) = c.args.get("taskId").and_then(Value::as_str) {
-                    let status = c.args.get("status").and_then(Value::as_str);
-                    if let Some(t) = list.iter_mut().find(|t| t.id.as_deref() == Some(id)) {
-                        if let Some(s) = c.args.get("subject").and_then(Value::as_str) {
-                            t.subject = squash(s);
-                        }
-                        if let Some(status) = status {
-                            if closed(status) && !t.done && status != "deleted" {
-                                done.push(t.subject.clone());
-                            }
-                            t.done = closed(status);
-                        }
-                        changed = true;
-                    }
-                }
-            }
-        }
-        // a task created: its id is in the result
-        if let Some(Outcome {
+    for (at, _, result) in walk.results() {
+        let Outcome {
             call: Some((name, args)),
             text,
             failure: None,
-        }) = &m.result
-        {
-            if *name == "TaskCreate" {
-                if let Some(s) = subject(args) {
-                    list.push(Task {
-                        id: created_id(text),
-                        subject: s,
-                        done: false,
-                    });
-                    changed = true;
-                }
+        } = result
+        else {
+            continue;
+        };
+        let mut done = Vec::new();
+        let whole = ["todos", "plan"]
+            .iter()
+            .find_map(|k| args.get(*k).and_then(Value::as_array));
+        if let Some(items) = whole {
+            // the whole list: an item done now that was not before is done at this call
+            let before: HashSet<String> = list
+                .iter()
+                .filter(|t| t.done)
+                .map(|t| t.subject.clone())
+                .collect();
+            list = items
+                .iter()
+                .filter_map(|t| {
+                    let status = t.get("status").and_then(Value::as_str).unwrap_or("");
+                    Some(Task {
+                        id: None,
+                        subject: subject(t)?,
+                        done: closed(status),
+                    })
+                })
+                .collect();
+            let newly = list
+                .iter()
+                .filter(|t| t.done && !before.contains(&t.subject));
+            done.extend(newly.map(|t| t.subject.clone()));
+        } else if let Some(id) = args.get("taskId").and_then(Value::as_str) {
+            let Some(t) = list.iter_mut().find(|t| t.id.as_deref() == Some(id)) else {
+                continue;
+            };
+            if let Some(s) = args.get("subject").and_then(Value::as_str) {
+                t.subject = squash(s);
             }
-        }
-        if changed {
-            let open = list.iter().filter(|t| !t.done).map(|t| t.subject.clone());
-            out.push(TaskChange {
-                at,
-                open: open.collect(),
-                done,
+            if let Some(status) = args.get("status").and_then(Value::as_str) {
+                if closed(status) && !t.done && status != "deleted" {
+                    done.push(t.subject.clone());
+                }
+                t.done = closed(status);
+            }
+        } else if *name == "TaskCreate" {
+            // a task created: its id is in the result
+            let Some(s) = subject(args) else { continue };
+            list.push(Task {
+                id: created_id(text),
+                subject: s,
+                done: false,
             });
+        } else {
+            continue;
         }
+        let open = list.iter().filter(|t| !t.done).map(|t| t.subject.clone());
+        out.push(TaskChange {
+            at,
+            open: open.collect(),
+            done,
+        });
     }
     out
 }
@@ -148,80 +144,106 @@ mod tests {
     use crate::thread::goal::tests::user;
     use serde_json::json;
 
-    fn call(id: &str, name: &str, args: Value) -> Value {
-        json!({"role": "assistant", "content": [{"type": "toolCall", "id": id, "name": name, "arguments": args}], "stopReason": "toolUse"})
-    }
-    fn result(id: &str, name: &str, text: &str) -> Value {
-        json!({"role": "toolResult", "toolCallId": id, "toolName": name, "content": [{"type": "text", "text": text}], "isError": false})
+    /// A call and the result that answers it.
+    fn called(id: &str, name: &str, args: Value, answer: &str) -> [Value; 2] {
+        [
+            json!({"role": "assistant", "content": [{"type": "toolCall", "id": id, "name": name, "arguments": args}], "stopReason": "toolUse"}),
+            json!({"role": "toolResult", "toolCallId": id, "toolName": name, "content": [{"type": "text", "text": answer}], "isError": false}),
+        ]
     }
 
     #[test]
     fn tasks_created_and_updated_by_id_say_what_is_open_and_what_was_done() {
-        let msgs = vec![
-            user("implement the plan"),
-            call(
+        let mut msgs = vec![user("implement the plan")];
+        for [call, result] in [
+            called(
                 "a",
                 "TaskCreate",
                 json!({"subject": "Update shared types", "activeForm": "Updating"}),
-            ),
-            result(
-                "a",
-                "TaskCreate",
                 "Task #4 created successfully: Update shared types",
             ),
-            call("b", "TaskCreate", json!({"subject": "Run tests and lint"})),
-            result(
+            called(
                 "b",
                 "TaskCreate",
+                json!({"subject": "Run tests and lint"}),
                 "Task #5 created successfully: Run tests and lint",
             ),
-            call(
+            called(
                 "c",
                 "TaskUpdate",
                 json!({"taskId": "4", "status": "in_progress"}),
+                "Updated task #4 status",
             ),
-            result("c", "TaskUpdate", "Updated task #4 status"),
-            call(
+            called(
                 "d",
                 "TaskUpdate",
                 json!({"taskId": "4", "status": "completed"}),
+                "Updated task #4 status",
             ),
-            result("d", "TaskUpdate", "Updated task #4 status"),
             // an id the list does not hold changes nothing
-            call(
+            called(
                 "e",
                 "TaskUpdate",
                 json!({"taskId": "9", "status": "completed"}),
+                "Task not found",
             ),
-        ];
+        ] {
+            msgs.extend([call, result]);
+        }
         let changes = task_changes(&Walk::new(&msgs));
         let last = changes.last().unwrap();
-        assert_eq!(last.at, 7);
+        assert_eq!(last.at, 8);
         assert_eq!(last.open, ["Run tests and lint"]);
         assert_eq!(
             done_tasks(&changes),
-            [(7, "done: Update shared types".to_string())]
+            [(8, "done: Update shared types".to_string())]
         );
     }
 
     #[test]
     fn a_list_given_whole_is_done_item_by_item() {
         let todos = |a: &str, b: &str| json!({"todos": [{"content": "Add the parser", "status": a}, {"content": "Write the tests", "status": b}]});
-        let msgs = vec![
-            user("add the parser"),
-            call("a", "TodoWrite", todos("in_progress", "pending")),
-            call("b", "TodoWrite", todos("completed", "in_progress")),
-            call("c", "TodoWrite", todos("completed", "completed")),
-        ];
+        let mut msgs = vec![user("add the parser")];
+        for (id, a, b) in [
+            ("a", "in_progress", "pending"),
+            ("b", "completed", "in_progress"),
+            ("c", "completed", "completed"),
+        ] {
+            msgs.extend(called(
+                id,
+                "TodoWrite",
+                todos(a, b),
+                "Todos have been modified successfully.",
+            ));
+        }
         let changes = task_changes(&Walk::new(&msgs));
         assert_eq!(changes.len(), 3);
         assert!(changes[2].open.is_empty());
         assert_eq!(
             done_tasks(&changes),
             [
-                (2, "done: Add the parser".to_string()),
-                (3, "done: Write the tests".to_string())
+                (4, "done: Add the parser".to_string()),
+                (6, "done: Write the tests".to_string())
             ]
         );
+        // OpenClaw's progress card: a plan of steps, replaced whole at each call
+        let card = json!({"plan": [
+            {"step": "Inspect the failing route", "status": "completed"},
+            {"step": "Repair the session owner", "status": "in_progress"},
+            {"step": "Run focused verification", "status": "pending"}],
+            "markdown": "The failure is isolated to session ownership."});
+        let mut msgs = vec![user("fix the route")];
+        msgs.extend(called(
+            "a",
+            "progress_card",
+            card,
+            "Progress card updated (rev 1, 1/3 done)",
+        ));
+        let carded = task_changes(&Walk::new(&msgs));
+        assert_eq!(
+            carded[0].open,
+            ["Repair the session owner", "Run focused verification"]
+        );
+        assert_eq!(carded[0].done, ["Inspect the failing route"]);
     }
 }

@@ -145,6 +145,11 @@ fn call_with(name: &str, args: Value) -> Value {
     json!({"role": "assistant", "content": [{"type": "toolCall", "id": "t", "name": name, "arguments": args}], "stopReason": "toolUse"})
 }
 
+/// The result of a call [`call_with`] made (id `t`), saying `text`.
+fn result_of(text: &str) -> Value {
+    json!({"role": "toolResult", "toolCallId": "t", "content": [{"type": "text", "text": text}], "isError": false})
+}
+
 #[test]
 fn task_and_topic_skip_commands_and_acknowledgements_in_any_language() {
     for (msgs, task, topic) in [
@@ -1106,10 +1111,28 @@ fn next_action_from_the_latest_plan() {
         {"content": "test the parser", "status": "in_progress"},
         {"content": "document it", "status": "pending"}]}),
     );
-    let e = extract(&[user("go on with the refactor"), agent(list), todo.clone()]);
+    let written = result_of("Todos have been modified successfully.");
+    let e = extract(&[
+        user("go on with the refactor"),
+        agent(list),
+        todo.clone(),
+        written.clone(),
+    ]);
     assert_eq!(
         e.next_action.as_deref(),
         Some("1. test the parser; 2. document it")
+    );
+    // a write the tool refused leaves the plan as it was
+    let refused = json!({"role": "toolResult", "toolCallId": "t", "content": [{"type": "text", "text": "plan can contain at most one in_progress step"}], "isError": true});
+    let e = extract(&[
+        user("go on with the refactor"),
+        agent(list),
+        todo.clone(),
+        refused,
+    ]);
+    assert_eq!(
+        e.next_action.as_deref(),
+        Some("1. Create `src/utils/`; 2. Move files; 3. Run `npm run check`")
     );
     // every todo done: no step is next (the list before it was the plan it finished)
     let finished = call_with(
@@ -1122,7 +1145,9 @@ fn next_action_from_the_latest_plan() {
         user("go on with the refactor"),
         agent(list),
         todo.clone(),
+        written.clone(),
         finished,
+        written.clone(),
     ]);
     assert_eq!(e.next_action, None);
     // Claude Code's tasks, created one by one and updated by id: the open ones are next, the
@@ -1140,6 +1165,7 @@ fn next_action_from_the_latest_plan() {
         "TaskUpdate",
         json!({"taskId": "1", "status": "completed"}),
     ));
+    msgs.push(result_of("Updated task #1 status"));
     let e = extract(&msgs);
     assert_eq!(e.next_action.as_deref(), Some("1. Run npm run check"));
     assert!(
@@ -1237,6 +1263,7 @@ fn next_action_from_the_latest_plan() {
     let e = extract(&[
         user("go on with the refactor"),
         todo,
+        written,
         agent("Changes:\n1. parser\n2. lexer"),
     ]);
     assert_eq!(
