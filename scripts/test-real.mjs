@@ -668,6 +668,7 @@ try {
   const JOB_ID = '5f0c2a9e-8d31-4c7b-9a52-3e1f6b0d7c48'
   const LIST_JOBS = `node -e "const h='${[...JOB_ID.replaceAll('-', '')].reverse().join('')}'.split('').reverse().join(''); const tenant_shards = 1; console.log('ID                                   Name             Schedule   Shards'); console.log([h.slice(0, 8), h.slice(8, 12), h.slice(12, 16), h.slice(16, 20), h.slice(20)].join('-') + ' tenant-backfill  0 2 * * *  ' + tenant_shards); for (let i = 0; i < 350; i++) console.log('row ' + i)"`
   const SENT_REPORT = 'Schema migration drafted for the tenant split; the backfill runs next'
+  const PROGRESS_NOTE = 'The tenant counts wait on the shard map export.'
   const PROGRESS_PLAN = [
     { step: 'Draft the schema migration', status: 'completed' },
     { step: 'Backfill in batches of 500', status: 'in_progress' },
@@ -698,7 +699,7 @@ try {
     turns.set('t19', [{ text: 'Noted.', usage: { prompt_tokens: 62_000 } }])
     turns.set('t20', [
       // the new plan on OpenClaw's own progress card: its open steps are the next action, its done one progress
-      { toolCalls: [{ name: 'progress_card', arguments: { plan: PROGRESS_PLAN } }] },
+      { toolCalls: [{ name: 'progress_card', arguments: { plan: PROGRESS_PLAN, markdown: PROGRESS_NOTE } }] },
       // one that fails in the current turn and stays so: OpenClaw's exec reports its exit code, not an error, and
       // it is one all the same
       { toolCalls: [{ name: 'exec', arguments: { command: 'ls verify-tenants.mjs' } }] },
@@ -739,6 +740,7 @@ try {
     // OpenClaw's progress card, the plan after the change: its open steps next, its done step progress (issue 51)
     assert.match(text, /\n- Next action: 1\. Backfill in batches of 500; 2\. Verify the tenant counts\n/, `the progress card's open steps as the next action: ${text.slice(text.indexOf('## Open TODOs'), text.indexOf('## Open TODOs') + 400)}`)
     assert.match(text.slice(text.indexOf('## Progress'), text.indexOf('## Decisions')), /\n- agent: done: Draft the schema migration\n/, `the step it marked done, in the Progress: ${text.slice(text.indexOf('## Progress'), text.indexOf('## Progress') + 800)}`)
+    assert.ok(text.slice(text.indexOf('## Progress'), text.indexOf('## Decisions')).includes(`\n- agent: ${PROGRESS_NOTE}\n`), `and the card's note, the agent's own status: ${text.slice(text.indexOf('## Progress'), text.indexOf('## Progress') + 1200)}`)
     assert.match(text, /Identifiers: [^\n]*backfillUserRows\(\)/, 'and the function its write defined')
     assert.match(text, /## Progress\n[^#]*- agent: committed [0-9a-f]{7} on [^\s:]+: feat: backfill user rows in batches\n/, `and what the agent committed: ${text.slice(text.indexOf('## Progress'), text.indexOf('## Progress') + 600)}`)
     // the full id of the job the agent named by its first digits, with what it is: its name in the listing's row

@@ -24,7 +24,8 @@ pub struct Sentence {
     pub role: Role,
     /// Its text, as plain text (no markdown marks), at most [`SENTENCE_CHARS`] characters.
     pub text: String,
-    /// It is in the agent's last message of its turn: the report the turn closed on.
+    /// It is in the agent's last message of its turn, the report the turn closed on, or in a
+    /// status note the agent wrote with its plan tool (what happened, what is blocked).
     pub closing: bool,
     /// It is in an agent message that called tools: what the agent said while it worked.
     pub worked: bool,
@@ -142,10 +143,11 @@ fn split_sentences(text: &str) -> Vec<String> {
 }
 
 /// The document: the user's requests and everything the agent wrote, sentence by sentence, in
-/// order. Acknowledgements, short answers and host text are not in it ([`Said`]), nor a
-/// sentence naming the host's no-op replies ([`NO_OP_REPLIES`]: a cron prompt's `If nothing
-/// changed, respond exactly NO_REPLY.`).
-pub fn document(lines: &[Line]) -> Vec<Sentence> {
+/// order, with the status `notes` the agent wrote with a tool (message index, text: OpenClaw's
+/// progress card's `markdown`) as reports of their message. Acknowledgements, short answers and
+/// host text are not in it ([`Said`]), nor a sentence naming the host's no-op replies
+/// ([`NO_OP_REPLIES`]: a cron prompt's `If nothing changed, respond exactly NO_REPLY.`).
+pub fn document(lines: &[Line], notes: &[(usize, &str)]) -> Vec<Sentence> {
     // the agent's last message with text in each turn
     let mut turn_of = vec![0usize; lines.len()];
     let mut last_agent: Vec<Option<usize>> = vec![None];
@@ -166,6 +168,20 @@ pub fn document(lines: &[Line]) -> Vec<Sentence> {
     }
     let mut out = Vec::new();
     for (at, line) in lines.iter().enumerate() {
+        // (a status note is the agent's report, said where it wrote it)
+        for (_, note) in notes.iter().filter(|(n, _)| *n == at) {
+            let said = sentences_of(note);
+            let n = said.len();
+            out.extend(said.into_iter().enumerate().map(|(i, text)| Sentence {
+                at,
+                turn: turn_of[at],
+                role: Role::Agent,
+                text,
+                closing: true,
+                worked: true,
+                last: i + 1 == n,
+            }));
+        }
         let (role, text, worked) = match line {
             Line::User {
                 text,
@@ -259,7 +275,7 @@ mod tests {
                 worked: false,
             },
         ];
-        let doc = document(&lines);
+        let doc = document(&lines, &[]);
         let marks: Vec<(&str, bool)> = doc.iter().map(|s| (s.text.as_str(), s.last)).collect();
         assert_eq!(
             marks,

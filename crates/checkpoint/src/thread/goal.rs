@@ -333,8 +333,8 @@ pub const INFORMATIVE_TERMS: f64 = 20.0;
 /// ([`INFORMATIVE_TERMS`]). Not when it was said: like a summary, the briefing covers the whole
 /// span compacted (its first task as much as its last); a tight budget keeps the later of equally
 /// salient ones (the render's drop order).
-pub(super) fn briefing(lines: &[Line]) -> Vec<((usize, usize), Exchange)> {
-    let doc = crate::briefing::document(lines);
+pub(super) fn briefing(lines: &[Line], notes: &[(usize, &str)]) -> Vec<((usize, usize), Exchange)> {
+    let doc = crate::briefing::document(lines, notes);
     let prior: Vec<f64> = doc
         .iter()
         .map(|s| {
@@ -434,7 +434,7 @@ pub(super) mod tests {
             messages.push(working(&format!("{f} {a}")));
         }
         messages.push(agent("The review page tests pass."));
-        let ranked: Vec<String> = briefing(&read_dialogue(&messages))
+        let ranked: Vec<String> = briefing(&read_dialogue(&messages), &[])
             .into_iter()
             .map(|(_, e)| e.gist)
             .collect();

@@ -236,7 +236,12 @@ pub fn extract(messages: &[Value]) -> Extracted {
     tool_use(&walk, &mut out);
     // what the agent did, in its own records: the commits it made, the tasks it marked done
     let done = [commits(&walk), done_tasks(&tasks)].concat();
-    thread(&turns(&walk), &done, &briefing(lines), &mut out);
+    thread(
+        &turns(&walk),
+        &done,
+        &briefing(lines, &status_notes(&walk)),
+        &mut out,
+    );
     if out.task.is_none() {
         out.topic = heartbeat_topic(&walk);
     }

@@ -11,6 +11,9 @@ use super::*;
 
 /// Most tasks marked done kept as key exchanges (the newest).
 pub const MAX_DONE: usize = 8;
+/// The plan tools whose calls carry a status note besides the plan (OpenClaw's
+/// `isAgentPlanProgressToolName`).
+const PLAN_TOOLS: [&str; 2] = ["progress_card", "update_plan"];
 /// How a task marked done reads among the key exchanges.
 const DONE: &str = "done: ";
 
@@ -125,6 +128,21 @@ pub(super) fn task_changes(walk: &Walk) -> Vec<TaskChange> {
         });
     }
     out
+}
+
+/// The status notes the agent wrote with its plan tool, with the message index of the call: the
+/// `markdown` of OpenClaw's progress card ("what happened, what is blocked, or what comes next"),
+/// its `explanation` in Codex's `update_plan`.
+pub(super) fn status_notes<'w>(walk: &'w Walk) -> Vec<(usize, &'w str)> {
+    walk.calls()
+        .filter(|(_, name, _)| PLAN_TOOLS.contains(&name.trim().to_lowercase().as_str()))
+        .filter_map(|(at, _, args)| {
+            ["markdown", "explanation"]
+                .iter()
+                .find_map(|k| args.get(*k).and_then(Value::as_str))
+                .map(|note| (at, note))
+        })
+        .collect()
 }
 
 /// The tasks the agent marked done, as key exchanges at the message that marked each, oldest
@@ -245,5 +263,10 @@ mod tests {
             ["Repair the session owner", "Run focused verification"]
         );
         assert_eq!(carded[0].done, ["Inspect the failing route"]);
+        // and its note is the agent's status report
+        assert_eq!(
+            status_notes(&Walk::new(&msgs)),
+            [(1, "The failure is isolated to session ownership.")]
+        );
     }
 }
