@@ -1104,13 +1104,18 @@ fn next_action_from_the_latest_plan() {
         Some("1. Create `src/utils/`; 2. Move files; 3. Run `npm run check`")
     );
     // a later todo tool call wins; completed todos are left out
-    let todo = call_with(
-        "TodoWrite",
-        json!({"todos": [
-        {"content": "write the parser", "status": "completed"},
-        {"content": "test the parser", "status": "in_progress"},
-        {"content": "document it", "status": "pending"}]}),
-    );
+    let todos = |items: &[(&str, &str)]| {
+        let items: Vec<Value> = items
+            .iter()
+            .map(|(content, status)| json!({"content": content, "status": status}))
+            .collect();
+        call_with("TodoWrite", json!({ "todos": items }))
+    };
+    let todo = todos(&[
+        ("write the parser", "completed"),
+        ("test the parser", "in_progress"),
+        ("document it", "pending"),
+    ]);
     let written = result_of("Todos have been modified successfully.");
     let e = extract(&[
         user("go on with the refactor"),
@@ -1135,12 +1140,10 @@ fn next_action_from_the_latest_plan() {
         Some("1. Create `src/utils/`; 2. Move files; 3. Run `npm run check`")
     );
     // every todo done: no step is next (the list before it was the plan it finished)
-    let finished = call_with(
-        "TodoWrite",
-        json!({"todos": [
-        {"content": "write the parser", "status": "completed"},
-        {"content": "test the parser", "status": "completed"}]}),
-    );
+    let finished = todos(&[
+        ("write the parser", "completed"),
+        ("test the parser", "completed"),
+    ]);
     let e = extract(&[
         user("go on with the refactor"),
         agent(list),
