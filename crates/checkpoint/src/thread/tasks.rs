@@ -81,7 +81,7 @@ pub(super) fn task_changes(walk: &Walk) -> Vec<TaskChange> {
                 .filter(|t| t.done)
                 .map(|t| t.subject.clone())
                 .collect();
-            list = items
+            let given: Vec<Task> = items
                 .iter()
                 .filter_map(|t| {
                     let status = t.get("status").and_then(Value::as_str).unwrap_or("");
@@ -92,6 +92,11 @@ pub(super) fn task_changes(walk: &Walk) -> Vec<TaskChange> {
                     })
                 })
                 .collect();
+            // (a list of something else, no item of which says a task, is no task list)
+            if given.is_empty() && !items.is_empty() {
+                continue;
+            }
+            list = given;
             let newly = list
                 .iter()
                 .filter(|t| t.done && !before.contains(&t.subject));
@@ -263,6 +268,14 @@ mod tests {
             ["Repair the session owner", "Run focused verification"]
         );
         assert_eq!(carded[0].done, ["Inspect the failing route"]);
+        // a `plan` argument of something else (no item says a task) changes no list
+        msgs.extend(called(
+            "b",
+            "deploy",
+            json!({"plan": ["blue", "green"]}),
+            "ok",
+        ));
+        assert_eq!(task_changes(&Walk::new(&msgs)).len(), 1);
         // and its note is the agent's status report
         assert_eq!(
             status_notes(&Walk::new(&msgs)),
