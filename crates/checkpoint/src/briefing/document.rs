@@ -143,8 +143,8 @@ fn split_sentences(text: &str) -> Vec<String> {
 }
 
 /// The document: the user's requests and everything the agent wrote, sentence by sentence, in
-/// order, with the status `notes` the agent wrote with a tool (message index, text: OpenClaw's
-/// progress card's `markdown`) as reports of their message. Acknowledgements, short answers and
+/// order, with the status `notes` the agent wrote with a tool (message index, in order; text:
+/// OpenClaw's progress card's `markdown`) as reports of their message. Acknowledgements, short answers and
 /// host text are not in it ([`Said`]), nor a sentence naming the host's no-op replies
 /// ([`NO_OP_REPLIES`]: a cron prompt's `If nothing changed, respond exactly NO_REPLY.`).
 pub fn document(lines: &[Line], notes: &[(usize, &str)]) -> Vec<Sentence> {
@@ -166,46 +166,42 @@ pub fn document(lines: &[Line], notes: &[(usize, &str)]) -> Vec<Sentence> {
         }
         turn_of[at] = turn;
     }
+    // a sentence about the host's protocol (`reply exactly NO_REPLY`) is not the work's
+    let work = |s: &String| !NO_OP_REPLIES.iter().any(|t| s.contains(t));
+    let mut notes = notes.iter().peekable();
     let mut out = Vec::new();
     for (at, line) in lines.iter().enumerate() {
+        let turn = turn_of[at];
+        // what was said at this message: (who, text, closing, worked)
+        let mut said: Vec<(Role, &str, bool, bool)> = Vec::new();
         // (a status note is the agent's report, said where it wrote it)
-        for (_, note) in notes.iter().filter(|(n, _)| *n == at) {
-            let said = sentences_of(note);
-            let n = said.len();
-            out.extend(said.into_iter().enumerate().map(|(i, text)| Sentence {
-                at,
-                turn: turn_of[at],
-                role: Role::Agent,
-                text,
-                closing: true,
-                worked: true,
-                last: i + 1 == n,
-            }));
+        while let Some((_, note)) = notes.next_if(|(n, _)| *n <= at) {
+            said.push((Role::Agent, note, true, true));
         }
-        let (role, text, worked) = match line {
+        match line {
             Line::User {
                 text,
                 said: Said::Request,
                 ..
-            } => (Role::User, text, false),
-            Line::Agent { text, worked } => (Role::Agent, text, *worked),
-            _ => continue,
-        };
-        let turn = turn_of[at];
-        let closing = role == Role::Agent && last_agent[turn] == Some(at);
-        // a sentence about the host's protocol (`reply exactly NO_REPLY`) is not the work's
-        let work = |s: &String| !NO_OP_REPLIES.iter().any(|t| s.contains(t));
-        let said: Vec<String> = sentences_of(text).into_iter().filter(work).collect();
-        let n = said.len();
-        out.extend(said.into_iter().enumerate().map(|(i, text)| Sentence {
-            at,
-            turn,
-            role,
-            text,
-            closing,
-            worked,
-            last: i + 1 == n,
-        }));
+            } => said.push((Role::User, text, false, false)),
+            Line::Agent { text, worked } => {
+                said.push((Role::Agent, text, last_agent[turn] == Some(at), *worked))
+            }
+            _ => {}
+        }
+        for (role, text, closing, worked) in said {
+            let sentences: Vec<String> = sentences_of(text).into_iter().filter(work).collect();
+            let n = sentences.len();
+            out.extend(sentences.into_iter().enumerate().map(|(i, text)| Sentence {
+                at,
+                turn,
+                role,
+                text,
+                closing,
+                worked,
+                last: i + 1 == n,
+            }));
+        }
     }
     out
 }

@@ -135,17 +135,23 @@ pub(super) fn task_changes(walk: &Walk) -> Vec<TaskChange> {
     out
 }
 
-/// The status notes the agent wrote with its plan tool, with the message index of the call: the
-/// `markdown` of OpenClaw's progress card ("what happened, what is blocked, or what comes next"),
-/// its `explanation` in Codex's `update_plan`.
+/// The status notes the agent wrote with its plan tool, with the message index of the result that
+/// says the write succeeded, in order: the `markdown` of OpenClaw's progress card ("what happened,
+/// what is blocked, or what comes next"), its `explanation` in Codex's `update_plan`.
 pub(super) fn status_notes<'w>(walk: &'w Walk) -> Vec<(usize, &'w str)> {
-    walk.calls()
-        .filter(|(_, name, _)| PLAN_TOOLS.contains(&name.trim().to_lowercase().as_str()))
-        .filter_map(|(at, _, args)| {
-            ["markdown", "explanation"]
-                .iter()
-                .find_map(|k| args.get(*k).and_then(Value::as_str))
-                .map(|note| (at, note))
+    walk.results()
+        .filter_map(|(at, _, result)| match result {
+            Outcome {
+                call: Some((name, args)),
+                failure: None,
+                ..
+            } if PLAN_TOOLS.contains(&name.trim().to_lowercase().as_str()) => {
+                ["markdown", "explanation"]
+                    .iter()
+                    .find_map(|k| args.get(*k).and_then(Value::as_str))
+                    .map(|note| (at, note))
+            }
+            _ => None,
         })
         .collect()
 }
@@ -279,7 +285,7 @@ mod tests {
         // and its note is the agent's status report
         assert_eq!(
             status_notes(&Walk::new(&msgs)),
-            [(1, "The failure is isolated to session ownership.")]
+            [(2, "The failure is isolated to session ownership.")]
         );
     }
 }
