@@ -72,16 +72,9 @@ fn is_table(p: &str) -> bool {
 /// when the message has no heading. The section is the last one of the message's highest
 /// heading level.
 fn outline(text: &str) -> Option<(String, Vec<String>)> {
-    let mut in_fence = false;
-    let headings: Vec<(usize, &str)> = text
-        .lines()
-        .filter(|l| {
-            if is_fence(l) {
-                in_fence = !in_fence;
-                return false;
-            }
-            !in_fence
-        })
+    let headings: Vec<(usize, &str)> = prose_paragraphs(text)
+        .into_iter()
+        .flat_map(str::lines)
         .filter_map(|l| {
             let t = l.trim_start();
             let level = t.chars().take_while(|&c| c == '#').count();
