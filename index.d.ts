@@ -234,6 +234,14 @@ export interface CheckpointResources {
   namedValues?: Array<string>
 }
 
+/** An open task of the agent's task list, as a checkpoint carries it. */
+export interface CheckpointTask {
+  /** The id the task tool gave it (Claude Code's `Task #3`: `'3'`), if it gives one. */
+  id?: string
+  /** What the task is, in the agent's words. */
+  subject: string
+}
+
 /** `thread` of a checkpoint. */
 export interface CheckpointThread {
   summary?: string
@@ -270,6 +278,11 @@ export interface CheckpointWorking {
   interrupted: boolean
   lastToolCall?: ToolCallInfo | null
   nextAction?: string
+  /**
+   * The tasks still open on the agent's task list (optional field of schema v1), carried from
+   * checkpoint to checkpoint until a call of its task tool changes them.
+   */
+  openTasks?: Array<CheckpointTask>
 }
 
 /** What `writeCheckpoint` did. */

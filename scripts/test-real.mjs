@@ -773,6 +773,17 @@ try {
     // the failures above were bundled by the checkpoint at 80 % before it, and are still open in it
     assert.ok(written.some((y) => /trigger: "auto-80pct"/.test(y) && /Unresolved tool failure: exec ls verify-tenants/.test(y)), `a checkpoint at 80 % with the failures: ${written.map((y) => y.match(/trigger: "[^"]+"/)?.[0]).join(', ')}`)
     assert.match(compaction, /\n {2}identifiers:\n(?: {4}- .*\n)*? {4}- "tenant_shards"\n/, `the command's code name among its identifiers: ${compaction.slice(compaction.indexOf('identifiers:'), compaction.indexOf('identifiers:') + 600)}`)
+    // a second compaction, whose messages no longer hold the progress card: its open steps are still the next action
+    // and its done step still progress, carried by the checkpoint before it (`working.open_tasks`)
+    turns.set('t12', [{ text: 'The backfill is at row 40,000.', usage: { prompt_tokens: 113_000 } }])
+    turns.set('t13', [{ text: 'Counting.', usage: { prompt_tokens: 30_000 } }])
+    const c = await turn(S3, '[t12] How far along is it?')
+    const d = await turn(S3, '[t13] Continue.')
+    assert.equal([...c.summaries, ...d.summaries].length, 0, 'OpenClaw made no summary model call')
+    const again = requestText(d.chat[0].body)
+    assert.match(again, /\| compactions: 2\n/, `the second compaction's summary: ${again.slice(again.indexOf('Checkpoint cp_'), again.indexOf('Checkpoint cp_') + 200)}`)
+    assert.match(again, /\n- Next action: 1\. Backfill in batches of 500; 2\. Verify the tenant counts\n/, `the card's open steps, still the next action: ${again.slice(again.indexOf('## Goal'), again.indexOf('## Goal') + 1200)}`)
+    assert.match(again.slice(again.indexOf('## Progress'), again.indexOf('## Decisions')), /\n- agent: done: Draft the schema migration\n/, `and its done step, still progress: ${again.slice(again.indexOf('## Progress'), again.indexOf('## Progress') + 800)}`)
   })
 
   // ==== tool profiles and tool policy (issue 28) ========================================================

@@ -40,6 +40,17 @@ pub struct ToolCallInfo {
     pub params_summary: Option<String>,
 }
 
+/// An open task of the agent's task list, as a checkpoint carries it.
+#[napi(object)]
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckpointTask {
+    /// The id the task tool gave it (Claude Code's `Task #3`: `'3'`), if it gives one.
+    pub id: Option<String>,
+    /// What the task is, in the agent's words.
+    pub subject: String,
+}
+
 /// `working` of a checkpoint input; every field optional.
 #[napi(object)]
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -343,6 +354,10 @@ pub struct CheckpointWorking {
     #[napi(ts_type = "ToolCallInfo | null")]
     pub last_tool_call: Option<ToolCallInfo>,
     pub next_action: Option<String>,
+    /// The tasks still open on the agent's task list (optional field of schema v1), carried from
+    /// checkpoint to checkpoint until a call of its task tool changes them.
+    #[serde(default)]
+    pub open_tasks: Option<Vec<CheckpointTask>>,
 }
 
 /// A decision of a checkpoint.
@@ -452,6 +467,16 @@ fn to_js(cp: core::Checkpoint) -> Checkpoint {
                 params_summary: t.params_summary,
             }),
             next_action: cp.working.next_action,
+            open_tasks: (!cp.working.open_tasks.is_empty()).then(|| {
+                cp.working
+                    .open_tasks
+                    .into_iter()
+                    .map(|t| CheckpointTask {
+                        id: t.id,
+                        subject: t.subject,
+                    })
+                    .collect()
+            }),
         },
         decisions: cp
             .decisions
@@ -529,6 +554,15 @@ fn from_js_checkpoint(cp: Checkpoint) -> Result<core::Checkpoint, Error> {
             interrupted: w.interrupted,
             last_tool_call: w.last_tool_call.map(tool_call),
             next_action: w.next_action,
+            open_tasks: w
+                .open_tasks
+                .unwrap_or_default()
+                .into_iter()
+                .map(|t| core::Task {
+                    id: t.id,
+                    subject: t.subject,
+                })
+                .collect(),
         },
         decisions: cp
             .decisions

@@ -2,7 +2,7 @@
 //! messages (11.2), the compaction's file ops and the incremental state (section 7).
 
 use crate::model::*;
-use crate::thread::{extract, touch, GIST_CHARS};
+use crate::thread::{extract_with, touch, GIST_CHARS};
 use context_fsio::{Error, Result};
 use context_state::substance::fold_key;
 use context_state::wrappers::strip_injections;
@@ -284,9 +284,13 @@ pub struct Previous {
     /// The previous checkpoint's open items: the tool failures among them stay open until the
     /// messages show the same call succeed (see [`carried_failures`]).
     pub open_items: Vec<String>,
-    /// The previous checkpoint's key exchanges: the commits among them are what was done before
-    /// a compaction removed the messages that said so, see [`with_commits`].
+    /// The previous checkpoint's key exchanges: the commits and the tasks done among them are
+    /// what was done before a compaction removed the messages that said so, see
+    /// [`with_progress`].
     pub key_exchanges: Vec<Exchange>,
+    /// The tasks the previous checkpoint had open on the agent's task list: still open until a
+    /// call of the task tool changes them.
+    pub open_tasks: Vec<Task>,
 }
 
 /// The tool failures still open: those the previous checkpoint carried (the state files were
@@ -363,25 +367,37 @@ fn call_words(key: &str) -> Vec<&str> {
         .collect()
 }
 
-/// The key exchanges with the previous checkpoint's commits before them, when this
-/// conversation's messages name fewer than [`MAX_COMMITS`](crate::thread::MAX_COMMITS): the
-/// newest of those it does not name again, as many as fit in
+/// The key exchanges with the previous checkpoint's record of what was done before them (its
+/// commits and the tasks it marked done: what a compaction removed the messages of), each kind
+/// while this conversation's messages name fewer than its own most
+/// ([`MAX_COMMITS`](crate::thread::MAX_COMMITS), [`MAX_DONE`](crate::thread::MAX_DONE)): the
+/// newest of those they do not name again, as many as fit in
 /// [`MAX_EXCHANGES`](crate::thread::MAX_EXCHANGES) without pushing out an exchange of its own.
-pub fn with_commits(exchanges: Vec<Exchange>, carried: &[Exchange]) -> Vec<Exchange> {
-    let own = exchanges
+pub fn with_progress(exchanges: Vec<Exchange>, carried: &[Exchange]) -> Vec<Exchange> {
+    use crate::thread::{is_commit, is_done_task, MAX_COMMITS, MAX_DONE, MAX_EXCHANGES};
+    let mut room = MAX_EXCHANGES.saturating_sub(exchanges.len());
+    let mut kept = vec![false; carried.len()];
+    /// A kind of record (commits, tasks done) and how many of it the exchanges hold at most.
+    type Kind = (fn(&Exchange) -> bool, usize);
+    let kinds: [Kind; 2] = [(is_commit, MAX_COMMITS), (is_done_task, MAX_DONE)];
+    for (is_kind, most) in kinds {
+        let own = exchanges.iter().filter(|e| is_kind(e)).count();
+        let older: Vec<usize> = (0..carried.len())
+            .filter(|&i| {
+                is_kind(&carried[i]) && !exchanges.iter().any(|e| e.gist == carried[i].gist)
+            })
+            .collect();
+        let take = most.saturating_sub(own).min(room).min(older.len());
+        for &i in &older[older.len() - take..] {
+            kept[i] = true;
+        }
+        room -= take;
+    }
+    carried
         .iter()
-        .filter(|e| crate::thread::is_commit(e))
-        .count();
-    let room = crate::thread::MAX_COMMITS
-        .saturating_sub(own)
-        .min(crate::thread::MAX_EXCHANGES.saturating_sub(exchanges.len()));
-    let older: Vec<&Exchange> = carried
-        .iter()
-        .filter(|c| crate::thread::is_commit(c) && !exchanges.iter().any(|e| e.gist == c.gist))
-        .collect();
-    older[older.len().saturating_sub(room)..]
-        .iter()
-        .map(|e| (*e).clone())
+        .zip(kept)
+        .filter(|(_, k)| *k)
+        .map(|(e, _)| e.clone())
         .chain(exchanges)
         .collect()
 }
@@ -441,7 +457,10 @@ pub fn assemble(
     checkpoint_id: String,
     created_at: String,
 ) -> Checkpoint {
-    let ex = extract(input.messages.as_deref().unwrap_or(&[]));
+    let ex = extract_with(
+        input.messages.as_deref().unwrap_or(&[]),
+        &previous.open_tasks,
+    );
     let w = input.working.clone().unwrap_or_default();
     let interrupted = w.interrupted.or(input.is_split_turn).unwrap_or(false);
     let has_state = !state.is_empty();
@@ -451,27 +470,25 @@ pub fn assemble(
         Status::Idle
     });
     let given = w.task.filter(|t| !t.trim().is_empty());
+    // the user came back after a pause for something else: what was open before is not carried
+    let new_sitting = ex.task_after_pause
+        || match (ex.first_request_at, previous.created_at.as_deref()) {
+            (Some(first), Some(then)) => context_fsio::parse_rfc3339(then)
+                .is_some_and(|then| first >= then.saturating_add(crate::thread::SITTING_GAP_MS)),
+            _ => false,
+        };
     // a task an earlier version took from an injection or a host wrapper is no task, nor a
     // greeting it took for one when this conversation has a substantive request. The earlier
     // checkpoint chose it knowing whether the agent worked on it, which a later one cannot see: a
     // short request with a few words (`Speed up the cache lookups`) stays. (not over a pause: the
     // user came back for something else; not when a request here changed the plan)
-    let carried = if given.is_some() || ex.task_revised {
+    let carried = if given.is_some() || ex.task_revised || new_sitting {
         None
     } else {
-        let resumed = match (ex.first_request_at, previous.created_at.as_deref()) {
-            (Some(first), Some(then)) => context_fsio::parse_rfc3339(then)
-                .is_some_and(|then| first >= then.saturating_add(crate::thread::SITTING_GAP_MS)),
-            _ => false,
-        };
-        if ex.task_after_pause || resumed {
-            None
-        } else {
-            previous.task.clone().filter(|t| {
-                !strip_injections(t).trim().is_empty()
-                    && (crate::thread::current(t, false) || ex.task.is_none())
-            })
-        }
+        previous.task.clone().filter(|t| {
+            !strip_injections(t).trim().is_empty()
+                && (crate::thread::current(t, false) || ex.task.is_none())
+        })
     };
     // the plan a changed task replaced: the task before the change (of these messages, else the
     // one carried to them), carried with the task it gave way to
@@ -480,6 +497,13 @@ pub fn assemble(
         (None, Some(_)) => previous.replaced_task.clone(),
         (None, None) if ex.task_revised => ex.replaced_task.or_else(|| previous.task.clone()),
         (None, None) => None,
+    };
+    // the agent's task list: as these messages left it, else as the previous checkpoint had it
+    // (its open tasks the plan when these messages set none)
+    let open_tasks = match &ex.open_tasks {
+        Some(open) => open.clone(),
+        None if new_sitting => Vec::new(),
+        None => previous.open_tasks.clone(),
     };
     let working = Working {
         topic: w.topic.or(ex.topic).or(state.topic),
@@ -490,11 +514,15 @@ pub fn assemble(
         last_tool_call: w
             .last_tool_call
             .or(if interrupted { ex.last_tool_call } else { None }),
-        next_action: w.next_action.or_else(|| {
-            let at = ex.next_action_at;
-            ex.next_action
-                .map(|n| before_the_change(n, at, ex.task_revised_at))
-        }),
+        next_action: w
+            .next_action
+            .or_else(|| {
+                let at = ex.next_action_at;
+                ex.next_action
+                    .map(|n| before_the_change(n, at, ex.task_revised_at))
+            })
+            .or_else(|| crate::thread::open_plan(&open_tasks)),
+        open_tasks,
     };
 
     let decisions = match input.decisions.clone() {
@@ -569,7 +597,7 @@ pub fn assemble(
     let key_exchanges = if host_exchanges {
         key_exchanges
     } else {
-        with_commits(key_exchanges, &previous.key_exchanges)
+        with_progress(key_exchanges, &previous.key_exchanges)
     };
     let thread = Thread {
         summary: t.summary.or(ex.summary),

@@ -15,7 +15,7 @@ pub mod thread;
 pub mod yaml;
 
 pub use input::{
-    with_carried, with_commits, CheckpointInput, DecisionInput, FileOps, ResourcesInput,
+    with_carried, with_progress, CheckpointInput, DecisionInput, FileOps, ResourcesInput,
     ThreadInput, WorkingInput,
 };
 pub use model::*;

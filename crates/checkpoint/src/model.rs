@@ -143,6 +143,20 @@ pub struct Working {
     pub interrupted: bool,
     pub last_tool_call: Option<ToolCall>,
     pub next_action: Option<String>,
+    /// Optional v1 field (written only when non-empty): the tasks still open on the agent's task
+    /// list (its task tool's: `TodoWrite`, OpenClaw's `progress_card`, Claude Code's
+    /// `TaskCreate`), carried from checkpoint to checkpoint until a call of the tool changes
+    /// them: the plan stays said after a compaction removed the call that set it.
+    pub open_tasks: Vec<Task>,
+}
+
+/// One open task of `working.open_tasks`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Task {
+    /// The id the task tool gave it (Claude Code's `Task #3`), if it gives one.
+    pub id: Option<String>,
+    /// What the task is, in the agent's words.
+    pub subject: String,
 }
 
 /// One entry of `decisions`.

@@ -219,6 +219,10 @@ pub fn write_checkpoint(input: &CheckpointInput) -> Result<WriteResult> {
             .as_ref()
             .map(|(_, cp)| cp.thread.key_exchanges.clone())
             .unwrap_or_default(),
+        open_tasks: latest
+            .as_ref()
+            .map(|(_, cp)| cp.working.open_tasks.clone())
+            .unwrap_or_default(),
     };
     if let Some((id, last)) = &latest {
         let count = input.compaction_count.unwrap_or(previous.compaction_count);

@@ -209,6 +209,17 @@ pub fn to_yaml(cp: &Checkpoint) -> String {
     }
     o.push_str("  next_action:");
     push_opt_text(&mut o, 2, w.next_action.as_deref());
+    // optional field of v1: written when non-empty
+    if !w.open_tasks.is_empty() {
+        o.push_str("  open_tasks:\n");
+        for t in &w.open_tasks {
+            o.push_str("    - subject:");
+            push_text(&mut o, 6, &t.subject);
+            if let Some(id) = t.id.as_deref() {
+                o.push_str(&format!("      id: {}\n", quoted(id)));
+            }
+        }
+    }
 
     section_gap(&mut o);
     o.push_str("# --- DECISIONS -----------------------------------------------\n");
@@ -468,6 +479,15 @@ pub fn from_yaml(text: &str) -> Result<Checkpoint> {
         interrupted,
         last_tool_call,
         next_action: opt_str(field(w, "next_action"), "working.next_action")?,
+        open_tasks: list(field(w, "open_tasks"), "working.open_tasks")?
+            .iter()
+            .map(|t| {
+                Ok(Task {
+                    id: opt_str(field(t, "id"), "open_tasks[].id")?,
+                    subject: req_str(field(t, "subject"), "open_tasks[].subject")?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?,
     };
 
     let decisions = list(field(doc, "decisions"), "decisions")?
@@ -555,6 +575,16 @@ mod tests {
                     params_summary: Some(s()),
                 }),
                 next_action: Some(s()),
+                open_tasks: vec![
+                    Task {
+                        id: Some(s()),
+                        subject: s(),
+                    },
+                    Task {
+                        id: None,
+                        subject: s(),
+                    },
+                ],
             },
             decisions: vec![
                 Decision {
@@ -661,6 +691,38 @@ mod tests {
     }
 
     #[test]
+    fn open_tasks_are_optional_written_only_when_set_and_read_back() {
+        let mut cp = sample(|| "Backfill in batches of 500".to_string());
+        cp.working.open_tasks[0].id = Some("3".to_string());
+        let y = to_yaml(&cp);
+        let task = "    - subject: |-\n        Backfill in batches of 500\n";
+        assert!(
+            y.contains(&format!("  open_tasks:\n{task}      id: \"3\"\n{task}\n")),
+            "{y}"
+        );
+        assert_eq!(
+            from_yaml(&y).unwrap().working.open_tasks,
+            cp.working.open_tasks
+        );
+        let bad = y.replace(task, "    - subject: [x]\n");
+        assert!(
+            from_yaml(&bad).is_err(),
+            "a task that is no text is a damaged checkpoint"
+        );
+        cp.working.open_tasks.clear();
+        let y = to_yaml(&cp);
+        assert!(
+            !y.contains("open_tasks"),
+            "an old reader sees the v1 it knows"
+        );
+        assert_eq!(
+            from_yaml(&y).unwrap(),
+            cp,
+            "a checkpoint without them reads"
+        );
+    }
+
+    #[test]
     fn styles_follow_the_seed() {
         let cp = sample(|| "Helping user plan a trip to Japan\n".to_string());
         let y = to_yaml(&cp);
@@ -699,7 +761,8 @@ mod tests {
             &good.replace("\"compaction\"", "\"boom\""),
             &good.replace("compaction_count: 2", "compaction_count: -2"),
             &good.replace("interrupted: true", "interrupted: \"yes\""),
-            &good[..good.len() / 2],
+            // cut inside a quoted string
+            &good[..good.find("\"compaction\"").unwrap() + 4],
             &format!("{good}\n---\n{good}"),
             "meta: [\n",
         ] {

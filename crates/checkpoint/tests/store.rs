@@ -930,6 +930,100 @@ fn what_was_committed_before_a_compaction_stays_in_the_progress_after_it() {
 }
 
 #[test]
+fn the_open_tasks_and_those_done_stay_said_after_the_compaction_that_removed_their_calls() {
+    let state = tmp("tasks-chain");
+    let key = "k";
+    let called = |id: &str, name: &str, args: serde_json::Value, answer: &str| {
+        vec![
+            json!({"role": "assistant", "content": [{"type": "toolCall", "id": id, "name": name, "arguments": args}]}),
+            json!({"role": "toolResult", "toolCallId": id, "toolName": name, "content": [{"type": "text", "text": answer}], "isError": false}),
+        ]
+    };
+    let compaction = |tokens: u64, count: u64, messages: Vec<serde_json::Value>| {
+        let mut i = input(&state, key, tokens);
+        i.trigger = Trigger::Compaction;
+        i.compaction_count = Some(count);
+        i.messages = Some(messages);
+        i
+    };
+    let latest = || read_latest(&state, key).unwrap().unwrap();
+    let mut first = vec![json!({"role": "user", "content": "Split the tenants table"})];
+    for (id, subject) in [
+        ("1", "Draft the schema migration"),
+        ("2", "Backfill in batches of 500"),
+    ] {
+        first.extend(called(
+            id,
+            "TaskCreate",
+            json!({"subject": subject}),
+            &format!("Task #{id} created successfully: {subject}"),
+        ));
+    }
+    write_checkpoint(&compaction(180_000, 1, first)).unwrap();
+    let cp = latest();
+    assert_eq!(
+        cp.working.next_action.as_deref(),
+        Some("1. Draft the schema migration; 2. Backfill in batches of 500")
+    );
+    assert_eq!(cp.working.open_tasks.len(), 2);
+    assert_eq!(cp.working.open_tasks[0].id.as_deref(), Some("1"));
+    // the next compaction's messages mark the first done by its id, which only the carried list has
+    let mut second = vec![json!({"role": "user", "content": "go on"})];
+    second.extend(called(
+        "3",
+        "TaskUpdate",
+        json!({"taskId": "1", "status": "completed"}),
+        "Updated task #1 status",
+    ));
+    write_checkpoint(&compaction(185_000, 2, second)).unwrap();
+    let cp = latest();
+    assert_eq!(
+        cp.working.next_action.as_deref(),
+        Some("1. Backfill in batches of 500")
+    );
+    let done = |cp: &Checkpoint| {
+        cp.thread
+            .key_exchanges
+            .iter()
+            .filter(|e| e.gist.starts_with("done: "))
+            .map(|e| e.gist.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(done(&cp), ["done: Draft the schema migration"]);
+    // one whose messages change no task: the open task is still the plan, the done one progress
+    let third = vec![
+        json!({"role": "user", "content": "and the counts?"}),
+        json!({"role": "assistant", "content": [{"type": "text", "text": "The counts wait on the export."}]}),
+    ];
+    write_checkpoint(&compaction(190_000, 3, third)).unwrap();
+    let cp = latest();
+    assert_eq!(
+        cp.working.next_action.as_deref(),
+        Some("1. Backfill in batches of 500")
+    );
+    assert_eq!(done(&cp), ["done: Draft the schema migration"]);
+    // the user back after a pause, for something else: what was open then is not carried
+    let mut pause = input(&state, key, 195_000);
+    pause.trigger = Trigger::Compaction;
+    pause.compaction_count = Some(4);
+    pause.messages = Some(vec![
+        json!({"role": "user", "content": "Write the release notes", "timestamp": 4_102_444_800_000u64}),
+    ]);
+    write_checkpoint(&pause).unwrap();
+    let cp = latest();
+    assert!(
+        cp.working.open_tasks.is_empty(),
+        "{:?}",
+        cp.working.open_tasks
+    );
+    assert_ne!(
+        cp.working.next_action.as_deref(),
+        Some("1. Backfill in batches of 500")
+    );
+    fs::remove_dir_all(&state).unwrap();
+}
+
+#[test]
 fn carried_commits_fill_only_the_room_the_exchanges_leave() {
     let ex = |role: Role, gist: &str| Exchange {
         role,
@@ -946,7 +1040,7 @@ fn carried_commits_fill_only_the_room_the_exchanges_leave() {
     let own: Vec<Exchange> = (0..max - 2)
         .map(|i| ex(Role::User, &format!("turn {i}")))
         .collect();
-    let out = with_commits(own.clone(), &carried);
+    let out = with_progress(own.clone(), &carried);
     // MAX_EXCHANGES at most: two of the three carried, the newest, before this conversation's
     assert_eq!(out.len(), max);
     assert_eq!(out[0].gist, "committed 0000bbb on main: two");
@@ -955,7 +1049,7 @@ fn carried_commits_fill_only_the_room_the_exchanges_leave() {
     // one of its own: two carried
     let mut mine = vec![ex(Role::Agent, "committed 0000ddd on main: four")];
     mine.push(ex(Role::User, "go on"));
-    let out = with_commits(mine, &carried);
+    let out = with_progress(mine, &carried);
     let gists: Vec<&str> = out.iter().map(|e| e.gist.as_str()).collect();
     assert_eq!(
         gists,

@@ -2,7 +2,7 @@
 //! agent messages: topic, summary, key exchanges, status, the last tool call, tools and files used.
 //! No LLM and no keywords: only structure (roles, lengths, order), so it works in any language.
 
-use crate::model::{Exchange, Role, Status, ToolCall};
+use crate::model::{Exchange, Role, Status, Task, ToolCall};
 use context_state::dialogue::{read_dialogue, Line, Said};
 use context_state::substance::{code_spans, is_path_like, looks_around, shell_commands};
 use context_state::{classify_tool, extract_paths, gist, squash, Access};
@@ -41,6 +41,7 @@ pub use recent_values::looks_secret;
 use recent_values::*;
 pub use roles::ROLE_CHARS;
 use tasks::*;
+pub use tasks::{is_done_task, open_plan, MAX_DONE};
 pub(crate) use walk::blocks;
 use walk::Walk;
 
@@ -79,6 +80,9 @@ pub struct Extracted {
     /// The agent's latest plan: its last numbered list or unchecked todo list, the open tasks of
     /// its task list, or the plan it set in the scratchpad, whichever came last.
     pub next_action: Option<String>,
+    /// The tasks open on the agent's task list after the last change these messages show of it
+    /// ([`task_changes`]); `None` when they change none.
+    pub open_tasks: Option<Vec<Task>>,
     /// Names the agent's edits and writes define, its code spans and the file names it wrote
     /// about, most used (recent uses weigh more, definitions most) first.
     pub identifiers: Vec<String>,
@@ -210,16 +214,23 @@ impl Recency {
 /// injections and the host's wrappers, tells requests from answers by position and reads each
 /// message's calls and results; each section is then its own pass over it.
 pub fn extract(messages: &[Value]) -> Extracted {
+    extract_with(messages, &[])
+}
+
+/// [`extract`], the agent's task list starting as `carried`: the tasks an earlier checkpoint had
+/// open, which a call in these messages may update by id.
+pub fn extract_with(messages: &[Value], carried: &[Task]) -> Extracted {
     // no pass sees a credential (issue 27)
     let redacted = crate::redact::redact_messages(messages);
     let walk = Walk::new(&redacted);
     let lines = &walk.lines;
-    let tasks = task_changes(&walk);
+    let tasks = task_changes(&walk, carried);
     let (next_action, next_action_at) = next_action(&walk, &tasks);
     let mut out = Extracted {
         status: status(&walk),
         next_action,
         next_action_at,
+        open_tasks: tasks.last().map(|c| c.open.clone()),
         identifiers: identifiers(&walk),
         recent_values: recent_values(&walk),
         commands: commands(&walk),

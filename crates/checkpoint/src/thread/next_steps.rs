@@ -159,7 +159,7 @@ pub(super) fn next_action(walk: &Walk, tasks: &[TaskChange]) -> (Option<String>,
     for (i, (line, m)) in walk.lines.iter().zip(&walk.messages).enumerate() {
         // the task list changed: its open items are the plan, none when every task is done
         while let Some(change) = tasks.next_if(|c| c.at == i) {
-            next = (!change.open.is_empty()).then(|| (plan_text(&change.open), m.sent_at));
+            next = open_plan(&change.open).map(|plan| (plan, m.sent_at));
             from_text = false;
         }
         let (text, calls_now) = match line {

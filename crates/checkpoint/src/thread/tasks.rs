@@ -8,6 +8,7 @@
 
 use super::walk::Outcome;
 use super::*;
+use crate::model::Task;
 
 /// Most tasks marked done kept as key exchanges (the newest).
 pub const MAX_DONE: usize = 8;
@@ -17,18 +18,17 @@ const PLAN_TOOLS: [&str; 2] = ["progress_card", "update_plan"];
 /// How a task marked done reads among the key exchanges.
 const DONE: &str = "done: ";
 
-/// One task of the list: its id (when the tool gives one), what it is, and whether it is done.
-struct Task {
-    id: Option<String>,
-    subject: String,
+/// One task of the list, and whether it is done.
+struct Entry {
+    task: Task,
     done: bool,
 }
 
-/// A change of the task list at a message: the items still open after it, and those it marked
-/// done.
+/// A change of the task list at a message: the tasks still open after it, and the subjects of
+/// those it marked done.
 pub(super) struct TaskChange {
     pub at: usize,
-    pub open: Vec<String>,
+    pub open: Vec<Task>,
     pub done: Vec<String>,
 }
 
@@ -57,9 +57,17 @@ fn created_id(result: &str) -> Option<String> {
 }
 
 /// Every change the agent's task tools made to its task list, in order, each at the result that
-/// says the call succeeded (a failed write leaves the list as it was).
-pub(super) fn task_changes(walk: &Walk) -> Vec<TaskChange> {
-    let mut list: Vec<Task> = Vec::new();
+/// says the call succeeded (a failed write leaves the list as it was). The list starts as
+/// `carried`, the tasks an earlier checkpoint had open: a task created before a compaction is
+/// still the one a later update names by its id.
+pub(super) fn task_changes(walk: &Walk, carried: &[Task]) -> Vec<TaskChange> {
+    let mut list: Vec<Entry> = carried
+        .iter()
+        .map(|t| Entry {
+            task: t.clone(),
+            done: false,
+        })
+        .collect();
     let mut out = Vec::new();
     for (at, _, result) in walk.results() {
         let Outcome {
@@ -79,15 +87,17 @@ pub(super) fn task_changes(walk: &Walk) -> Vec<TaskChange> {
             let before: HashSet<String> = list
                 .iter()
                 .filter(|t| t.done)
-                .map(|t| t.subject.clone())
+                .map(|t| t.task.subject.clone())
                 .collect();
-            let given: Vec<Task> = items
+            let given: Vec<Entry> = items
                 .iter()
                 .filter_map(|t| {
                     let status = t.get("status").and_then(Value::as_str).unwrap_or("");
-                    Some(Task {
-                        id: None,
-                        subject: subject(t)?,
+                    Some(Entry {
+                        task: Task {
+                            id: None,
+                            subject: subject(t)?,
+                        },
                         done: closed(status),
                     })
                 })
@@ -99,33 +109,38 @@ pub(super) fn task_changes(walk: &Walk) -> Vec<TaskChange> {
             list = given;
             let newly = list
                 .iter()
-                .filter(|t| t.done && !before.contains(&t.subject));
-            done.extend(newly.map(|t| t.subject.clone()));
+                .filter(|t| t.done && !before.contains(&t.task.subject));
+            done.extend(newly.map(|t| t.task.subject.clone()));
         } else if let Some(id) = args.get("taskId").and_then(Value::as_str) {
-            let Some(t) = list.iter_mut().find(|t| t.id.as_deref() == Some(id)) else {
+            let Some(t) = list.iter_mut().find(|t| t.task.id.as_deref() == Some(id)) else {
                 continue;
             };
             if let Some(s) = args.get("subject").and_then(Value::as_str) {
-                t.subject = squash(s);
+                t.task.subject = squash(s);
             }
             if let Some(status) = args.get("status").and_then(Value::as_str) {
                 if closed(status) && !t.done && status != "deleted" {
-                    done.push(t.subject.clone());
+                    done.push(t.task.subject.clone());
                 }
                 t.done = closed(status);
             }
         } else if *name == "TaskCreate" {
-            // a task created: its id is in the result
+            // a task created: its id is in the result (the same task again, as a checkpoint that
+            // carried it sees its creation, is that task)
             let Some(s) = subject(args) else { continue };
-            list.push(Task {
+            let task = Task {
                 id: created_id(text),
                 subject: s,
-                done: false,
+            };
+            list.retain(|t| match (&t.task.id, &task.id) {
+                (Some(a), Some(b)) => a != b,
+                _ => t.task.subject != task.subject,
             });
+            list.push(Entry { task, done: false });
         } else {
             continue;
         }
-        let open = list.iter().filter(|t| !t.done).map(|t| t.subject.clone());
+        let open = list.iter().filter(|t| !t.done).map(|t| t.task.clone());
         out.push(TaskChange {
             at,
             open: open.collect(),
@@ -156,6 +171,18 @@ pub(super) fn status_notes<'w>(walk: &'w Walk) -> Vec<(usize, &'w str)> {
         .collect()
 }
 
+/// The agent's open tasks as its next action (`1. Backfill in batches of 500; 2. Verify the
+/// tenant counts`); `None` when none is open.
+pub fn open_plan(open: &[Task]) -> Option<String> {
+    let subjects: Vec<String> = open.iter().map(|t| t.subject.clone()).collect();
+    (!subjects.is_empty()).then(|| plan_text(&subjects))
+}
+
+/// True for a key exchange that is a task the agent marked done ([`done_tasks`]).
+pub fn is_done_task(e: &Exchange) -> bool {
+    e.role == Role::Agent && e.gist.starts_with(DONE)
+}
+
 /// The tasks the agent marked done, as key exchanges at the message that marked each, oldest
 /// first, at most [`MAX_DONE`] (the newest).
 pub(super) fn done_tasks(changes: &[TaskChange]) -> Vec<(usize, String)> {
@@ -172,6 +199,11 @@ mod tests {
     use super::*;
     use crate::thread::goal::tests::user;
     use serde_json::json;
+
+    /// What the open tasks after a change are, in order.
+    fn open_subjects(c: &TaskChange) -> Vec<String> {
+        c.open.iter().map(|t| t.subject.clone()).collect()
+    }
 
     /// A call and the result that answers it.
     fn called(id: &str, name: &str, args: Value, answer: &str) -> [Value; 2] {
@@ -219,14 +251,33 @@ mod tests {
         ] {
             msgs.extend([call, result]);
         }
-        let changes = task_changes(&Walk::new(&msgs));
+        let changes = task_changes(&Walk::new(&msgs), &[]);
         let last = changes.last().unwrap();
         assert_eq!(last.at, 8);
-        assert_eq!(last.open, ["Run tests and lint"]);
+        assert_eq!(open_subjects(last), ["Run tests and lint"]);
         assert_eq!(
             done_tasks(&changes),
             [(8, "done: Update shared types".to_string())]
         );
+    }
+
+    #[test]
+    fn a_carried_task_seen_created_again_is_that_task() {
+        // the checkpoint at 80 % carried it; the compaction's messages still hold its creation
+        let carried = [Task {
+            id: Some("4".to_string()),
+            subject: "Update shared types".to_string(),
+        }];
+        let mut msgs = vec![user("implement the plan")];
+        msgs.extend(called(
+            "a",
+            "TaskCreate",
+            json!({"subject": "Update shared types"}),
+            "Task #4 created successfully: Update shared types",
+        ));
+        let changes = task_changes(&Walk::new(&msgs), &carried);
+        assert_eq!(open_subjects(&changes[0]), ["Update shared types"]);
+        assert_eq!(changes[0].open[0].id.as_deref(), Some("4"));
     }
 
     #[test]
@@ -245,7 +296,7 @@ mod tests {
                 "Todos have been modified successfully.",
             ));
         }
-        let changes = task_changes(&Walk::new(&msgs));
+        let changes = task_changes(&Walk::new(&msgs), &[]);
         assert_eq!(changes.len(), 3);
         assert!(changes[2].open.is_empty());
         assert_eq!(
@@ -268,9 +319,9 @@ mod tests {
             card,
             "Progress card updated (rev 1, 1/3 done)",
         ));
-        let carded = task_changes(&Walk::new(&msgs));
+        let carded = task_changes(&Walk::new(&msgs), &[]);
         assert_eq!(
-            carded[0].open,
+            open_subjects(&carded[0]),
             ["Repair the session owner", "Run focused verification"]
         );
         assert_eq!(carded[0].done, ["Inspect the failing route"]);
@@ -281,7 +332,7 @@ mod tests {
             json!({"plan": ["blue", "green"]}),
             "ok",
         ));
-        assert_eq!(task_changes(&Walk::new(&msgs)).len(), 1);
+        assert_eq!(task_changes(&Walk::new(&msgs), &[]).len(), 1);
         // and its note is the agent's status report
         assert_eq!(
             status_notes(&Walk::new(&msgs)),
