@@ -2,7 +2,7 @@
 //! messages (11.2), the compaction's file ops and the incremental state (section 7).
 
 use crate::model::*;
-use crate::thread::{extract_with, touch, GIST_CHARS};
+use crate::thread::{extract_with, touch, Carried, GIST_CHARS};
 use context_fsio::{Error, Result};
 use context_state::substance::fold_key;
 use context_state::wrappers::strip_injections;
@@ -291,6 +291,8 @@ pub struct Previous {
     /// The tasks the previous checkpoint had open on the agent's task list: still open until a
     /// call of the task tool changes them.
     pub open_tasks: Vec<Task>,
+    /// The plan the previous checkpoint stated: still the plan until the messages set another.
+    pub next_action: Option<String>,
 }
 
 /// The tool failures still open: those the previous checkpoint carried (the state files were
@@ -459,7 +461,14 @@ pub fn assemble(
 ) -> Checkpoint {
     let ex = extract_with(
         input.messages.as_deref().unwrap_or(&[]),
-        &previous.open_tasks,
+        &Carried {
+            tasks: &previous.open_tasks,
+            plan: previous.next_action.as_deref(),
+            since: previous
+                .created_at
+                .as_deref()
+                .and_then(context_fsio::parse_rfc3339),
+        },
     );
     let w = input.working.clone().unwrap_or_default();
     let interrupted = w.interrupted.or(input.is_split_turn).unwrap_or(false);
@@ -471,12 +480,7 @@ pub fn assemble(
     });
     let given = w.task.filter(|t| !t.trim().is_empty());
     // the user came back after a pause for something else: what was open before is not carried
-    let new_sitting = ex.task_after_pause
-        || match (ex.first_request_at, previous.created_at.as_deref()) {
-            (Some(first), Some(then)) => context_fsio::parse_rfc3339(then)
-                .is_some_and(|then| first >= then.saturating_add(crate::thread::SITTING_GAP_MS)),
-            _ => false,
-        };
+    let new_sitting = ex.new_sitting;
     // a task an earlier version took from an injection or a host wrapper is no task, nor a
     // greeting it took for one when this conversation has a substantive request. The earlier
     // checkpoint chose it knowing whether the agent worked on it, which a later one cannot see: a
@@ -514,14 +518,11 @@ pub fn assemble(
         last_tool_call: w
             .last_tool_call
             .or(if interrupted { ex.last_tool_call } else { None }),
-        next_action: w
-            .next_action
-            .or_else(|| {
-                let at = ex.next_action_at;
-                ex.next_action
-                    .map(|n| before_the_change(n, at, ex.task_revised_at))
-            })
-            .or_else(|| crate::thread::open_plan(&open_tasks)),
+        next_action: w.next_action.or_else(|| {
+            let at = ex.next_action_at;
+            ex.next_action
+                .map(|n| before_the_change(n, at, ex.task_revised_at))
+        }),
         open_tasks,
     };
 

@@ -223,6 +223,9 @@ pub fn write_checkpoint(input: &CheckpointInput) -> Result<WriteResult> {
             .as_ref()
             .map(|(_, cp)| cp.working.open_tasks.clone())
             .unwrap_or_default(),
+        next_action: latest
+            .as_ref()
+            .and_then(|(_, cp)| cp.working.next_action.clone()),
     };
     if let Some((id, last)) = &latest {
         let count = input.compaction_count.unwrap_or(previous.compaction_count);

@@ -1024,6 +1024,48 @@ fn the_open_tasks_and_those_done_stay_said_after_the_compaction_that_removed_the
 }
 
 #[test]
+fn a_plan_stays_the_next_action_after_a_compaction_until_a_report_closes_it() {
+    let state = tmp("plan-chain");
+    let key = "k";
+    let compaction = |tokens: u64, count: u64, messages: Vec<serde_json::Value>| {
+        let mut i = input(&state, key, tokens);
+        i.trigger = Trigger::Compaction;
+        i.compaction_count = Some(count);
+        i.messages = Some(messages);
+        i
+    };
+    let bash = |id: &str, text: &str| {
+        vec![
+            json!({"role": "assistant", "content": [{"type": "text", "text": text}, {"type": "toolCall", "id": id, "name": "bash", "arguments": {"command": "cargo build"}}]}),
+            json!({"role": "toolResult", "toolCallId": id, "content": [{"type": "text", "text": "ok"}], "isError": false}),
+        ]
+    };
+    let next = || {
+        read_latest(&state, key)
+            .unwrap()
+            .unwrap()
+            .working
+            .next_action
+    };
+    let mut first = vec![json!({"role": "user", "content": "Port the CLI to clap"})];
+    first.extend(bash("1", "Plan:\n1. Add clap\n2. Move the flags"));
+    write_checkpoint(&compaction(180_000, 1, first)).unwrap();
+    assert_eq!(next().as_deref(), Some("1. Add clap; 2. Move the flags"));
+    // the next compaction's messages set no plan: the one before still stands
+    let mut second = vec![json!({"role": "user", "content": "go on"})];
+    second.extend(bash("2", "Moving the flags."));
+    write_checkpoint(&compaction(185_000, 2, second)).unwrap();
+    assert_eq!(next().as_deref(), Some("1. Add clap; 2. Move the flags"));
+    // a report of the work, the turn's last word, closes it
+    let mut third = vec![json!({"role": "user", "content": "finish it"})];
+    third.extend(bash("3", "Building."));
+    third.push(json!({"role": "assistant", "content": [{"type": "text", "text": "Done:\n1. Added clap\n2. Moved the flags"}]}));
+    write_checkpoint(&compaction(190_000, 3, third)).unwrap();
+    assert_eq!(next(), None);
+    fs::remove_dir_all(&state).unwrap();
+}
+
+#[test]
 fn carried_commits_fill_only_the_room_the_exchanges_leave() {
     let ex = |role: Role, gist: &str| Exchange {
         role,

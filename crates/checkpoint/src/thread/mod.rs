@@ -117,6 +117,10 @@ pub struct Extracted {
     /// A request of these messages changed the plan ([`goal::revises`]): the task is that request
     /// and no earlier checkpoint's task is carried over it.
     pub task_revised: bool,
+    /// The messages start a new sitting: their first request came after a pause of
+    /// [`SITTING_GAP_MS`] (after the earlier checkpoint, or within them: [`Self::task_after_pause`]),
+    /// and what the earlier checkpoint had open is not carried to them.
+    pub new_sitting: bool,
     /// The task the change replaced, when these messages hold it (else the carried one was).
     pub replaced_task: Option<String>,
     /// When the request that changed the plan was sent (ms since the epoch), if it says: the
@@ -214,22 +218,31 @@ impl Recency {
 /// injections and the host's wrappers, tells requests from answers by position and reads each
 /// message's calls and results; each section is then its own pass over it.
 pub fn extract(messages: &[Value]) -> Extracted {
-    extract_with(messages, &[])
+    extract_with(messages, &Carried::default())
 }
 
-/// [`extract`], the agent's task list starting as `carried`: the tasks an earlier checkpoint had
-/// open, which a call in these messages may update by id.
-pub fn extract_with(messages: &[Value], carried: &[Task]) -> Extracted {
+/// What an earlier checkpoint of the session left open, which the messages after it go on from.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Carried<'a> {
+    /// The tasks open on the agent's task list: a call in the messages may update one by its id.
+    pub tasks: &'a [Task],
+    /// The plan it stated (`working.next_action`): the plan until the messages set another (or a
+    /// report closes it, when it came from the agent's text).
+    pub plan: Option<&'a str>,
+    /// When it was written (ms since the epoch): a request a pause of [`SITTING_GAP_MS`] later
+    /// starts a new sitting, to which its plan is not carried.
+    pub since: Option<u64>,
+}
+
+/// [`extract`], going on from what an earlier checkpoint left open (`carried`).
+pub fn extract_with(messages: &[Value], carried: &Carried<'_>) -> Extracted {
     // no pass sees a credential (issue 27)
     let redacted = crate::redact::redact_messages(messages);
     let walk = Walk::new(&redacted);
     let lines = &walk.lines;
-    let tasks = task_changes(&walk, carried);
-    let (next_action, next_action_at) = next_action(&walk, &tasks);
+    let tasks = task_changes(&walk, carried.tasks);
     let mut out = Extracted {
         status: status(&walk),
-        next_action,
-        next_action_at,
         open_tasks: tasks.last().map(|c| c.open.clone()),
         identifiers: identifiers(&walk),
         recent_values: recent_values(&walk),
@@ -256,6 +269,19 @@ pub fn extract_with(messages: &[Value], carried: &[Task]) -> Extracted {
     if out.task.is_none() {
         out.topic = heartbeat_topic(&walk);
     }
+    out.new_sitting = out.task_after_pause
+        || matches!((carried.since, out.first_request_at),
+            (Some(then), Some(first)) if first >= then.saturating_add(SITTING_GAP_MS));
+    // the plan carried, unless the user came back for something else
+    let plan = carried
+        .plan
+        .filter(|_| !out.new_sitting)
+        .map(|text| CarriedPlan {
+            text,
+            set_at: carried.since,
+            from_text: open_plan(carried.tasks).as_deref() != Some(text),
+        });
+    (out.next_action, out.next_action_at) = next_action(&walk, &tasks, plan);
     out
 }
 

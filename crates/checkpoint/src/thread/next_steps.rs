@@ -121,6 +121,17 @@ pub(super) fn plan_text(items: &[String]) -> String {
     gist(&joined, NEXT_ACTION_CHARS)
 }
 
+/// A plan an earlier checkpoint stated, which [`next_action`] starts from.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct CarriedPlan<'a> {
+    /// The plan as the checkpoint states it.
+    pub text: &'a str,
+    /// When it was set, if known (ms since the epoch).
+    pub set_at: Option<u64>,
+    /// It came from the agent's text (not its task list or the scratchpad).
+    pub from_text: bool,
+}
+
 /// The agent's latest plan: its last numbered or unchecked todo list, the open tasks of its task
 /// list (`tasks`, [`task_changes`]: none once every task is done), or the plan it set in the
 /// scratchpad, whichever came last.
@@ -134,11 +145,19 @@ pub(super) fn plan_text(items: &[String]) -> String {
 /// acknowledgement: `ok, do it`), or when the message asks the user. A list of labels (`1. **Intro
 /// lists use cases:**`, `1. **仕様詳細**`) names no steps. Structure only, any language. With the plan, the time of
 /// the message that set it, if it says.
-pub(super) fn next_action(walk: &Walk, tasks: &[TaskChange]) -> (Option<String>, Option<u64>) {
+///
+/// The plan starts as `carried`, the plan an earlier checkpoint stated (with when it was set, and
+/// whether it came from the agent's text): it stands until these messages set another, or, when
+/// it came from the text, until a report of the work closes it, as a plan of these messages would.
+pub(super) fn next_action(
+    walk: &Walk,
+    tasks: &[TaskChange],
+    carried: Option<CarriedPlan<'_>>,
+) -> (Option<String>, Option<u64>) {
     // the plan and when it was set (the time of the message that set it, if it says)
-    let mut next: Option<(String, Option<u64>)> = None;
+    let mut next: Option<(String, Option<u64>)> = carried.map(|c| (c.text.to_string(), c.set_at));
     // the plan came from the agent's text (not a todo tool or the scratchpad)
-    let mut from_text = false;
+    let mut from_text = carried.is_some_and(|c| c.from_text);
     // the list of the agent's last word in a turn it did not work in (an answer: `Its strengths:
     // 1. ... 2. ...`): a plan only once the user accepts it
     let mut answered: Option<String> = None;
