@@ -34,15 +34,25 @@ pub struct Sentence {
     pub last: bool,
 }
 
+/// Fewest lines of a [block](is_block).
+pub const BLOCK_LINES: usize = 8;
+
 /// The sentences of a text's prose: code blocks left out, each line's list and heading marks
-/// removed, split after `.`, `!`, `?` and their full-width forms, a table as one; a sentence of
-/// fewer than [`MIN_TERMS`] worded terms is left out.
+/// removed, split after `.`, `!`, `?` and their full-width forms, a table or a block of lines
+/// ([`is_block`]) as one; a sentence of fewer than [`MIN_TERMS`] worded terms is left out.
 pub fn sentences_of(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for para in prose_paragraphs(text) {
-        // a table is one statement: its rows' cells ([`plain`])
-        if para.trim_start().starts_with('|') {
-            let s = plain(para);
+        // a table is one statement: its rows' cells ([`plain`]); a block of lines is one too
+        let block = is_block(para);
+        if block || para.trim_start().starts_with('|') {
+            let s = if block {
+                let lines: Vec<String> =
+                    para.lines().map(plain).filter(|l| !l.is_empty()).collect();
+                lines.join("; ")
+            } else {
+                plain(para)
+            };
             if worded(&s) {
                 out.push(gist(&s, SENTENCE_CHARS));
             }
@@ -61,6 +71,27 @@ pub fn sentences_of(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// A paragraph of lines that are no sentences: at least [`BLOCK_LINES`] lines, three in four of
+/// them neither a list item, a table's row, a heading nor the end of a sentence (a pasted log or
+/// stack trace, a listing, a message written a phrase per line). Its lines say one thing together, as a table's rows do:
+/// taken one by one, forty frames of one stack trace rank as forty central sentences.
+fn is_block(para: &str) -> bool {
+    let lines: Vec<&str> = para
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let bare = lines
+        .iter()
+        .filter(|l| {
+            unmarked(l) == **l
+                && !l.starts_with(['|', '#'])
+                && !l.ends_with(['.', '!', '?', ':', '。', '！', '？', '：'])
+        })
+        .count();
+    lines.len() >= BLOCK_LINES && bare * 4 >= lines.len() * 3
 }
 
 /// At least [`MIN_TERMS`] terms with a letter (`4.7.2` or `v2, 3` is no statement on its own).
@@ -257,6 +288,41 @@ mod tests {
                 "Then this works fine."
             ]
         );
+    }
+
+    #[test]
+    fn a_pasted_log_is_one_statement_and_a_few_short_lines_are_not() {
+        let mut trace = String::from(
+            "Seems to work but the console warns:\n\nWarning: Encountered two children with the same key, `SKILL.md`\n",
+        );
+        for (i, f) in [
+            "ContextTreeView",
+            "ContextTab",
+            "TabPanel",
+            "AppContent",
+            "Routes",
+            "Router",
+            "BrowserRouter",
+            "App",
+        ]
+        .iter()
+        .enumerate()
+        {
+            trace.push_str(&format!(
+                "at {f} (http://localhost:3000/chunk-36jrqfj4.js:{}:20)\n",
+                31000 + i
+            ));
+        }
+        let s = sentences_of(&trace);
+        assert_eq!(s.len(), 2, "{s:?}");
+        assert!(s[1].starts_with("Warning: Encountered two children with the same key, `SKILL.md`; at ContextTreeView ("), "{s:?}");
+        assert!(s[1].chars().count() <= SENTENCE_CHARS);
+        // a message of a few lines, each its own statement, stays so; so do a table's rows under a
+        // heading and a list
+        let few = "Trigger: bootstrap tests marked FAIL\nImpact: false negatives everywhere\nCorrection: separate the two results";
+        assert_eq!(sentences_of(few).len(), 3);
+        let table = "### Feedback to handle\n| Priority | Source | Request |\n|---|---|---|\n| P1 | forum comment | add a section on limits |\n| P2 | review | schedule the checks |\n| P2 | review | export the report as HTML |\n| P3 | forum | add a dark theme to it |\n| P3 | forum | translate the guide to it |\n| P3 | chat | shorten the install steps |";
+        assert!(sentences_of(table).len() > 2, "{:?}", sentences_of(table));
     }
 
     #[test]
