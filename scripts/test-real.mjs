@@ -775,15 +775,21 @@ try {
     assert.match(compaction, /\n {2}identifiers:\n(?: {4}- .*\n)*? {4}- "tenant_shards"\n/, `the command's code name among its identifiers: ${compaction.slice(compaction.indexOf('identifiers:'), compaction.indexOf('identifiers:') + 600)}`)
     // a second compaction, whose messages no longer hold the progress card: its open steps are still the next action
     // and its done step still progress, carried by the checkpoint before it (`working.open_tasks`)
-    turns.set('t12', [{ text: 'The backfill is at row 40,000.', usage: { prompt_tokens: 113_000 } }])
+    // (a reply longer than the 2,000 tokens the compaction keeps: the message with the trace before it is compacted)
+    turns.set('t12', [{ text: `The backfill is at row 40,000.\n\n${Array.from({ length: 300 }, (_, i) => `Batch ${i + 1} of 300 is written.`).join('\n')}`, usage: { prompt_tokens: 113_000 } }])
     turns.set('t13', [{ text: 'Counting.', usage: { prompt_tokens: 30_000 } }])
-    const c = await turn(S3, '[t12] How far along is it?')
+    // the user pastes a console's warning with its stack trace, no fence around it: one statement of the briefing, not
+    // a sentence per frame (issue 51)
+    const frames = ['TenantTable', 'BackfillPanel', 'TabPanel', 'AppContent', 'Routes', 'Router', 'BrowserRouter', 'App'].map((f, i) => `at ${f} (http://localhost:3000/chunk-36jrqfj4.js:${31000 + i}:20)`)
+    const c = await turn(S3, `[t12] How far along is it? The console says:\n\nWarning: Encountered two children with the same key, \`tenant-7\`\n${frames.join('\n')}`)
     const d = await turn(S3, '[t13] Continue.')
     assert.equal([...c.summaries, ...d.summaries].length, 0, 'OpenClaw made no summary model call')
     const again = requestText(d.chat[0].body)
     assert.match(again, /\| compactions: 2\n/, `the second compaction's summary: ${again.slice(again.indexOf('Checkpoint cp_'), again.indexOf('Checkpoint cp_') + 200)}`)
     assert.match(again, /\n- Next action: 1\. Backfill in batches of 500; 2\. Verify the tenant counts\n/, `the card's open steps, still the next action: ${again.slice(again.indexOf('## Goal'), again.indexOf('## Goal') + 1200)}`)
-    assert.match(again.slice(again.indexOf('## Progress'), again.indexOf('## Decisions')), /\n- agent: done: Draft the schema migration\n/, `and its done step, still progress: ${again.slice(again.indexOf('## Progress'), again.indexOf('## Progress') + 800)}`)
+    const progress = again.slice(again.indexOf('## Progress'), again.indexOf('## Decisions'))
+    assert.match(progress, /\n- agent: done: Draft the schema migration\n/, `and its done step, still progress: ${progress}`)
+    assert.equal(progress.split('\n').filter((l) => l.includes('chunk-36jrqfj4.js')).length, 1, `the pasted trace one statement of the Progress: ${progress}`)
   })
 
   // ==== tool profiles and tool policy (issue 28) ========================================================
