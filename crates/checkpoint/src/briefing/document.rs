@@ -35,7 +35,7 @@ pub struct Sentence {
 }
 
 /// Fewest lines of a [block](is_block).
-pub const BLOCK_LINES: usize = 8;
+pub const BLOCK_LINES: usize = 4;
 
 /// The sentences of a text's prose: code blocks left out, each line's list and heading marks
 /// removed, split after `.`, `!`, `?` and their full-width forms, a table or a block of lines
@@ -74,9 +74,10 @@ pub fn sentences_of(text: &str) -> Vec<String> {
 }
 
 /// A paragraph of lines that are no sentences: at least [`BLOCK_LINES`] lines, three in four of
-/// them neither a list item, a table's row, a heading nor the end of a sentence (a pasted log or
-/// stack trace, a listing, a message written a phrase per line). Its lines say one thing together, as a table's rows do:
-/// taken one by one, forty frames of one stack trace rank as forty central sentences.
+/// them neither a list item (a marker's or a pictograph's), a table's row, a heading nor the end
+/// of a sentence, and [alike](ALIKE_LINES) line to line (a pasted log or stack trace, a listing;
+/// not a message written a point per line). Its lines say one thing together, as a table's rows
+/// do: taken one by one, forty frames of one stack trace rank as forty central sentences.
 fn is_block(para: &str) -> bool {
     let lines: Vec<&str> = para
         .lines()
@@ -88,10 +89,35 @@ fn is_block(para: &str) -> bool {
         .filter(|l| {
             unmarked(l) == **l
                 && !l.starts_with(['|', '#'])
+                // (a line led by a pictograph or a symbol, `✅ Fixed the parser`, is a list's item)
+                && !l.starts_with(|c: char| !c.is_ascii() && !c.is_alphanumeric())
                 && !l.ends_with(['.', '!', '?', ':', '。', '！', '？', '：'])
         })
         .count();
-    lines.len() >= BLOCK_LINES && bare * 4 >= lines.len() * 3
+    lines.len() >= BLOCK_LINES && bare * 4 >= lines.len() * 3 && alike(&lines) >= ALIKE_LINES
+}
+
+/// How alike a [block](is_block)'s lines are at least (the mean [`alike`] of each line and the
+/// next): the frames of one trace, the entries of one log or listing share most of their terms;
+/// the points of a message written a line per point share few.
+pub const ALIKE_LINES: f64 = 0.25;
+
+/// The mean share of terms ([`terms`]) two consecutive lines have in common (Jaccard).
+fn alike(lines: &[&str]) -> f64 {
+    use std::collections::HashSet;
+    let sets: Vec<HashSet<String>> = lines
+        .iter()
+        .map(|l| terms(l).into_iter().collect())
+        .collect();
+    let pairs = sets.windows(2).map(|w| {
+        let union = w[0].union(&w[1]).count();
+        if union == 0 {
+            0.0
+        } else {
+            w[0].intersection(&w[1]).count() as f64 / union as f64
+        }
+    });
+    pairs.sum::<f64>() / (sets.len().max(2) - 1) as f64
 }
 
 /// At least [`MIN_TERMS`] terms with a letter (`4.7.2` or `v2, 3` is no statement on its own).
@@ -321,6 +347,12 @@ mod tests {
         // heading and a list
         let few = "Trigger: bootstrap tests marked FAIL\nImpact: false negatives everywhere\nCorrection: separate the two results";
         assert_eq!(sentences_of(few).len(), 3);
+        let points = "遇到的问题\n部分脚本语法错误：security-checks.sh有语法问题\n依赖HOME变量：在沙盒环境中报错\n恶意技能扫描脚本有bug\nThe installer skips the config check\nLogs rotate too early on small disks\nThe report omits the firewall rules\nNo timeout on the network probe";
+        assert_eq!(sentences_of(points).len(), 8, "{:?}", sentences_of(points));
+        let ticks: String = (1..=9)
+            .map(|i| format!("✅ 修复了第{i}个脚本的语法错误\n"))
+            .collect();
+        assert_eq!(sentences_of(&ticks).len(), 9, "{:?}", sentences_of(&ticks));
         let table = "### Feedback to handle\n| Priority | Source | Request |\n|---|---|---|\n| P1 | forum comment | add a section on limits |\n| P2 | review | schedule the checks |\n| P2 | review | export the report as HTML |\n| P3 | forum | add a dark theme to it |\n| P3 | forum | translate the guide to it |\n| P3 | chat | shorten the install steps |";
         assert!(sentences_of(table).len() > 2, "{:?}", sentences_of(table));
     }
