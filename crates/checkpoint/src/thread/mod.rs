@@ -41,7 +41,7 @@ pub use recent_values::looks_secret;
 use recent_values::*;
 pub use roles::ROLE_CHARS;
 use tasks::*;
-pub use tasks::{is_done_task, open_plan, MAX_DONE};
+pub use tasks::{is_done_task, MAX_DONE};
 pub(crate) use walk::blocks;
 use walk::Walk;
 
