@@ -30,6 +30,29 @@ fn input(state: &Path, key: &str, tokens: u64) -> CheckpointInput {
     CheckpointInput::new(state, key, Trigger::Auto80Pct, tokens, 200_000)
 }
 
+/// The input of the `count`th compaction's checkpoint, written from `messages`.
+fn compaction(
+    state: &Path,
+    key: &str,
+    tokens: u64,
+    count: u64,
+    messages: Vec<Value>,
+) -> CheckpointInput {
+    let mut i = input(state, key, tokens);
+    i.trigger = Trigger::Compaction;
+    i.compaction_count = Some(count);
+    i.messages = Some(messages);
+    i
+}
+
+/// A user's message and the agent's reply of text.
+fn said(user: &str, agent: &str) -> Vec<Value> {
+    vec![
+        json!({"role": "user", "content": user}),
+        json!({"role": "assistant", "content": [{"type": "text", "text": agent}]}),
+    ]
+}
+
 /// Records a failed `exec` of `command` in the session's state, as the plugin's hook does.
 fn exec_failed(state: &Path, key: &str, command: &str, error: &str) {
     context_state::record_tool_result(
@@ -876,13 +899,7 @@ fn what_was_committed_before_a_compaction_stays_in_the_progress_after_it() {
             json!({"role": "toolResult", "toolCallId": id, "content": [{"type": "text", "text": line}], "isError": false}),
         ]
     };
-    let compaction = |tokens: u64, count: u64, messages: Vec<serde_json::Value>| {
-        let mut i = input(&state, key, tokens);
-        i.trigger = Trigger::Compaction;
-        i.compaction_count = Some(count);
-        i.messages = Some(messages);
-        i
-    };
+    let compaction = |tokens, count, messages| compaction(&state, key, tokens, count, messages);
     let gists = || -> Vec<String> {
         read_latest(&state, key)
             .unwrap()
@@ -899,10 +916,7 @@ fn what_was_committed_before_a_compaction_stays_in_the_progress_after_it() {
     first.push(json!({"role": "assistant", "content": [{"type": "text", "text": "Header parsing is committed."}]}));
     write_checkpoint(&compaction(180_000, 1, first)).unwrap();
     // the next compaction's messages no longer hold that commit: it is carried, before them
-    let second = vec![
-        json!({"role": "user", "content": "Now the rows, please"}),
-        json!({"role": "assistant", "content": [{"type": "text", "text": "Working on the rows."}]}),
-    ];
+    let second = said("Now the rows, please", "Working on the rows.");
     write_checkpoint(&compaction(185_000, 2, second)).unwrap();
     let g = gists();
     assert_eq!(
@@ -939,13 +953,7 @@ fn the_open_tasks_and_those_done_stay_said_after_the_compaction_that_removed_the
             json!({"role": "toolResult", "toolCallId": id, "toolName": name, "content": [{"type": "text", "text": answer}], "isError": false}),
         ]
     };
-    let compaction = |tokens: u64, count: u64, messages: Vec<serde_json::Value>| {
-        let mut i = input(&state, key, tokens);
-        i.trigger = Trigger::Compaction;
-        i.compaction_count = Some(count);
-        i.messages = Some(messages);
-        i
-    };
+    let compaction = |tokens, count, messages| compaction(&state, key, tokens, count, messages);
     let latest = || read_latest(&state, key).unwrap().unwrap();
     let mut first = vec![json!({"role": "user", "content": "Split the tenants table"})];
     for (id, subject) in [
@@ -991,10 +999,7 @@ fn the_open_tasks_and_those_done_stay_said_after_the_compaction_that_removed_the
     };
     assert_eq!(done(&cp), ["done: Draft the schema migration"]);
     // one whose messages change no task: the open task is still the plan, the done one progress
-    let third = vec![
-        json!({"role": "user", "content": "and the counts?"}),
-        json!({"role": "assistant", "content": [{"type": "text", "text": "The counts wait on the export."}]}),
-    ];
+    let third = said("and the counts?", "The counts wait on the export.");
     write_checkpoint(&compaction(190_000, 3, third)).unwrap();
     let cp = latest();
     assert_eq!(
@@ -1027,13 +1032,7 @@ fn the_open_tasks_and_those_done_stay_said_after_the_compaction_that_removed_the
 fn a_plan_stays_the_next_action_after_a_compaction_until_a_report_closes_it() {
     let state = tmp("plan-chain");
     let key = "k";
-    let compaction = |tokens: u64, count: u64, messages: Vec<serde_json::Value>| {
-        let mut i = input(&state, key, tokens);
-        i.trigger = Trigger::Compaction;
-        i.compaction_count = Some(count);
-        i.messages = Some(messages);
-        i
-    };
+    let compaction = |tokens, count, messages| compaction(&state, key, tokens, count, messages);
     let bash = |id: &str, text: &str| {
         vec![
             json!({"role": "assistant", "content": [{"type": "text", "text": text}, {"type": "toolCall", "id": id, "name": "bash", "arguments": {"command": "cargo build"}}]}),
