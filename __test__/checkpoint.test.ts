@@ -283,3 +283,28 @@ describe('sessionDirName', () => {
     expect(() => native.sessionDirName(5)).toThrow(expect.objectContaining({ code: 'InvalidArg' }))
   })
 })
+
+describe('a checkpoint carries the open tasks of the agent\'s task list', () => {
+  it('reads them as working.openTasks, writes them back, and the next checkpoint states them when its messages change none', async () => {
+    const { dir, cleanup } = tempStateDir('tasks')
+    try {
+      const key = 'telegram:user123'
+      const created = (id: string, subject: string) => [
+        { role: 'assistant', content: [{ type: 'toolCall', id: `c${id}`, name: 'TaskCreate', arguments: { subject } }] },
+        { role: 'toolResult', toolCallId: `c${id}`, toolName: 'TaskCreate', content: [{ type: 'text', text: `Task #${id} created successfully: ${subject}` }], isError: false },
+      ]
+      const compaction = (tokens: number, count: number, messages: object[]) =>
+        native.writeCheckpoint(base(dir, tokens, { trigger: 'compaction', compactionCount: count, messages }))
+      await compaction(150000, 1, [{ role: 'user', content: 'Split the tenants table' }, ...created('1', 'Draft the migration'), ...created('2', 'Backfill the rows')])
+      const cp = native.readCheckpoint({ stateDir: dir, sessionKey: key })
+      expect(cp.working.openTasks).toEqual([{ id: '1', subject: 'Draft the migration' }, { id: '2', subject: 'Backfill the rows' }])
+      expect(native.readCheckpoint({ yaml: native.checkpointToYaml(cp) }).working.openTasks).toEqual(cp.working.openTasks)
+      // a checkpoint without them has none
+      expect(native.readCheckpoint({ yaml: seedYaml }).working.openTasks).toBeUndefined()
+      await compaction(160000, 2, [{ role: 'user', content: 'go on' }, { role: 'assistant', content: [{ type: 'text', text: 'Working on it.' }] }])
+      expect(native.renderCheckpoint({ stateDir: dir, sessionKey: key })).toContain('Next action: 1. Draft the migration; 2. Backfill the rows\n')
+    } finally {
+      cleanup()
+    }
+  })
+})
