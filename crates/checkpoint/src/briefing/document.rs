@@ -43,16 +43,17 @@ pub const BLOCK_LINES: usize = 4;
 pub fn sentences_of(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for para in prose_paragraphs(text) {
-        // a table is one statement: its rows' cells ([`plain`]); a block of lines is one too
-        let block = is_block(para);
-        if block || para.trim_start().starts_with('|') {
-            let s = if block {
-                let lines: Vec<String> =
-                    para.lines().map(plain).filter(|l| !l.is_empty()).collect();
-                lines.join("; ")
-            } else {
-                plain(para)
-            };
+        // a block of lines is one statement, its lines joined; a table is one too, its rows'
+        // cells ([`plain`])
+        let whole = if is_block(para) {
+            let lines: Vec<String> = para.lines().map(plain).filter(|l| !l.is_empty()).collect();
+            Some(lines.join("; "))
+        } else if para.trim_start().starts_with('|') {
+            Some(plain(para))
+        } else {
+            None
+        };
+        if let Some(s) = whole {
             if worded(&s) {
                 out.push(gist(&s, SENTENCE_CHARS));
             }
