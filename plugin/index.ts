@@ -65,6 +65,7 @@ import {
 import { BRIDGE_TOOL, registerTools, scratchpadStore, toolNames, unbridgeMessages } from './tools.ts'
 import { evidenceOf, noteEvidence, noteRunEvidence, warnDegraded, warnIfHooksBlocked } from './doctor.ts'
 import { registerReferences } from './references.ts'
+import { claudeCodeTranscript } from './claude-code.ts'
 import { bufferToolResult, bufferedCaptures, dropCaptures, flushCaptures } from './capture.ts'
 import { noteActivity, scheduleRetention } from './retention.ts'
 import { nudgeSettings as nudgeSettingsOf, resolveSettings, scratchpadLimits } from './settings.ts'
@@ -245,10 +246,12 @@ export function registerContextNative(api: OpenClawPluginApi): void {
       if (claude && cliWindow === undefined) reading = { ...reading, action: 'none', line: undefined } as typeof reading
       // Claude Code compacts by itself before this turn's first model call when the context it last reported is
       // past its threshold (runtime.ts): the checkpoint is written and the restore prepended now.
+      // Under Claude Code the checkpoints read its own transcript, which has the tool calls the mirror lacks.
+      const transcript = claude ? claudeCodeTranscript(api, sessionKey, ctx) : undefined
       const native = cliWindow !== undefined
         ? await nativeCompactionTurn(
             { stateDir, checkpoints: settings.checkpoints.enabled, restoreMaxTokens: settings.checkpoints.restoreMaxTokens, history: historySettings, logger: api.logger },
-            { sessionKey, ...(ctx.agentId ? { agentId: ctx.agentId } : {}), messages: event.messages, contextWindow: window, record },
+            { sessionKey, ...(ctx.agentId ? { agentId: ctx.agentId } : {}), messages: event.messages, transcript, contextWindow: window, record },
           )
         : undefined
       if (native) {
@@ -267,7 +270,7 @@ export function registerContextNative(api: OpenClawPluginApi): void {
           compactionCount: record.compactionSerial,
           ...(ctx.agentId ? { agentId: ctx.agentId } : {}),
           ...(ctx.channel ? { channel: ctx.channel } : {}),
-          messages: unbridgeMessages(event.messages),
+          messages: unbridgeMessages((await transcript?.('open').catch(() => undefined)) ?? event.messages),
         })
         // Skipped as a duplicate (seed 001: within 5 % of the last one) the crossing's checkpoint still stands: OpenClaw
         // builds a Codex turn's prompt up to three times (a fresh native thread, scripts/test-codex.mjs), and the
@@ -379,7 +382,7 @@ export function registerContextNative(api: OpenClawPluginApi): void {
         if (window && reported !== undefined) {
           await nativeCompactionAfterTurn(
             { stateDir, checkpoints: settings.checkpoints.enabled, restoreMaxTokens: settings.checkpoints.restoreMaxTokens, history: historySettings, logger: api.logger },
-            { sessionKey, ...(ctx.agentId ? { agentId: ctx.agentId } : {}), before: memoryOf(sessionKey).messages, reported, contextWindow: window, record },
+            { sessionKey, ...(ctx.agentId ? { agentId: ctx.agentId } : {}), before: memoryOf(sessionKey).messages, transcript: claudeCodeTranscript(api, sessionKey, ctx), reported, contextWindow: window, record },
           )
         }
       }

@@ -16,6 +16,7 @@ import { configuredWindow } from './gauge.ts'
 import { unbridgeMessages } from './tools.ts'
 import { obj, updateRecord, type SessionRecord } from './state.ts'
 import { budgetBeside, keepHistory, modelCanRead, withHistoryLine, type HistorySettings } from './history.ts'
+import type { Span } from './claude-code.ts'
 
 /** The runtime id OpenClaw puts in `ctx.modelProviderId` of a Claude Code run's hooks. */
 export const CLAUDE_CLI_RUNTIME = 'claude-cli'
@@ -109,14 +110,14 @@ export interface NativeCompactionSettings {
  */
 export async function nativeCompactionTurn(
   s: NativeCompactionSettings,
-  input: { sessionKey: string; agentId?: string; messages: unknown[]; contextWindow: number; record: SessionRecord },
+  input: { sessionKey: string; agentId?: string; messages: unknown[]; transcript?: Transcript; contextWindow: number; record: SessionRecord },
 ): Promise<{ restore?: string } | undefined> {
   const last = lastReportedContext(input.messages)
   if (!last || last.tokens < claudeCodeCompactAt(input.contextWindow)) return undefined
   if (input.record.nativeCompactionStamp === last.stamp) return undefined
   // OpenClaw's own compaction of its mirror may have run after the last turn and left its restore pending:
   // that one is prepended (index.ts), not a second one.
-  const restore = await checkpointNative(s, { ...input, last, restore: !input.record.restorePending, delivered: true })
+  const restore = await checkpointNative(s, { ...input, span: 'open', last, restore: !input.record.restorePending, delivered: true })
   return restore ? { restore } : {}
 }
 
@@ -129,21 +130,31 @@ export async function nativeCompactionTurn(
  */
 export async function nativeCompactionAfterTurn(
   s: NativeCompactionSettings,
-  input: { sessionKey: string; agentId?: string; before: unknown[]; reported: number; contextWindow: number; record: SessionRecord },
+  input: { sessionKey: string; agentId?: string; before: unknown[]; transcript?: Transcript; reported: number; contextWindow: number; record: SessionRecord },
 ): Promise<boolean> {
   const last = lastReportedContext(input.before)
   if (!last || input.record.nativeCompactionStamp === last.stamp) return false
   if (last.tokens < input.contextWindow / 2 || input.reported >= last.tokens / 2) return false
-  const restore = await checkpointNative(s, { ...input, messages: input.before, last, restore: !input.record.restorePending, delivered: false })
+  const restore = await checkpointNative(s, { ...input, messages: input.before, span: 'last', last, restore: !input.record.restorePending, delivered: false })
   if (restore) await updateRecord(s.stateDir, input.sessionKey, (r) => void (r.restorePending = { text: restore, compaction: r.compactions, at: new Date().toISOString() }))
   return true
 }
 
-/** Counts a native compaction in the record and, checkpoints on, writes its checkpoint; the restore text when asked. */
+/**
+ * A span of the session's Claude Code transcript as pi messages (claude-code.ts), `undefined` when it cannot be
+ * read: then the checkpoint reads OpenClaw's mirror.
+ */
+export type Transcript = (span: Span) => Promise<unknown[] | undefined>
+
+/**
+ * Counts a native compaction in the record and, checkpoints on, writes its checkpoint (from the `span` of Claude
+ * Code's transcript that the compaction removes, else from the mirrored messages); the restore text when asked.
+ */
 async function checkpointNative(
   s: NativeCompactionSettings,
-  input: { sessionKey: string; agentId?: string; messages: unknown[]; contextWindow: number; last: { tokens: number; stamp: number }; restore: boolean; delivered: boolean },
+  input: { sessionKey: string; agentId?: string; messages: unknown[]; transcript?: Transcript; span: Span; contextWindow: number; last: { tokens: number; stamp: number }; restore: boolean; delivered: boolean },
 ): Promise<string | undefined> {
+  const transcript = s.checkpoints && input.restore ? await input.transcript?.(input.span).catch(() => undefined) : undefined
   const record = await updateRecord(s.stateDir, input.sessionKey, (r) => {
     r.compactions++
     r.compactionSerial++
@@ -152,7 +163,7 @@ async function checkpointNative(
     // For the doctor: the checkpoint this compaction gets, and its restore (prepended to this turn when `delivered`).
     const at = new Date().toISOString()
     const e = (r.evidence ??= {})
-    if (s.checkpoints && input.restore) e.checkpoint = { at, trigger: 'compaction', source: "Claude Code's compaction, OpenClaw's mirror", messages: input.messages.length }
+    if (s.checkpoints && input.restore) e.checkpoint = { at, trigger: 'compaction', source: transcript ? "Claude Code's compaction, its transcript" : "Claude Code's compaction, OpenClaw's mirror", messages: (transcript ?? input.messages).length }
     e.compaction = { at, n: r.compactions, restore: s.checkpoints ? 'pending' : 'disabled' }
     if (s.checkpoints && input.restore && input.delivered) e.restoreDelivered = { at, compaction: r.compactions }
   })
@@ -164,9 +175,9 @@ async function checkpointNative(
     tokenUsage: { inputTokens: input.last.tokens, contextWindow: input.contextWindow, utilization: input.last.tokens / input.contextWindow },
     compactionCount: record.compactionSerial,
     ...(input.agentId ? { agentId: input.agentId } : {}),
-    messages: unbridgeMessages(input.messages),
+    messages: unbridgeMessages(transcript ?? input.messages),
   })
-  // The same messages kept as history (issue 49); the restore's last line names it, as after OpenClaw's compactions.
+  // The mirrored messages kept as history (issue 49); the restore's last line names it, as after OpenClaw's compactions.
   const kept = await keepHistory(s.history, input.sessionKey, input.messages, record.compactionSerial, s.logger)
   const line = kept && modelCanRead(s.history, undefined, record) ? kept : undefined
   const restore = renderCheckpoint({ stateDir: s.stateDir, sessionKey: input.sessionKey }, { mode: 'post-compaction', maxTokens: budgetBeside(s.restoreMaxTokens, line) })

@@ -213,7 +213,11 @@ try {
     assert.equal(checkpoints(KEY).length, 0, 'no checkpoint yet')
   })
   await check('turn 3: at 82 % the checkpoint is written once and the gauge says so', async () => {
-    turns.set('t3', [{ text: 'Patched; tests next.', usage: { input_tokens: 172_000 } }])
+    // Claude Code reads a file with its own Read tool: OpenClaw's mirror keeps none of it, Claude Code's transcript does.
+    turns.set('t3', [
+      { toolCalls: [{ name: 'Read', arguments: { file_path: join(workspace, 'USER.md') } }], usage: { input_tokens: 166_000 } },
+      { text: 'Patched; tests next.', usage: { input_tokens: 172_000 } },
+    ])
     const t = await turn(S, '[t3] Continue.')
     const text = conversationText(t.chat[0].body)
     assert.match(text, /\[Context: 82% \| 165k\/200k tokens \| Checkpoint saved\]/, `the gauge line: ${text.slice(-500)}`)
@@ -240,7 +244,13 @@ try {
     assert.match(text, /run the tests/, 'and the plan')
     assert.doesNotMatch(text, /\[Context: \d+%/, 'no gauge line of the context being compacted')
     const cps = checkpoints(KEY)
-    assert.ok(cps.some((y) => /trigger: "compaction"/.test(y) && /tokenizer/i.test(y)), 'a compaction checkpoint of the conversation')
+    const compaction = cps.find((y) => /trigger: "compaction"/.test(y))
+    assert.match(compaction ?? '', /tokenizer/i, 'a compaction checkpoint of the conversation')
+    // read from Claude Code's transcript: the file its Read tool read, as written, and the plan set through MCP
+    assert.match(compaction, new RegExp(`files_read:\\n\\s+- "?${join(workspace, 'USER.md').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"?\\n`), `the file read: ${compaction.match(/files_read:[^\n]*(\n\s+-.*)*/)?.[0]}`)
+    assert.match(compaction, /next_action: .*read src\/lexer\.rs.*run the tests/s, `the plan set with session_scratchpad: ${compaction.match(/next_action:.*$/m)?.[0]}`)
+    const restore = text.slice(text.indexOf(RESTORE_MARK))
+    assert.match(restore.slice(0, restore.indexOf('</checkpoint-data>')), /USER\.md/, `the restore names the file read: ${restore.slice(0, 1500)}`)
     // the compacted messages kept as history (issue 49): the restore names the entry, which holds the conversation
     assert.match(text, /\[Messages? #\d+(?:-#\d+)? compacted: history-1 \([\d.]+ [KM]?B\)\. Grep all: scratchpad_read \{"name":"history","pattern":"<regex>"\}\]/, `the history line: ${text.slice(-800)}`)
     const kept = native.readObservationSync({ stateDir, sessionKey: KEY, name: 'history', pattern: 'Fix the tokenizer' })

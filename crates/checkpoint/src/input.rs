@@ -167,6 +167,16 @@ fn union(mut base: Vec<String>, more: &[String]) -> Vec<String> {
     base
 }
 
+/// [`union`] of tool names, a name in another case being the same tool (OpenClaw reports Claude
+/// Code's `Read` to `after_tool_call` as `read`); the spelling of `more` (the messages') is kept.
+fn union_tools(mut base: Vec<String>, more: &[String]) -> Vec<String> {
+    for m in more {
+        base.retain(|b| !b.eq_ignore_ascii_case(m));
+        base.push(m.clone());
+    }
+    base
+}
+
 fn round4(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
 }
@@ -554,7 +564,7 @@ pub fn assemble(
         ),
         tools_used: keep_last(
             r.tools_used
-                .unwrap_or_else(|| union(state.tools_used, &ex.tools_used)),
+                .unwrap_or_else(|| union_tools(state.tools_used, &ex.tools_used)),
             MAX_TOOLS,
         ),
         active_files: ex.active_files.into_iter().take(MAX_FILES).collect(),

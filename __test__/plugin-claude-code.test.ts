@@ -1,0 +1,137 @@
+// Claude Code's own transcript as the source of the claude-cli runtime's checkpoints (plugin/claude-code.ts):
+// the span a compaction removes, read as pi messages, from the file OpenClaw's session entry names. The lines are
+// those Claude Code 2.1.332 writes under OpenClaw 2026.9.6 (scripts/test-claude-cli.mjs runs the real ones).
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { claudeCliSessionId, claudeCodeTranscript, projectKey, spanMessages, transcriptPath } from '../plugin/claude-code.ts'
+import { nativeCompactionAfterTurn, nativeCompactionTurn } from '../plugin/runtime.ts'
+import { readRecord } from '../plugin/state.ts'
+import { bufferToolResult, flushCaptures } from '../plugin/capture.ts'
+import { readCheckpoint } from '@openclaw/context-native'
+
+const dir = mkdtempSync(join(tmpdir(), 'context-native-claude-code-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const at = (s: number) => `2026-12-07T14:${String(s).padStart(2, '0')}:00.000Z`
+const user = (content: unknown, s: number, extra = {}) => ({ type: 'user', uuid: `u${s}`, timestamp: at(s), message: { role: 'user', content }, ...extra })
+const assistant = (content: unknown[], s: number, usage = 20_000) => ({ type: 'assistant', uuid: `a${s}`, timestamp: at(s), message: { role: 'assistant', content, usage: { input_tokens: usage } } })
+const boundary = (s: number) => ({ type: 'system', subtype: 'compact_boundary', uuid: `b${s}`, timestamp: at(s), parentUuid: null })
+const summary = (s: number) => user('This session is being continued from a previous conversation that ran out of context. …', s, { isCompactSummary: true })
+const lines = [
+  { type: 'queue-operation', operation: 'enqueue' },
+  user('[Mon 2026-12-07 14:46 UTC] [t1] Fix the tokenizer in src/lexer.rs.', 1),
+  { type: 'attachment', attachment: { type: 'hook_additional_context', content: ['[Session Scratchpad - your persistent working memory]'] } },
+  assistant([{ type: 'tool_use', id: 'toolu_1', name: 'mcp__openclaw__session_scratchpad', input: { action: 'set_plan', content: '1. read src/lexer.rs\n2. fix the tokenizer' } }], 2),
+  user([{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'Plan replaced (40/2000 chars).' }] }], 3),
+  assistant([{ type: 'thinking', thinking: 'hmm' }, { type: 'tool_use', id: 'toolu_2', name: 'Read', input: { file_path: '/work/app/src/lexer.rs' } }], 4),
+  user([{ type: 'tool_result', tool_use_id: 'toolu_2', is_error: true, content: 'File does not exist.' }], 5),
+  user('<local-command-caveat>meta</local-command-caveat>', 6, { isMeta: true }),
+  assistant([{ type: 'text', text: 'side work' }], 7),
+  boundary(8),
+  summary(9),
+  user('[t2] Go on.', 10),
+  assistant([{ type: 'tool_use', id: 'toolu_3', name: 'Edit', input: { file_path: '/work/app/src/token.rs', old_string: 'a', new_string: 'b' } }], 11),
+  user([{ type: 'tool_result', tool_use_id: 'toolu_3', content: 'The file /work/app/src/token.rs has been updated.' }, { type: 'text', text: 'and keep digits inside names' }], 12),
+]
+lines[8] = { ...lines[8], isSidechain: true } as (typeof lines)[number]
+const jsonl = (ls: unknown[]) => `${ls.map((l) => JSON.stringify(l)).join('\n')}\n`
+
+describe("Claude Code's transcript: the span a compaction removes", () => {
+  it('reads the span before the last compaction as pi messages: tool calls, results, errors, times', () => {
+    const m = spanMessages(jsonl(lines), 'last') as Record<string, unknown>[]
+    expect(m.map((x) => x.role)).toEqual(['user', 'assistant', 'toolResult', 'assistant', 'toolResult'])
+    expect(m[0]).toEqual({ role: 'user', content: [{ type: 'text', text: '[Mon 2026-12-07 14:46 UTC] [t1] Fix the tokenizer in src/lexer.rs.' }], timestamp: Date.parse(at(1)) })
+    // OpenClaw's tools without their MCP prefix, so the plan set through MCP is the plan; thinking is not dialogue
+    expect(m[1].content).toEqual([{ type: 'toolCall', id: 'toolu_1', name: 'session_scratchpad', arguments: { action: 'set_plan', content: '1. read src/lexer.rs\n2. fix the tokenizer' } }])
+    expect(m[2]).toMatchObject({ toolCallId: 'toolu_1', toolName: 'session_scratchpad', isError: false, content: [{ type: 'text', text: 'Plan replaced (40/2000 chars).' }] })
+    expect(m[3].content).toEqual([{ type: 'toolCall', id: 'toolu_2', name: 'Read', arguments: { file_path: '/work/app/src/lexer.rs' } }])
+    expect(m[4]).toMatchObject({ toolName: 'Read', isError: true, content: [{ type: 'text', text: 'File does not exist.' }] })
+  })
+
+  it('reads the open span after the last compaction, without its summary; a user line with a result and words is both', () => {
+    const m = spanMessages(jsonl(lines), 'open') as Record<string, unknown>[]
+    expect(m.map((x) => x.role)).toEqual(['user', 'assistant', 'toolResult', 'user'])
+    expect(m[0].content).toEqual([{ type: 'text', text: '[t2] Go on.' }])
+    expect(m[3].content).toEqual([{ type: 'text', text: 'and keep digits inside names' }])
+    // before any compaction, the whole file is the open span; a file without a compaction has no last one
+    const first = lines.slice(0, 8)
+    expect(spanMessages(jsonl(first), 'open')).toHaveLength(5)
+    expect(spanMessages(jsonl(first), 'last')).toBeUndefined()
+    // damaged lines are skipped, nothing readable is no span
+    expect(spanMessages(`{"type":"user"\n${jsonl(first)}not json\n`, 'open')).toHaveLength(5)
+    expect(spanMessages('garbage\n\n', 'open')).toBeUndefined()
+  })
+
+  it("finds the file as OpenClaw does: the session entry's claude-cli binding, the workspace's project directory", async () => {
+    expect(claudeCliSessionId({ cliSessionBindings: { 'claude-cli': { sessionId: ' 8a8f9fe1-7671 ' } } })).toBe('8a8f9fe1-7671')
+    expect(claudeCliSessionId({ cliSessionIds: { 'claude-cli': 'abc' } })).toBe('abc')
+    expect(claudeCliSessionId({ claudeCliSessionId: 'def' })).toBe('def')
+    // never a path: an id with a separator names no file
+    expect(claudeCliSessionId({ claudeCliSessionId: '../../etc/passwd' })).toBeUndefined()
+    expect(claudeCliSessionId(undefined)).toBeUndefined()
+    expect(projectKey('/tmp/context-native-claude-6uEHEO/workspace')).toBe('-tmp-context-native-claude-6uEHEO-workspace')
+    expect(projectKey(`/${'x'.repeat(250)}`)).toMatch(/^-x{199}-[0-9a-z]+$/)
+    expect(await transcriptPath('abc', '/no/such/ws', '/home/u')).toBe('/home/u/.claude/projects/-no-such-ws/abc.jsonl')
+  })
+})
+
+describe("Claude Code's transcript: the checkpoint of its compaction", () => {
+  const stateDir = join(dir, 'state')
+  const settings = {
+    stateDir,
+    checkpoints: true,
+    restoreMaxTokens: 1500,
+    history: { stateDir, enabled: true, readable: true, quotaBytes: 512 * 1024 * 1024 },
+    logger: { warn: (m: string) => { throw new Error(`unexpected warning: ${m}`) } },
+  }
+  // The mirror OpenClaw keeps of the same turns: their text only.
+  const mirror = [
+    { role: 'user', content: '[t1] Fix the tokenizer in src/lexer.rs.', timestamp: 1 },
+    { role: 'assistant', content: [{ type: 'text', text: 'Working.' }], usage: { input: 172_000 }, timestamp: 2 },
+  ]
+  const home = join(dir, 'home')
+  const workspace = join(dir, 'workspace')
+  mkdirSync(workspace, { recursive: true })
+  const api = (entry: unknown) => ({ runtime: { agent: { session: { getSessionEntry: () => entry } } } })
+
+  it('a forecast compaction reads the open span of the bound session: the files, the tools and the plan the mirror lacks', async () => {
+    const file = await transcriptPath('sess-1', workspace, home)
+    mkdirSync(join(file, '..'), { recursive: true })
+    writeFileSync(file, jsonl(lines.slice(0, 8)))
+    process.env.HOME = home
+    const transcript = claudeCodeTranscript(api({ cliSessionBindings: { 'claude-cli': { sessionId: 'sess-1' } } }), 'agent:main:cc-1', { workspaceDir: workspace })
+    const sessionKey = 'agent:main:cc-1'
+    // after_tool_call reports Claude Code's Read as `read` (plugin/index.ts captures it): one tool, not two
+    bufferToolResult(stateDir, sessionKey, { toolName: 'read', params: { file_path: '/work/app/src/lexer.rs' }, isError: true })
+    await flushCaptures(stateDir, sessionKey)
+    const r = await nativeCompactionTurn(settings, { sessionKey, messages: mirror, transcript, contextWindow: 200_000, record: await readRecord(stateDir, sessionKey) })
+    expect(r?.restore).toContain('Fix the tokenizer')
+    expect(r?.restore).toContain('/work/app/src/lexer.rs')
+    const cp = readCheckpoint({ stateDir, sessionKey })
+    expect(cp?.working.nextAction).toMatch(/read src\/lexer\.rs.*fix the tokenizer/)
+    expect(cp?.resources.toolsUsed).toEqual(expect.arrayContaining(['session_scratchpad', 'Read']))
+    expect(cp?.resources.toolsUsed).not.toContain('read')
+    // the doctor's evidence says where the checkpoint came from
+    expect((await readRecord(stateDir, sessionKey)).evidence?.checkpoint?.source).toBe("Claude Code's compaction, its transcript")
+  })
+
+  it('a compaction seen after the turn reads the span it removed; without a binding the mirror is read', async () => {
+    const file = await transcriptPath('sess-2', workspace, home)
+    writeFileSync(file, jsonl(lines))
+    const transcript = claudeCodeTranscript(api({ cliSessionIds: { 'claude-cli': 'sess-2' } }), 'agent:main:cc-2', { workspaceDir: workspace })
+    const sessionKey = 'agent:main:cc-2'
+    expect(await nativeCompactionAfterTurn(settings, { sessionKey, before: mirror, transcript, reported: 30_000, contextWindow: 200_000, record: await readRecord(stateDir, sessionKey) })).toBe(true)
+    const cp = readCheckpoint({ stateDir, sessionKey })
+    expect(cp?.resources.toolsUsed).toEqual(expect.arrayContaining(['Read']))
+    expect(JSON.stringify(cp)).not.toContain('token.rs') // the open span is the next compaction's
+    const none = claudeCodeTranscript(api({}), 'agent:main:cc-3', { workspaceDir: workspace })
+    expect(await none('open')).toBeUndefined()
+    expect(await claudeCodeTranscript({}, 'agent:main:cc-3', { workspaceDir: workspace })('open')).toBeUndefined()
+    const sessionKey3 = 'agent:main:cc-3'
+    await nativeCompactionTurn(settings, { sessionKey: sessionKey3, messages: mirror, transcript: none, contextWindow: 200_000, record: await readRecord(stateDir, sessionKey3) })
+    expect((await readRecord(stateDir, sessionKey3)).evidence?.checkpoint?.source).toBe("Claude Code's compaction, OpenClaw's mirror")
+    expect(readFileSync(file, 'utf8')).toBe(jsonl(lines)) // read, never written
+  })
+})
