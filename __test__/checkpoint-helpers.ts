@@ -54,3 +54,14 @@ export function nastyString(r: ReturnType<typeof rng>): string {
   }
   return s
 }
+
+/** The settings of the claude-cli runtime's compactions (plugin/runtime.ts) over `stateDir`: checkpoints and history on, a warning fails the test. */
+export function nativeSettings(stateDir: string) {
+  return {
+    stateDir,
+    checkpoints: true,
+    restoreMaxTokens: 1500,
+    history: { stateDir, enabled: true, readable: true, quotaBytes: 512 * 1024 * 1024 },
+    logger: { warn: (m: string) => { throw new Error(`unexpected warning: ${m}`) } },
+  }
+}

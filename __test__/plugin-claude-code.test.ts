@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { claudeCliSessionId, claudeCodeTranscript, projectKey, spanMessages, transcriptPath } from '../plugin/claude-code.ts'
 import { nativeCompactionAfterTurn, nativeCompactionTurn } from '../plugin/runtime.ts'
 import { readRecord } from '../plugin/state.ts'
+import { nativeSettings } from './checkpoint-helpers.ts'
 import { bufferToolResult, flushCaptures } from '../plugin/capture.ts'
 import { readCheckpoint } from '@openclaw/context-native'
 
@@ -79,13 +80,7 @@ describe("Claude Code's transcript: the span a compaction removes", () => {
 
 describe("Claude Code's transcript: the checkpoint of its compaction", () => {
   const stateDir = join(dir, 'state')
-  const settings = {
-    stateDir,
-    checkpoints: true,
-    restoreMaxTokens: 1500,
-    history: { stateDir, enabled: true, readable: true, quotaBytes: 512 * 1024 * 1024 },
-    logger: { warn: (m: string) => { throw new Error(`unexpected warning: ${m}`) } },
-  }
+  const settings = nativeSettings(stateDir)
   // The mirror OpenClaw keeps of the same turns: their text only.
   const mirror = [
     { role: 'user', content: '[t1] Fix the tokenizer in src/lexer.rs.', timestamp: 1 },

@@ -8,17 +8,12 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { claudeCliWindow, claudeCodeCompactAt, isClaudeCli, lastReportedContext, nativeCompactionAfterTurn, nativeCompactionTurn, usageTokens } from '../plugin/runtime.ts'
 import { readRecord } from '../plugin/state.ts'
+import { nativeSettings } from './checkpoint-helpers.ts'
 import { readObservationSync } from '@openclaw/context-native'
 
 const stateDir = mkdtempSync(join(tmpdir(), 'context-native-plugin-runtime-'))
 afterAll(() => rmSync(stateDir, { recursive: true, force: true }))
-const settings = {
-  stateDir,
-  checkpoints: true,
-  restoreMaxTokens: 1500,
-  history: { stateDir, enabled: true, readable: true, quotaBytes: 512 * 1024 * 1024 },
-  logger: { warn: (m: string) => { throw new Error(`unexpected warning: ${m}`) } },
-}
+const settings = nativeSettings(stateDir)
 
 const user = (text: string, timestamp: number) => ({ role: 'user', content: text, timestamp })
 const assistant = (text: string, input: number, timestamp: number, cacheRead = 0) => ({
