@@ -1,7 +1,7 @@
 // Claude Code's own transcript as the source of the claude-cli runtime's checkpoints (plugin/claude-code.ts):
 // the span a compaction removes, read as pi messages, from the file OpenClaw's session entry names. The lines are
 // those Claude Code 2.1.332 writes under OpenClaw 2026.9.6 (scripts/test-claude-cli.mjs runs the real ones).
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -10,7 +10,7 @@ import { nativeCompactionAfterTurn, nativeCompactionTurn } from '../plugin/runti
 import { readRecord } from '../plugin/state.ts'
 import { nativeSettings } from './checkpoint-helpers.ts'
 import { bufferToolResult, flushCaptures } from '../plugin/capture.ts'
-import { readCheckpoint } from '@openclaw/context-native'
+import { readCheckpoint, readObservationSync } from '@openclaw/context-native'
 
 const dir = mkdtempSync(join(tmpdir(), 'context-native-claude-code-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -108,6 +108,8 @@ describe("Claude Code's transcript: the checkpoint of its compaction", () => {
     expect(cp?.working.nextAction).toMatch(/read src\/lexer\.rs.*fix the tokenizer/)
     expect(cp?.resources.toolsUsed).toEqual(expect.arrayContaining(['session_scratchpad', 'Read']))
     expect(cp?.resources.toolsUsed).not.toContain('read')
+    // the history entry holds the tool results too (the mirror has none)
+    expect(readObservationSync({ stateDir, sessionKey, name: 'history', pattern: 'File does not exist' }).matches).toBe(1)
     // the doctor's evidence says where the checkpoint came from
     expect((await readRecord(stateDir, sessionKey)).evidence?.checkpoint?.source).toBe("Claude Code's compaction, its transcript")
   })
@@ -128,5 +130,9 @@ describe("Claude Code's transcript: the checkpoint of its compaction", () => {
     await nativeCompactionTurn(settings, { sessionKey: sessionKey3, messages: mirror, transcript: none, contextWindow: 200_000, record: await readRecord(stateDir, sessionKey3) })
     expect((await readRecord(stateDir, sessionKey3)).evidence?.checkpoint?.source).toBe("Claude Code's compaction, OpenClaw's mirror")
     expect(readFileSync(file, 'utf8')).toBe(jsonl(lines)) // read, never written
+    // a symbolic link in Claude Code's projects folder is not followed
+    symlinkSync(file, await transcriptPath('sess-link', workspace, home))
+    expect(await claudeCodeTranscript(api({ claudeCliSessionId: 'sess-link' }), 'agent:main:cc-4', { workspaceDir: workspace })('last')).toBeUndefined()
+    expect(await claudeCodeTranscript(api({ claudeCliSessionId: 'sess-2' }), 'agent:main:cc-4', { workspaceDir: workspace })('last')).toHaveLength(5)
   })
 })

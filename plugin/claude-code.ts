@@ -7,7 +7,7 @@
 // of that runtime read the span a compaction removes from that file, as pi messages, so that they hold what the
 // other runtimes' do: the plan and the task list the agent set with its tools, the files it read and changed, the
 // commands it ran, what failed. Any doubt (no binding, no file, nothing in the span) falls back to the mirror.
-import { open, realpath } from 'node:fs/promises'
+import { lstat, open, realpath } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { CLAUDE_CLI_RUNTIME, CLAUDE_CLI_TOOL_PREFIX } from './runtime.ts'
@@ -97,9 +97,14 @@ export function spanMessages(text: string, span: Span): unknown[] | undefined {
   return out.some((m) => obj(m).role === 'user' || obj(m).role === 'assistant') ? out : undefined
 }
 
-/** The end of a file, at most `max` bytes, from its first whole line; `undefined` when it cannot be read. */
+/**
+ * The end of a file, at most `max` bytes, from its first whole line; `undefined` when it cannot be read or is not a
+ * plain file (a symbolic link is not followed, as OpenClaw does not follow one there).
+ */
 async function readTail(path: string, max = MAX_TRANSCRIPT_BYTES): Promise<string | undefined> {
   try {
+    const st = await lstat(path)
+    if (!st.isFile()) return undefined
     const f = await open(path, 'r')
     try {
       const { size } = await f.stat()

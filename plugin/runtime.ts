@@ -177,8 +177,10 @@ async function checkpointNative(
     ...(input.agentId ? { agentId: input.agentId } : {}),
     messages: unbridgeMessages(transcript ?? input.messages),
   })
-  // The mirrored messages kept as history (issue 49); the restore's last line names it, as after OpenClaw's compactions.
-  const kept = await keepHistory(s.history, input.sessionKey, input.messages, record.compactionSerial, s.logger)
+  // The same messages kept as history (issue 49), the tool results Claude Code's transcript holds included: this
+  // runtime parks nothing, so they are what the model can grep after the compaction. The restore's last line names
+  // the entry, as after OpenClaw's compactions.
+  const kept = await keepHistory(s.history, input.sessionKey, transcript ?? input.messages, record.compactionSerial, s.logger)
   const line = kept && modelCanRead(s.history, undefined, record) ? kept : undefined
   const restore = renderCheckpoint({ stateDir: s.stateDir, sessionKey: input.sessionKey }, { mode: 'post-compaction', maxTokens: budgetBeside(s.restoreMaxTokens, line) })
   return restore ? withHistoryLine(restore, line) : restore

@@ -255,6 +255,9 @@ try {
     assert.match(text, /\[Messages? #\d+(?:-#\d+)? compacted: history-1 \([\d.]+ [KM]?B\)\. Grep all: scratchpad_read \{"name":"history","pattern":"<regex>"\}\]/, `the history line: ${text.slice(-800)}`)
     const kept = native.readObservationSync({ stateDir, sessionKey: KEY, name: 'history', pattern: 'Fix the tokenizer' })
     assert.ok(kept.matches >= 1 && /:\[#\d+ user [-\dT:Z]+\] /.test(kept.content), `the history holds the request: ${kept.content.slice(0, 400)}`)
+    // and the tool results (from Claude Code's transcript: this runtime parks nothing, the mirror has no results)
+    const result = native.readObservationSync({ stateDir, sessionKey: KEY, name: 'history', pattern: 'Plan replaced' })
+    assert.ok(result.matches >= 1, `the history holds the set_plan result: ${result.content.slice(0, 400)}`)
   })
   await check('turn 5: no second restore; the scratchpad block is still there; no gauge at 15 %', async () => {
     turns.set('t5', [{ text: 'Done.', usage: { input_tokens: 150_000 } }])
