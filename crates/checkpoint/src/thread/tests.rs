@@ -275,6 +275,40 @@ fn identifiers_from_the_code_the_agent_wrote() {
 }
 
 #[test]
+fn the_class_of_an_error_a_call_raised_is_an_identifier_a_mention_in_code_is_not() {
+    let bash = |id: &str, command: &str| json!({"role": "assistant", "content": [{"type": "toolCall", "id": id, "name": "bash", "arguments": {"command": command}}], "stopReason": "toolUse"});
+    let out = |id: &str, text: &str, error: bool| json!({"role": "toolResult", "toolCallId": id, "toolName": "bash", "isError": error, "content": [{"type": "text", "text": text}]});
+    let e = extract(&[
+        user("the e2e job is red, find out why"),
+        // a failed call: every class it names; Elixir's crash report; an errno
+        bash("1", "mix test"),
+        out("1", "** (EXIT) an exception was raised:\n    ** (BadMapError) expected a map, got: nil\n(Command exited with code 1)", true),
+        bash("2", "node scripts/sync.mjs"),
+        out("2", "Error: ENOENT: no such file or directory, open 'cfg.json'\n(Command exited with code 1)", true),
+        // a log a successful call printed: the error it reports, not the classes its code mentions
+        bash("3", "gh run view 42 --log-failed"),
+        out("3", "E2E Tests  2026-02-19T20:04:05Z  TimeoutError: locator.waitFor: Timeout 15000ms exceeded.", false),
+        bash("4", "cat src/parse.py"),
+        out("4", "try:\n    parse(x)\nexcept ValueError:\n    raise KeyError(x)\nERROR: Exception, EPERM", false),
+    ]);
+    assert_has(&e.identifiers, &["BadMapError", "ENOENT", "TimeoutError"]);
+    for noise in [
+        "ValueError",
+        "KeyError",
+        "ERROR",
+        "Exception",
+        "EPERM",
+        "EXIT",
+    ] {
+        assert!(
+            !e.identifiers.iter().any(|i| i == noise),
+            "{noise}: {:?}",
+            e.identifiers
+        );
+    }
+}
+
+#[test]
 fn openclaws_reply_directives_are_no_identifiers_in_text_or_thinking() {
     let e = extract(&[
         user("Check the cron job for the noon post"),

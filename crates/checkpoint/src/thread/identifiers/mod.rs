@@ -196,8 +196,18 @@ pub(super) fn identifiers(walk: &Walk) -> Vec<String> {
         .keys()
         .map(|k| file_name_of(k).to_ascii_lowercase())
         .collect();
-    for (at, m, _) in walk.results() {
+    for (at, m, outcome) in walk.results() {
         let text = &m.text;
+        // the classes of the errors a failed call raised (`BadMapError`, `TimeoutError`,
+        // `ENOENT`): the exact error of what is blocked, as a summary names it
+        // (in a result that succeeded, as a log it printed reports them: `TimeoutError: …`)
+        let failed = outcome.failure.is_some();
+        let mut seen: HashSet<&str> = HashSet::new();
+        for (class, reported) in error_classes(&outcome.text) {
+            if (failed || reported) && seen.insert(class) {
+                idents.add(class, ERROR_CLASS_WEIGHT, at, n);
+            }
+        }
         if text.len() <= RETURNED_ID_CHARS {
             for v in returned_ids(text) {
                 idents.add(v, RETURNED_ID_WEIGHT, at, n);
@@ -517,6 +527,76 @@ pub(super) const DATA_FIELD_WEIGHT: f64 = 0.5 / 4.0;
 
 /// Definitions of one text past which they share its weight.
 pub(super) const SHARED_DEFINITIONS: f64 = 4.0;
+
+/// Weight of the class of an error a failed call raised ([`error_classes`]): a code span's.
+pub(super) const ERROR_CLASS_WEIGHT: f64 = 1.0;
+
+/// The POSIX error codes a system call's failure reports by name (Node's `err.code`, Python's
+/// `errno`): `ENOENT: no such file or directory`.
+const ERRNO_CODES: [&str; 24] = [
+    "E2BIG",
+    "EACCES",
+    "EADDRINUSE",
+    "EADDRNOTAVAIL",
+    "EAGAIN",
+    "EBADF",
+    "EBUSY",
+    "ECONNABORTED",
+    "ECONNREFUSED",
+    "ECONNRESET",
+    "EEXIST",
+    "EHOSTUNREACH",
+    "EINVAL",
+    "EISDIR",
+    "EMFILE",
+    "ENETUNREACH",
+    "ENOENT",
+    "ENOMEM",
+    "ENOSPC",
+    "ENOTDIR",
+    "ENOTEMPTY",
+    "EPERM",
+    "EPIPE",
+    "ETIMEDOUT",
+];
+
+/// The error classes a text names, each with whether it is reported there (followed by its
+/// message, `TimeoutError: locator.waitFor …`, or Elixir's `** (BadMapError) expected …`) rather
+/// than mentioned (`except ValueError:`, `throw new TypeError(`): a word ending in `Error` or
+/// `Exception` after a capital (`java.lang.IllegalStateException` by its last part; not `Error`
+/// alone), and an errno code ([`ERRNO_CODES`]) reported (`ENOENT: no such file`).
+pub(super) fn error_classes(text: &str) -> impl Iterator<Item = (&str, bool)> {
+    let b = text.as_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while at < b.len() {
+            let start = at;
+            while at < b.len() && (b[at].is_ascii_alphanumeric() || b[at] == b'_') {
+                at += 1;
+            }
+            if at == start {
+                at += 1;
+                continue;
+            }
+            let word = &text[start..at];
+            let w = word.as_bytes();
+            let class = w[0].is_ascii_uppercase()
+                && ["Error", "Exception"]
+                    .iter()
+                    .any(|end| word.len() > end.len() && word.ends_with(end));
+            let errno = ERRNO_CODES.contains(&word);
+            let next = |i: usize| b.get(at + i).copied();
+            let message = next(0) == Some(b':')
+                && next(1) == Some(b' ')
+                && next(2).is_some_and(|c| c != b'\n');
+            let elixir = next(0) == Some(b')') && text[..start].ends_with("** (");
+            if class || (errno && message) {
+                return Some((word, message || elixir));
+            }
+        }
+        None
+    })
+}
 
 /// Weight of a file a tool result of the turn under way names (a quarter of one a call's argument
 /// names): below every name the agent wrote or used.
