@@ -17,7 +17,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const at = (s: number) => `2026-12-07T14:${String(s).padStart(2, '0')}:00.000Z`
 const user = (content: unknown, s: number, extra = {}) => ({ type: 'user', uuid: `u${s}`, timestamp: at(s), message: { role: 'user', content }, ...extra })
-const assistant = (content: unknown[], s: number, usage = 20_000) => ({ type: 'assistant', uuid: `a${s}`, timestamp: at(s), message: { role: 'assistant', content, usage: { input_tokens: usage } } })
+const assistant = (content: unknown[], s: number, id = `msg_${s}`, stop = 'tool_use') => ({ type: 'assistant', uuid: `a${s}`, timestamp: at(s), message: { id, role: 'assistant', content, stop_reason: stop, usage: { input_tokens: 20_000 } } })
 const boundary = (s: number) => ({ type: 'system', subtype: 'compact_boundary', uuid: `b${s}`, timestamp: at(s), parentUuid: null })
 const summary = (s: number) => user('This session is being continued from a previous conversation that ran out of context. …', s, { isCompactSummary: true })
 const lines = [
@@ -26,17 +26,19 @@ const lines = [
   { type: 'attachment', attachment: { type: 'hook_additional_context', content: ['[Session Scratchpad - your persistent working memory]'] } },
   assistant([{ type: 'tool_use', id: 'toolu_1', name: 'mcp__openclaw__session_scratchpad', input: { action: 'set_plan', content: '1. read src/lexer.rs\n2. fix the tokenizer' } }], 2),
   user([{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'Plan replaced (40/2000 chars).' }] }], 3),
-  assistant([{ type: 'thinking', thinking: 'hmm' }, { type: 'tool_use', id: 'toolu_2', name: 'Read', input: { file_path: '/work/app/src/lexer.rs' } }], 4),
+  // one response in two lines (Claude Code writes a line per content block)
+  assistant([{ type: 'thinking', thinking: 'where is the split' }], 4, 'msg_r'),
+  assistant([{ type: 'tool_use', id: 'toolu_2', name: 'Read', input: { file_path: '/work/app/src/lexer.rs' } }], 4, 'msg_r'),
   user([{ type: 'tool_result', tool_use_id: 'toolu_2', is_error: true, content: 'File does not exist.' }], 5),
   user('<local-command-caveat>meta</local-command-caveat>', 6, { isMeta: true }),
-  assistant([{ type: 'text', text: 'side work' }], 7),
+  assistant([{ type: 'text', text: 'side work' }], 7, 'msg_7', 'end_turn'),
   boundary(8),
   summary(9),
   user('[t2] Go on.', 10),
   assistant([{ type: 'tool_use', id: 'toolu_3', name: 'Edit', input: { file_path: '/work/app/src/token.rs', old_string: 'a', new_string: 'b' } }], 11),
   user([{ type: 'tool_result', tool_use_id: 'toolu_3', content: 'The file /work/app/src/token.rs has been updated.' }, { type: 'text', text: 'and keep digits inside names' }], 12),
 ]
-lines[8] = { ...lines[8], isSidechain: true } as (typeof lines)[number]
+lines[9] = { ...lines[9], isSidechain: true } as (typeof lines)[number]
 const jsonl = (ls: unknown[]) => `${ls.map((l) => JSON.stringify(l)).join('\n')}\n`
 
 describe("Claude Code's transcript: the span a compaction removes", () => {
@@ -47,7 +49,8 @@ describe("Claude Code's transcript: the span a compaction removes", () => {
     // OpenClaw's tools without their MCP prefix, so the plan set through MCP is the plan; thinking is not dialogue
     expect(m[1].content).toEqual([{ type: 'toolCall', id: 'toolu_1', name: 'session_scratchpad', arguments: { action: 'set_plan', content: '1. read src/lexer.rs\n2. fix the tokenizer' } }])
     expect(m[2]).toMatchObject({ toolCallId: 'toolu_1', toolName: 'session_scratchpad', isError: false, content: [{ type: 'text', text: 'Plan replaced (40/2000 chars).' }] })
-    expect(m[3].content).toEqual([{ type: 'toolCall', id: 'toolu_2', name: 'Read', arguments: { file_path: '/work/app/src/lexer.rs' } }])
+    expect(m[3].content).toEqual([{ type: 'thinking', thinking: 'where is the split' }, { type: 'toolCall', id: 'toolu_2', name: 'Read', arguments: { file_path: '/work/app/src/lexer.rs' } }])
+    expect(m[3].stopReason).toBe('tool_use')
     expect(m[4]).toMatchObject({ toolName: 'Read', isError: true, content: [{ type: 'text', text: 'File does not exist.' }] })
   })
 
@@ -57,7 +60,7 @@ describe("Claude Code's transcript: the span a compaction removes", () => {
     expect(m[0].content).toEqual([{ type: 'text', text: '[t2] Go on.' }])
     expect(m[3].content).toEqual([{ type: 'text', text: 'and keep digits inside names' }])
     // before any compaction, the whole file is the open span; a file without a compaction has no last one
-    const first = lines.slice(0, 8)
+    const first = lines.slice(0, 9)
     expect(spanMessages(jsonl(first), 'open')).toHaveLength(5)
     expect(spanMessages(jsonl(first), 'last')).toBeUndefined()
     // damaged lines are skipped, nothing readable is no span
@@ -94,7 +97,7 @@ describe("Claude Code's transcript: the checkpoint of its compaction", () => {
   it('a forecast compaction reads the open span of the bound session: the files, the tools and the plan the mirror lacks', async () => {
     const file = await transcriptPath('sess-1', workspace, home)
     mkdirSync(join(file, '..'), { recursive: true })
-    writeFileSync(file, jsonl(lines.slice(0, 8)))
+    writeFileSync(file, jsonl(lines.slice(0, 9)))
     process.env.HOME = home
     const transcript = claudeCodeTranscript(api({ cliSessionBindings: { 'claude-cli': { sessionId: 'sess-1' } } }), 'agent:main:cc-1', { workspaceDir: workspace })
     const sessionKey = 'agent:main:cc-1'

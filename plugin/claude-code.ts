@@ -68,6 +68,7 @@ export function spanMessages(text: string, span: Span): unknown[] | undefined {
   if (span === 'last' && bounds.length === 0) return undefined
   const [from, to] = span === 'open' ? [bounds.at(-1) ?? -1, lines.length] : [bounds.at(-2) ?? -1, bounds.at(-1)!]
   const names = new Map<string, string>()
+  const responses = new Map<string, Record<string, unknown>>()
   const out: unknown[] = []
   for (const l of lines.slice(from + 1, to)) {
     if ((l.type !== 'user' && l.type !== 'assistant') || l.isSidechain || l.isMeta || l.isCompactSummary) continue
@@ -78,12 +79,24 @@ export function spanMessages(text: string, span: Span): unknown[] | undefined {
     if (l.type === 'assistant') {
       const content = blocks.flatMap((b): Record<string, unknown>[] => {
         if (b.type === 'text' && typeof b.text === 'string') return [{ type: 'text', text: b.text }]
+        if (b.type === 'thinking' && typeof b.thinking === 'string') return [{ type: 'thinking', thinking: b.thinking }]
         if (b.type !== 'tool_use' || typeof b.name !== 'string') return []
         const name = b.name.startsWith(CLAUDE_CLI_TOOL_PREFIX) ? b.name.slice(CLAUDE_CLI_TOOL_PREFIX.length) : b.name
         if (typeof b.id === 'string') names.set(b.id, name)
         return [{ type: 'toolCall', id: String(b.id ?? ''), name, arguments: obj(b.input) }]
       })
-      if (content.length) out.push({ role: 'assistant', content, ...at })
+      // Claude Code writes one line per content block of a model response: the lines of one response (its
+      // message id) are one message, as the model sent it; why it stopped is the last line's.
+      const stop = typeof m.stop_reason === 'string' ? { stopReason: m.stop_reason } : {}
+      const same = typeof m.id === 'string' ? responses.get(m.id) : undefined
+      if (same) {
+        ;(same.content as unknown[]).push(...content)
+        Object.assign(same, stop)
+      } else if (content.length) {
+        const message = { role: 'assistant', content, ...stop, ...at }
+        if (typeof m.id === 'string') responses.set(m.id, message)
+        out.push(message)
+      }
       continue
     }
     for (const b of blocks.filter((b) => b.type === 'tool_result')) {
