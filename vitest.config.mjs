@@ -10,6 +10,7 @@ export default defineConfig({
     alias: [
       { find: '@openclaw/context-native/dist/plugin/settings.js', replacement: fileURLToPath(new URL('./plugin/settings.ts', import.meta.url)) },
       { find: '@openclaw/context-native/dist/plugin/history-line.js', replacement: fileURLToPath(new URL('./plugin/history-line.ts', import.meta.url)) },
+      { find: '@openclaw/context-native/bin/lib/transcript.mjs', replacement: fileURLToPath(new URL('./bin/lib/transcript.mjs', import.meta.url)) },
       { find: /^@openclaw\/context-native$/, replacement: fileURLToPath(new URL('./index.js', import.meta.url)) },
     ],
   },

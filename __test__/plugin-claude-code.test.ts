@@ -11,17 +11,30 @@ import { readRecord } from '../plugin/state.ts'
 import { nativeSettings } from './checkpoint-helpers.ts'
 import { bufferToolResult, flushCaptures } from '../plugin/capture.ts'
 import { readCheckpoint, readObservationSync } from '@openclaw/context-native'
+import { parseTranscript } from '../bin/lib/transcript.mjs'
 
 const dir = mkdtempSync(join(tmpdir(), 'context-native-claude-code-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const at = (s: number) => `2026-12-07T14:${String(s).padStart(2, '0')}:00.000Z`
-const user = (content: unknown, s: number, extra = {}) => ({ type: 'user', uuid: `u${s}`, timestamp: at(s), message: { role: 'user', content }, ...extra })
-const assistant = (content: unknown[], s: number, id = `msg_${s}`, stop = 'tool_use') => ({ type: 'assistant', uuid: `a${s}`, timestamp: at(s), message: { id, role: 'assistant', content, stop_reason: stop, usage: { input_tokens: 20_000 } } })
-const boundary = (s: number) => ({ type: 'system', subtype: 'compact_boundary', uuid: `b${s}`, timestamp: at(s), parentUuid: null })
+const user = (content: unknown, s: number, extra = {}) => ({ type: 'user', timestamp: at(s), message: { role: 'user', content }, ...extra })
+const assistant = (content: unknown[], s: number, id = `msg_${s}`, stop = 'tool_use', extra = {}) => ({ type: 'assistant', timestamp: at(s), message: { id, role: 'assistant', content, stop_reason: stop, usage: { input_tokens: 20_000 } }, ...extra })
+const boundary = (s: number) => ({ type: 'system', subtype: 'compact_boundary', timestamp: at(s), compactMetadata: { trigger: 'auto', preTokens: 172_000 } })
 const summary = (s: number) => user('This session is being continued from a previous conversation that ran out of context. …', s, { isCompactSummary: true })
-const lines = [
-  { type: 'queue-operation', operation: 'enqueue' },
+/** Lines as Claude Code chains them: each names the one before it (`parentUuid`), a boundary starts a new root, a sidechain (a subagent's) is off the chain. */
+const chained = (ls: Record<string, unknown>[]) => {
+  let parent: string | null = null
+  return ls.map((l, i) => {
+    if (l.type === 'queue-operation' || l.type === 'attachment') return l
+    const uuid = `uuid-${i}`
+    const line = l.type === 'system' ? { ...l, uuid, parentUuid: null, logicalParentUuid: parent } : { ...l, uuid, parentUuid: parent }
+    if (!l.isSidechain) parent = uuid
+    return line
+  })
+}
+const lines = chained([
+  { type: 'queue-operation', operation: 'enqueue', content: '[t1] Fix the tokenizer in src/lexer.rs.' },
+  { type: 'queue-operation', operation: 'dequeue' },
   user('[Mon 2026-12-07 14:46 UTC] [t1] Fix the tokenizer in src/lexer.rs.', 1),
   { type: 'attachment', attachment: { type: 'hook_additional_context', content: ['[Session Scratchpad - your persistent working memory]'] } },
   assistant([{ type: 'tool_use', id: 'toolu_1', name: 'mcp__openclaw__session_scratchpad', input: { action: 'set_plan', content: '1. read src/lexer.rs\n2. fix the tokenizer' } }], 2),
@@ -30,42 +43,53 @@ const lines = [
   assistant([{ type: 'thinking', thinking: 'where is the split' }], 4, 'msg_r'),
   assistant([{ type: 'tool_use', id: 'toolu_2', name: 'Read', input: { file_path: '/work/app/src/lexer.rs' } }], 4, 'msg_r'),
   user([{ type: 'tool_result', tool_use_id: 'toolu_2', is_error: true, content: 'File does not exist.' }], 5),
-  user('<local-command-caveat>meta</local-command-caveat>', 6, { isMeta: true }),
-  assistant([{ type: 'text', text: 'side work' }], 7, 'msg_7', 'end_turn'),
+  assistant([{ type: 'text', text: 'side work' }], 6, 'msg_6', 'end_turn', { isSidechain: true }),
+  assistant([{ type: 'text', text: 'The file is missing; I will look for the lexer elsewhere.' }], 7, 'msg_7', 'end_turn'),
   boundary(8),
   summary(9),
   user('[t2] Go on.', 10),
   assistant([{ type: 'tool_use', id: 'toolu_3', name: 'Edit', input: { file_path: '/work/app/src/token.rs', old_string: 'a', new_string: 'b' } }], 11),
   user([{ type: 'tool_result', tool_use_id: 'toolu_3', content: 'The file /work/app/src/token.rs has been updated.' }, { type: 'text', text: 'and keep digits inside names' }], 12),
-]
-lines[9] = { ...lines[9], isSidechain: true } as (typeof lines)[number]
+])
 const jsonl = (ls: unknown[]) => `${ls.map((l) => JSON.stringify(l)).join('\n')}\n`
 
 describe("Claude Code's transcript: the span a compaction removes", () => {
   it('reads the span before the last compaction as pi messages: tool calls, results, errors, times', () => {
     const m = spanMessages(jsonl(lines), 'last') as Record<string, unknown>[]
-    expect(m.map((x) => x.role)).toEqual(['user', 'assistant', 'toolResult', 'assistant', 'toolResult'])
-    expect(m[0]).toEqual({ role: 'user', content: [{ type: 'text', text: '[Mon 2026-12-07 14:46 UTC] [t1] Fix the tokenizer in src/lexer.rs.' }], timestamp: Date.parse(at(1)) })
-    // OpenClaw's tools without their MCP prefix, so the plan set through MCP is the plan; thinking is not dialogue
+    expect(m.map((x) => x.role)).toEqual(['user', 'assistant', 'toolResult', 'assistant', 'toolResult', 'assistant'])
+    expect(m[0]).toMatchObject({ role: 'user', content: '[Mon 2026-12-07 14:46 UTC] [t1] Fix the tokenizer in src/lexer.rs.', timestamp: Date.parse(at(1)) })
+    // OpenClaw's tools without their MCP prefix, so the plan set through MCP is the plan
     expect(m[1].content).toEqual([{ type: 'toolCall', id: 'toolu_1', name: 'session_scratchpad', arguments: { action: 'set_plan', content: '1. read src/lexer.rs\n2. fix the tokenizer' } }])
     expect(m[2]).toMatchObject({ toolCallId: 'toolu_1', toolName: 'session_scratchpad', isError: false, content: [{ type: 'text', text: 'Plan replaced (40/2000 chars).' }] })
+    // a response written in two lines is one message; the subagent's sidechain is not the conversation
     expect(m[3].content).toEqual([{ type: 'thinking', thinking: 'where is the split' }, { type: 'toolCall', id: 'toolu_2', name: 'Read', arguments: { file_path: '/work/app/src/lexer.rs' } }])
-    expect(m[3].stopReason).toBe('tool_use')
     expect(m[4]).toMatchObject({ toolName: 'Read', isError: true, content: [{ type: 'text', text: 'File does not exist.' }] })
+    expect(m[5]).toMatchObject({ content: [{ type: 'text', text: 'The file is missing; I will look for the lexer elsewhere.' }], stopReason: 'end_turn' })
   })
 
   it('reads the open span after the last compaction, without its summary; a user line with a result and words is both', () => {
     const m = spanMessages(jsonl(lines), 'open') as Record<string, unknown>[]
     expect(m.map((x) => x.role)).toEqual(['user', 'assistant', 'toolResult', 'user'])
-    expect(m[0].content).toEqual([{ type: 'text', text: '[t2] Go on.' }])
+    expect(m[0].content).toBe('[t2] Go on.')
+    expect(m[2]).toMatchObject({ toolName: 'Edit', isError: false })
     expect(m[3].content).toEqual([{ type: 'text', text: 'and keep digits inside names' }])
     // before any compaction, the whole file is the open span; a file without a compaction has no last one
-    const first = lines.slice(0, 9)
-    expect(spanMessages(jsonl(first), 'open')).toHaveLength(5)
+    const first = lines.slice(0, 11)
+    expect(spanMessages(jsonl(first), 'open')).toHaveLength(6)
     expect(spanMessages(jsonl(first), 'last')).toBeUndefined()
-    // damaged lines are skipped, nothing readable is no span
-    expect(spanMessages(`{"type":"user"\n${jsonl(first)}not json\n`, 'open')).toHaveLength(5)
+    // a damaged line is skipped; a text that is no transcript has no span
+    expect(spanMessages(`${jsonl(first)}{"type":"user","mess\n`, 'open')).toHaveLength(6)
     expect(spanMessages('garbage\n\n', 'open')).toBeUndefined()
+  })
+
+  it('reads a real Claude Code session as eval:restore measures it: the span of its compaction, message for message', () => {
+    const text = readFileSync(join(__dirname, 'fixtures/transcripts/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl'), 'utf8')
+    const entries = parseTranscript(text).entries.map((e) => e.entry)
+    const compaction = entries.findIndex((e) => e.type === 'compaction')
+    const measured = entries.slice(0, compaction).filter((e) => e.type === 'message').map((e) => e.message)
+    expect(measured.length).toBeGreaterThan(100)
+    expect(spanMessages(text, 'last')).toEqual(measured)
+    expect(spanMessages(text, 'open')).toEqual(entries.slice(compaction + 1).filter((e) => e.type === 'message').map((e) => e.message))
   })
 
   it("finds the file as OpenClaw does: the session entry's claude-cli binding, the workspace's project directory", async () => {
@@ -97,7 +121,7 @@ describe("Claude Code's transcript: the checkpoint of its compaction", () => {
   it('a forecast compaction reads the open span of the bound session: the files, the tools and the plan the mirror lacks', async () => {
     const file = await transcriptPath('sess-1', workspace, home)
     mkdirSync(join(file, '..'), { recursive: true })
-    writeFileSync(file, jsonl(lines.slice(0, 9)))
+    writeFileSync(file, jsonl(lines.slice(0, 11)))
     process.env.HOME = home
     const transcript = claudeCodeTranscript(api({ cliSessionBindings: { 'claude-cli': { sessionId: 'sess-1' } } }), 'agent:main:cc-1', { workspaceDir: workspace })
     const sessionKey = 'agent:main:cc-1'
@@ -136,6 +160,6 @@ describe("Claude Code's transcript: the checkpoint of its compaction", () => {
     // a symbolic link in Claude Code's projects folder is not followed
     symlinkSync(file, await transcriptPath('sess-link', workspace, home))
     expect(await claudeCodeTranscript(api({ claudeCliSessionId: 'sess-link' }), 'agent:main:cc-4', { workspaceDir: workspace })('last')).toBeUndefined()
-    expect(await claudeCodeTranscript(api({ claudeCliSessionId: 'sess-2' }), 'agent:main:cc-4', { workspaceDir: workspace })('last')).toHaveLength(5)
+    expect(await claudeCodeTranscript(api({ claudeCliSessionId: 'sess-2' }), 'agent:main:cc-4', { workspaceDir: workspace })('last')).toHaveLength(6)
   })
 })

@@ -12,6 +12,7 @@ import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { CLAUDE_CLI_RUNTIME, CLAUDE_CLI_TOOL_PREFIX } from './runtime.ts'
 import { obj } from './state.ts'
+import { parseTranscript } from '@openclaw/context-native/bin/lib/transcript.mjs'
 
 /** The most of a transcript read (its end): a compacted span is far smaller than Claude Code's window. */
 export const MAX_TRANSCRIPT_BYTES = 32 * 1024 * 1024
@@ -48,66 +49,33 @@ export async function transcriptPath(sessionId: string, workspaceDir: string, ho
 export type Span = 'open' | 'last'
 
 /**
- * The messages of one span of a Claude Code transcript, as pi messages (`tool_use` a `toolCall` block, a
- * `tool_result` a `toolResult` message, OpenClaw's tools without their MCP prefix, each with its time); `undefined`
- * when the span holds no conversation. Sidechains (subagents), meta lines and the compaction summaries are not the
+ * The messages of one span of a Claude Code transcript, as pi messages, read by the package's transcript parser
+ * (`bin/lib/transcript.mjs`, the one `replay` and `eval:restore` read Claude Code sessions with: the conversation
+ * Claude Code resumes, a response written in several lines one message, the prompts it folded into a turn), with
+ * OpenClaw's tools without their MCP prefix; `undefined` when the text is no transcript or the span holds no
  * conversation.
  */
 export function spanMessages(text: string, span: Span): unknown[] | undefined {
-  const lines: Record<string, unknown>[] = []
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue
-    try {
-      const v = JSON.parse(line)
-      if (v && typeof v === 'object' && !Array.isArray(v)) lines.push(v)
-    } catch {
-      // a line cut by the read window, or being written
-    }
+  let entries: Record<string, unknown>[]
+  try {
+    entries = parseTranscript(text).entries.map((e) => e.entry)
+  } catch {
+    return undefined
   }
-  const bounds = lines.flatMap((l, i) => (l.type === 'system' && l.subtype === 'compact_boundary' ? [i] : []))
+  const bounds = entries.flatMap((e, i) => (e.type === 'compaction' ? [i] : []))
   if (span === 'last' && bounds.length === 0) return undefined
-  const [from, to] = span === 'open' ? [bounds.at(-1) ?? -1, lines.length] : [bounds.at(-2) ?? -1, bounds.at(-1)!]
-  const names = new Map<string, string>()
-  const responses = new Map<string, Record<string, unknown>>()
-  const out: unknown[] = []
-  for (const l of lines.slice(from + 1, to)) {
-    if ((l.type !== 'user' && l.type !== 'assistant') || l.isSidechain || l.isMeta || l.isCompactSummary) continue
-    const m = obj(l.message)
-    const stamp = typeof l.timestamp === 'string' ? Date.parse(l.timestamp) : NaN
-    const at = Number.isFinite(stamp) ? { timestamp: stamp } : {}
-    const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : Array.isArray(m.content) ? m.content.map(obj) : []
-    if (l.type === 'assistant') {
-      const content = blocks.flatMap((b): Record<string, unknown>[] => {
-        if (b.type === 'text' && typeof b.text === 'string') return [{ type: 'text', text: b.text }]
-        if (b.type === 'thinking' && typeof b.thinking === 'string') return [{ type: 'thinking', thinking: b.thinking }]
-        if (b.type !== 'tool_use' || typeof b.name !== 'string') return []
-        const name = b.name.startsWith(CLAUDE_CLI_TOOL_PREFIX) ? b.name.slice(CLAUDE_CLI_TOOL_PREFIX.length) : b.name
-        if (typeof b.id === 'string') names.set(b.id, name)
-        return [{ type: 'toolCall', id: String(b.id ?? ''), name, arguments: obj(b.input) }]
-      })
-      // Claude Code writes one line per content block of a model response: the lines of one response (its
-      // message id) are one message, as the model sent it; why it stopped is the last line's.
-      const stop = typeof m.stop_reason === 'string' ? { stopReason: m.stop_reason } : {}
-      const same = typeof m.id === 'string' ? responses.get(m.id) : undefined
-      if (same) {
-        ;(same.content as unknown[]).push(...content)
-        Object.assign(same, stop)
-      } else if (content.length) {
-        const message = { role: 'assistant', content, ...stop, ...at }
-        if (typeof m.id === 'string') responses.set(m.id, message)
-        out.push(message)
-      }
-      continue
-    }
-    for (const b of blocks.filter((b) => b.type === 'tool_result')) {
-      const id = String(b.tool_use_id ?? '')
-      const parts = typeof b.content === 'string' ? [{ type: 'text', text: b.content }] : Array.isArray(b.content) ? b.content.map(obj).filter((p) => p.type === 'text') : []
-      out.push({ role: 'toolResult', toolCallId: id, toolName: names.get(id) ?? '', isError: b.is_error === true, content: parts, ...at })
-    }
-    const said = blocks.filter((b) => b.type === 'text' && typeof b.text === 'string' && b.text.trim())
-    if (said.length) out.push({ role: 'user', content: said.map((b) => ({ type: 'text', text: b.text })), ...at })
-  }
-  return out.some((m) => obj(m).role === 'user' || obj(m).role === 'assistant') ? out : undefined
+  const [from, to] = span === 'open' ? [bounds.at(-1) ?? -1, entries.length] : [bounds.at(-2) ?? -1, bounds.at(-1)!]
+  const unprefixed = (name: unknown) => (typeof name === 'string' && name.startsWith(CLAUDE_CLI_TOOL_PREFIX) ? name.slice(CLAUDE_CLI_TOOL_PREFIX.length) : name)
+  const out = entries
+    .slice(from + 1, to)
+    .filter((e) => e.type === 'message')
+    .map((e) => {
+      const m = obj(e.message)
+      if (m.role === 'toolResult') return { ...m, toolName: unprefixed(m.toolName) }
+      if (m.role !== 'assistant' || !Array.isArray(m.content)) return m
+      return { ...m, content: m.content.map((b) => (obj(b).type === 'toolCall' ? { ...obj(b), name: unprefixed(obj(b).name) } : b)) }
+    })
+  return out.some((m) => m.role === 'user' || m.role === 'assistant') ? out : undefined
 }
 
 /**

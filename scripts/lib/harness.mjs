@@ -120,7 +120,7 @@ export function copyPluginSources(root, pluginDir) {
   cpSync(join(root, 'openclaw.plugin.json'), join(pluginDir, 'openclaw.plugin.json'))
   const pkgDir = join(pluginDir, 'node_modules/@openclaw/context-native')
   mkdirSync(pkgDir, { recursive: true })
-  for (const f of ['package.json', 'loader.cjs', 'index.js', 'index.d.ts']) cpSync(join(root, f), join(pkgDir, f))
+  for (const f of ['package.json', 'loader.cjs', 'index.js', 'index.d.ts', 'bin/lib/transcript.mjs']) cpSync(join(root, f), join(pkgDir, f))
   const binaries = readdirSync(root).filter((f) => f.endsWith('.node'))
   if (binaries.length === 0) throw new Error('no built binding (*.node) in the package root: run `npm run build` first')
   for (const f of binaries) cpSync(join(root, f), join(pkgDir, f))
