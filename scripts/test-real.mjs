@@ -703,6 +703,9 @@ try {
       // one that fails in the current turn and stays so: OpenClaw's exec reports its exit code, not an error, and
       // it is one all the same
       { toolCalls: [{ name: 'exec', arguments: { command: 'ls verify-tenants.mjs' } }] },
+      // a script that throws: the class of its error, in the result only, is an exact identifier (the exact error of
+      // what is blocked)
+      { toolCalls: [{ name: 'exec', arguments: { command: `node -e "JSON.parse('{tenants')"` } }] },
       // OpenClaw's tools return what they throw as `{status: "error", tool, error}`: what failed is the details'
       // error, not the first and last lines of that JSON (`{ … }`) (crates/state failure_text)
       { toolCalls: [{ name: 'read', arguments: { path: 'tenant-map.json' } }] },
@@ -742,6 +745,11 @@ try {
     assert.match(text.slice(text.indexOf('## Progress'), text.indexOf('## Decisions')), /\n- agent: done: Draft the schema migration\n/, `the step it marked done, in the Progress: ${text.slice(text.indexOf('## Progress'), text.indexOf('## Progress') + 800)}`)
     assert.ok(text.slice(text.indexOf('## Progress'), text.indexOf('## Decisions')).includes(`\n- agent: ${PROGRESS_NOTE}\n`), `and the card's note, the agent's own status: ${text.slice(text.indexOf('## Progress'), text.indexOf('## Progress') + 1200)}`)
     assert.match(text, /Identifiers: [^\n]*backfillUserRows\(\)/, 'and the function its write defined')
+    // the class of the error the script threw (in its result only) is an identifier of the compaction's checkpoint;
+    // the summary says it (here with the failure left open)
+    const compacted = checkpoints(`agent:main:explicit:${S3}`).find((y) => /trigger: "compaction"/.test(y)) ?? ''
+    assert.match(compacted, /\n  identifiers:\n(?:    - .*\n)*    - "SyntaxError"\n/, `the error's class among the checkpoint's identifiers: ${compacted.match(/\n  identifiers:\n(?:    - .*\n)*/)?.[0]}`)
+    assert.match(text, /SyntaxError: Expected property name/, 'and the summary says it')
     assert.match(text, /## Progress\n[^#]*- agent: committed [0-9a-f]{7} on [^\s:]+: feat: backfill user rows in batches\n/, `and what the agent committed: ${text.slice(text.indexOf('## Progress'), text.indexOf('## Progress') + 600)}`)
     // the full id of the job the agent named by its first digits, with what it is: its name in the listing's row
     assert.match(text, new RegExp(`\\nValues: [^\\n]*tenant-backfill: ${JOB_ID}`), `and the full id of the job the agent named by its first digits, named as the listing names it: ${text.slice(text.indexOf('## Exact identifiers'), text.indexOf('## Exact identifiers') + 900)}`)
