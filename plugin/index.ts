@@ -244,10 +244,10 @@ export function registerContextNative(api: OpenClawPluginApi): void {
       let reading = evaluateContextUsage({ tokens, contextWindow: window }, { ...thresholds, checkpointSaved })
       // No budget known under Claude Code: no gauge from a guess.
       if (claude && cliWindow === undefined) reading = { ...reading, action: 'none', line: undefined } as typeof reading
-      // Claude Code compacts by itself before this turn's first model call when the context it last reported is
-      // past its threshold (runtime.ts): the checkpoint is written and the restore prepended now.
       // Under Claude Code the checkpoints read its own transcript, which has the tool calls the mirror lacks.
       const transcript = claude ? claudeCodeTranscript(api, sessionKey, ctx) : undefined
+      // Claude Code compacts by itself before this turn's first model call when the context it last reported is
+      // past its threshold (runtime.ts): the checkpoint is written and the restore prepended now.
       const native = cliWindow !== undefined
         ? await nativeCompactionTurn(
             { stateDir, checkpoints: settings.checkpoints.enabled, restoreMaxTokens: settings.checkpoints.restoreMaxTokens, history: historySettings, logger: api.logger },
