@@ -15,7 +15,7 @@ import { obj } from './state.ts'
 import { parseTranscript } from '@openclaw/context-native/bin/lib/transcript.mjs'
 
 /** The most of a transcript read (its end): a compacted span is far smaller than Claude Code's window. */
-export const MAX_TRANSCRIPT_BYTES = 32 * 1024 * 1024
+const MAX_TRANSCRIPT_BYTES = 32 * 1024 * 1024
 /** Longest project directory name Claude Code writes before it shortens the name with a hash. */
 const MAX_PROJECT_KEY = 200
 
@@ -102,36 +102,11 @@ async function readTail(path: string, max = MAX_TRANSCRIPT_BYTES): Promise<strin
   }
 }
 
-/** What finds a session's Claude Code transcript: OpenClaw's session entry and the run's workspace. */
-export interface ClaudeCodeSource {
-  /** `api.runtime.agent.session.getSessionEntry` (absent in hosts without it). */
-  getSessionEntry?: (params: { sessionKey: string; agentId?: string }) => unknown
-  sessionKey: string
-  agentId?: string
-  workspaceDir?: string
-}
-
 /**
- * The messages of a span of the session's Claude Code transcript (see [`spanMessages`]); `undefined` when there
- * is no transcript to read (no binding, no workspace, no file) or the span holds no conversation.
- */
-export async function claudeCodeMessages(src: ClaudeCodeSource, span: Span): Promise<unknown[] | undefined> {
-  if (!src.getSessionEntry || !src.workspaceDir) return undefined
-  let entry: unknown
-  try {
-    entry = src.getSessionEntry({ sessionKey: src.sessionKey, ...(src.agentId ? { agentId: src.agentId } : {}) })
-  } catch {
-    return undefined
-  }
-  const id = claudeCliSessionId(entry)
-  if (!id) return undefined
-  const text = await readTail(await transcriptPath(id, src.workspaceDir))
-  return text === undefined ? undefined : spanMessages(text, span)
-}
-
-/**
- * The session's Claude Code transcript reader for a run's hooks: OpenClaw's session entry (through
- * `api.runtime.agent.session`) names the Claude Code session, the run's workspace its project directory.
+ * The session's Claude Code transcript reader for a run's hooks: a span's messages (see [`spanMessages`]), or
+ * `undefined` when there is none to read (no `api.runtime.agent.session.getSessionEntry`, no workspace, no Claude
+ * Code session bound to the entry, no file). The session entry names the Claude Code session, the run's workspace
+ * its project directory; both are read when a span is asked for, at a checkpoint, not when the reader is made.
  */
 export function claudeCodeTranscript(
   api: { runtime?: unknown },
@@ -140,11 +115,17 @@ export function claudeCodeTranscript(
 ): (span: Span) => Promise<unknown[] | undefined> {
   const session = obj(obj(obj(api.runtime).agent).session)
   const get = session.getSessionEntry
-  const src: ClaudeCodeSource = {
-    sessionKey,
-    ...(ctx.agentId ? { agentId: ctx.agentId } : {}),
-    ...(ctx.workspaceDir ? { workspaceDir: ctx.workspaceDir } : {}),
-    ...(typeof get === 'function' ? { getSessionEntry: (p) => get.call(session, p) } : {}),
+  return async (span) => {
+    if (typeof get !== 'function' || !ctx.workspaceDir) return undefined
+    let entry: unknown
+    try {
+      entry = get.call(session, { sessionKey, ...(ctx.agentId ? { agentId: ctx.agentId } : {}) })
+    } catch {
+      return undefined
+    }
+    const id = claudeCliSessionId(entry)
+    if (!id) return undefined
+    const text = await readTail(await transcriptPath(id, ctx.workspaceDir))
+    return text === undefined ? undefined : spanMessages(text, span)
   }
-  return (span) => claudeCodeMessages(src, span)
 }
