@@ -10,7 +10,7 @@
 import { lstat, open, realpath } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { CLAUDE_CLI_RUNTIME, CLAUDE_CLI_TOOL_PREFIX } from './runtime.ts'
+import { CLAUDE_CLI_RUNTIME, ownToolName } from './runtime.ts'
 import { obj } from './state.ts'
 import { parseTranscript } from '@openclaw/context-native/bin/lib/transcript.mjs'
 
@@ -65,15 +65,14 @@ export function spanMessages(text: string, span: Span): unknown[] | undefined {
   const bounds = entries.flatMap((e, i) => (e.type === 'compaction' ? [i] : []))
   if (span === 'last' && bounds.length === 0) return undefined
   const [from, to] = span === 'open' ? [bounds.at(-1) ?? -1, entries.length] : [bounds.at(-2) ?? -1, bounds.at(-1)!]
-  const unprefixed = (name: unknown) => (typeof name === 'string' && name.startsWith(CLAUDE_CLI_TOOL_PREFIX) ? name.slice(CLAUDE_CLI_TOOL_PREFIX.length) : name)
   const out = entries
     .slice(from + 1, to)
     .filter((e) => e.type === 'message')
     .map((e) => {
       const m = obj(e.message)
-      if (m.role === 'toolResult') return { ...m, toolName: unprefixed(m.toolName) }
+      if (m.role === 'toolResult') return { ...m, toolName: ownToolName(m.toolName) }
       if (m.role !== 'assistant' || !Array.isArray(m.content)) return m
-      return { ...m, content: m.content.map((b) => (obj(b).type === 'toolCall' ? { ...obj(b), name: unprefixed(obj(b).name) } : b)) }
+      return { ...m, content: m.content.map((b) => (obj(b).type === 'toolCall' ? { ...obj(b), name: ownToolName(obj(b).name) } : b)) }
     })
   return out.some((m) => m.role === 'user' || m.role === 'assistant') ? out : undefined
 }

@@ -71,7 +71,7 @@ import { noteActivity, scheduleRetention } from './retention.ts'
 import { nudgeSettings as nudgeSettingsOf, resolveSettings, scratchpadLimits } from './settings.ts'
 import {
   CLAUDE_CLI_RUNTIME,
-  CLAUDE_CLI_TOOL_PREFIX,
+  ownToolName,
   claudeCliWindow,
   isClaudeCli,
   isClaudeCliRun,
@@ -343,7 +343,7 @@ export function registerContextNative(api: OpenClawPluginApi): void {
     const sessionKey = ctx.sessionKey
     if (!sessionKey || isHousekeeping(ctx) || !isClaudeCliRun(ctx.runId ?? event.runId)) return
     try {
-      const toolName = event.toolName.startsWith(CLAUDE_CLI_TOOL_PREFIX) ? event.toolName.slice(CLAUDE_CLI_TOOL_PREFIX.length) : event.toolName
+      const toolName = ownToolName(event.toolName)
       bufferToolResult(stateDir, sessionKey, {
         toolName,
         params: event.params ?? {},

@@ -47,6 +47,11 @@ export function isClaudeCliRun(runId: string | undefined): boolean {
 /** The MCP prefix Claude Code gives OpenClaw's tools (`mcp__openclaw__session_scratchpad`). */
 export const CLAUDE_CLI_TOOL_PREFIX = 'mcp__openclaw__'
 
+/** An OpenClaw tool's own name from the name Claude Code calls it by (`mcp__openclaw__session_scratchpad`); any other name as it is. */
+export function ownToolName<T>(name: T): T | string {
+  return typeof name === 'string' && name.startsWith(CLAUDE_CLI_TOOL_PREFIX) ? name.slice(CLAUDE_CLI_TOOL_PREFIX.length) : name
+}
+
 /** Whether a hook's context is a run on the Claude Code runtime. */
 export function isClaudeCli(ctx: { modelProviderId?: string } | undefined): boolean {
   return ctx?.modelProviderId === CLAUDE_CLI_RUNTIME
