@@ -45,7 +45,7 @@ export function isClaudeCliRun(runId: string | undefined): boolean {
 }
 
 /** The MCP prefix Claude Code gives OpenClaw's tools (`mcp__openclaw__session_scratchpad`). */
-export const CLAUDE_CLI_TOOL_PREFIX = 'mcp__openclaw__'
+const CLAUDE_CLI_TOOL_PREFIX = 'mcp__openclaw__'
 
 /** An OpenClaw tool's own name from the name Claude Code calls it by (`mcp__openclaw__session_scratchpad`); any other name as it is. */
 export function ownToolName<T>(name: T): T | string {
