@@ -309,6 +309,66 @@ fn the_class_of_an_error_a_call_raised_is_an_identifier_a_mention_in_code_is_not
 }
 
 #[test]
+fn the_names_a_snippet_binds_are_its_own() {
+    let js = "async () => {\n  const uploadRes = await fetch('/ipfs/upload');\n  let { ok, status } = uploadRes;\n  const rows = items.map((d, i) => d.name);\n  try { go() } catch (e) { return e.message }\n  for (const key of Object.keys(window.__store)) {}\n}";
+    let locals = local_bindings(js);
+    for name in ["uploadRes", "ok", "status", "rows", "d", "i", "e", "key"] {
+        assert!(locals.contains(name), "{name}: {locals:?}");
+    }
+    for name in ["items", "fetch", "window", "Object", "go"] {
+        assert!(!locals.contains(name), "{name}: {locals:?}");
+    }
+    let py = "python3 -c \"import json,sys; d=json.load(sys.stdin); print(d.get('post_id'))\" && python3 -c 'for k, v in data.items(): print(k)' && python3 -c 'import numpy as np'";
+    let locals = local_bindings(py);
+    for name in ["d", "k", "v", "np"] {
+        assert!(locals.contains(name), "{name}: {locals:?}");
+    }
+    assert!(is_local("d.get", &locals) && !is_local("data.items", &locals));
+    // prose binds nothing; a shell's `NAME=value` is configuration
+    for prose in [
+        "let me know when the deploy for each file in the bucket is done, such as config.json",
+        "IPFS_PROVIDER=local pnpm --filter api dev",
+    ] {
+        assert!(
+            local_bindings(prose).is_empty(),
+            "{prose}: {:?}",
+            local_bindings(prose)
+        );
+    }
+}
+
+#[test]
+fn the_variables_of_code_the_agent_ran_are_no_identifiers() {
+    let page = "async () => {\n  const uploadRes = await fetch('/ipfs/upload', { method: 'POST' });\n  const body = uploadRes.ok ? await uploadRes.json() : await uploadRes.text();\n  return JSON.stringify({ status: uploadRes.status, names: devices.map((d) => d.name), body });\n}";
+    let e = extract(&[
+        user("check the upload endpoint"),
+        call_with("browser_evaluate", json!({"function": page})),
+        json!({"role": "toolResult", "toolCallId": "t", "toolName": "browser_evaluate", "content": [{"type": "text", "text": "{\"status\":500}"}]}),
+        json!({"role": "assistant", "content": [{"type": "toolCall", "id": "b", "name": "bash", "arguments": {"command": "curl -s localhost:3000/posts | python3 -c \"import json,sys; d=json.load(sys.stdin); print(d.get('post_id'), d.get('items'))\""}}], "stopReason": "toolUse"}),
+        json!({"role": "toolResult", "toolCallId": "b", "toolName": "bash", "content": [{"type": "text", "text": "1db881b3"}]}),
+        agent("The upload returns 500 from `/ipfs/upload`."),
+    ]);
+    for local in [
+        "uploadRes.json",
+        "uploadRes.ok",
+        "uploadRes.status",
+        "uploadRes.text",
+        "d.name",
+        "d.get",
+    ] {
+        assert!(
+            !e.identifiers
+                .iter()
+                .any(|i| i.trim_end_matches("()") == local),
+            "{local}: {:?}",
+            e.identifiers
+        );
+    }
+    // what the code names outside itself stays
+    assert_has(&e.identifiers, &["/ipfs/upload", "json.load", "post_id"]);
+}
+
+#[test]
 fn openclaws_reply_directives_are_no_identifiers_in_text_or_thinking() {
     let e = extract(&[
         user("Check the cron job for the noon post"),

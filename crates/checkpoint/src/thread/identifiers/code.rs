@@ -713,3 +713,199 @@ pub fn dependencies<'a>(file_name: &str, text: &'a str) -> Vec<&'a str> {
     }
     out
 }
+
+/// The names a piece of code binds itself, in any of the common languages: declared (`const x`,
+/// `let { a, b }`, `var`), a function's or a lambda's parameters (`(a, b) =>`, `d =>`,
+/// `function f(a)`, `def f(a)`, `lambda a:`), a loop's, a handler's or an import's own name
+/// (`for x in`, `for (const x of`, `catch (e)`, `except E as e`, `with open(p) as f`), and a
+/// name assigned at the start of a line with spaces around `=` (`d = json.load(sys.stdin)`: a
+/// shell's `NAME=value`, without spaces, is configuration). A name such code binds, and its
+/// members (`uploadRes.status`, `d.name`), is the snippet's own, which nothing outside it names.
+pub(in crate::thread) fn local_bindings(code: &str) -> HashSet<&str> {
+    let mut out: HashSet<&str> = HashSet::new();
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    // the names of a parameter or destructuring list: each item's first word (`a = 1`, `b: T`,
+    // `...rest` give `a`, `b`, `rest`)
+    fn items<'a>(inner: &'a str, out: &mut HashSet<&'a str>) {
+        for item in inner.split(',') {
+            let item = item.trim_start_matches(|c: char| c.is_whitespace() || c == '.' || c == '*');
+            let end = item
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
+                .unwrap_or(item.len());
+            let name = &item[..end];
+            if !name.is_empty() && name.starts_with(|c: char| !c.is_ascii_digit()) {
+                out.insert(name);
+            }
+        }
+    }
+    fn word_after(rest: &str) -> Option<&str> {
+        let rest = rest.trim_start();
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
+            .unwrap_or(rest.len());
+        let w = &rest[..end];
+        (!w.is_empty() && w.starts_with(|c: char| !c.is_ascii_digit())).then_some(w)
+    }
+    // a word at `i` standing alone (not the end of a longer name)
+    let alone = |i: usize, len: usize| {
+        let before = code[..i].chars().next_back();
+        let after = code[i + len..].chars().next();
+        !before.is_some_and(|c| is_ident(c) || c == '.') && after.is_some_and(char::is_whitespace)
+    };
+    for kw in ["const", "let", "var", "for", "lambda"] {
+        for (i, _) in code.match_indices(kw) {
+            if !alone(i, kw.len()) {
+                continue;
+            }
+            let rest = code[i + kw.len()..].trim_start();
+            match rest.chars().next() {
+                Some(open @ ('{' | '[')) => {
+                    let close = if open == '{' { '}' } else { ']' };
+                    if let Some(end) = rest.find(close) {
+                        items(&rest[1..end], &mut out);
+                    }
+                }
+                // `for (const x of …)` is read at its `const`; `for x, y in` and `lambda a, b:`
+                // bind a list of names up to `in` or `:` (`for each file in` is prose)
+                Some(_) if kw == "for" || kw == "lambda" => {
+                    let stop = if kw == "for" { " in " } else { ":" };
+                    if let Some(end) = rest.find(stop) {
+                        let names = rest[..end].split(',').map(str::trim);
+                        if names
+                            .clone()
+                            .all(|n| !n.is_empty() && n.chars().all(is_ident))
+                        {
+                            items(&rest[..end], &mut out);
+                        }
+                    }
+                }
+                // a declaration's name is followed by its value, type or the next one (`let me
+                // know` is prose)
+                Some(_) => {
+                    if let Some(w) = word_after(rest) {
+                        if declared(&rest[w.len()..]) {
+                            out.insert(w);
+                        }
+                    }
+                }
+                None => {}
+            }
+        }
+    }
+    // ` as x` (a handler's, a context's or an import's name), ending its clause (`such as
+    // config.json` is prose)
+    for (i, _) in code.match_indices(" as ") {
+        let rest = &code[i + 4..];
+        if let Some(w) = word_after(rest) {
+            let after = rest.trim_start()[w.len()..].trim_start_matches(' ');
+            if after.is_empty() || after.starts_with([':', ',', ')', ';', '\n', '\'', '"', '`']) {
+                out.insert(w);
+            }
+        }
+    }
+    // `catch (e)`, `function f(a, b)`, `def f(a, b)`: their parenthesised names
+    for kw in ["catch", "function", "def"] {
+        for (i, _) in code.match_indices(kw) {
+            if code[..i]
+                .chars()
+                .next_back()
+                .is_some_and(|c| is_ident(c) || c == '.')
+            {
+                continue;
+            }
+            let rest = &code[i + kw.len()..];
+            let Some(open) = rest.find('(') else { continue };
+            // (only a name, or nothing, between the keyword and its parenthesis)
+            if !rest[..open].trim().chars().all(is_ident) {
+                continue;
+            }
+            if let Some(close) = closing_paren(&rest[open..]) {
+                items(&rest[open + 1..open + close], &mut out);
+            }
+        }
+    }
+    // arrow functions' parameters: `d =>`, `(a, b) =>`, `async (e) =>`
+    for (i, _) in code.match_indices("=>") {
+        let before = code[..i].trim_end();
+        if let Some(head) = before.strip_suffix(')') {
+            // the matching `(`: the last one at depth 0 going back
+            let mut depth = 0usize;
+            let open = head.char_indices().rev().find_map(|(j, c)| match c {
+                ')' => {
+                    depth += 1;
+                    None
+                }
+                '(' if depth == 0 => Some(j),
+                '(' => {
+                    depth -= 1;
+                    None
+                }
+                _ => None,
+            });
+            if let Some(open) = open {
+                items(&head[open + 1..], &mut out);
+            }
+        } else {
+            let start = before
+                .char_indices()
+                .rev()
+                .find(|&(_, c)| !is_ident(c))
+                .map_or(0, |(j, c)| j + c.len_utf8());
+            let w = &before[start..];
+            if !w.is_empty() && w.starts_with(|c: char| !c.is_ascii_digit()) {
+                out.insert(w);
+            }
+        }
+    }
+    // `name = value` starting a statement (a line, or after `;`): with spaces around a single
+    // `=`, or without when the value is a call (`d=json.load(sys.stdin)`; a shell's `X=value`
+    // is configuration)
+    for statement in code.split(['\n', ';']) {
+        let t = statement.trim_start();
+        let end = t.find(|c: char| !is_ident(c)).unwrap_or(t.len());
+        let (w, rest) = t.split_at(end);
+        if w.is_empty() || w.starts_with(|c: char| c.is_ascii_digit()) {
+            continue;
+        }
+        let spaced = rest.starts_with(" = ");
+        let value = rest
+            .strip_prefix('=')
+            .filter(|v| !v.starts_with(['=', '>']));
+        let called = value.is_some_and(|v| {
+            let name = v
+                .find(|c: char| !(is_ident(c) || c == '.'))
+                .unwrap_or(v.len());
+            name > 0 && v[name..].starts_with('(')
+        });
+        if spaced || called {
+            out.insert(w);
+        }
+    }
+    // keywords the patterns above can catch are no bindings
+    for k in [
+        "in", "of", "await", "async", "return", "new", "this", "self",
+    ] {
+        out.remove(k);
+    }
+    out
+}
+
+/// What follows a declared name (`const x = 1`, `let x: T`, `let a, b;`, `for (const x of`):
+/// a value, a type, the next name, the statement's end or a loop's `of` / `in`.
+fn declared(after: &str) -> bool {
+    let t = after.trim_start_matches(' ');
+    t.is_empty()
+        || t.starts_with(['=', ':', ';', ',', '\n'])
+        || t.starts_with("of ")
+        || t.starts_with("in ")
+}
+
+/// Whether `name` is, or is a member of, a name `locals` binds (`d`, `d.name`, `uploadRes.json()`).
+pub(in crate::thread) fn is_local(name: &str, locals: &HashSet<&str>) -> bool {
+    let head = name
+        .split(['.', '(', '['])
+        .next()
+        .unwrap_or(name)
+        .trim_start_matches(['$', '@']);
+    !locals.is_empty() && (locals.contains(head) || locals.contains(name))
+}

@@ -171,8 +171,10 @@ pub(super) fn identifiers(walk: &Walk) -> Vec<String> {
         // .items`, `mix test --only focus_tag`): what the next command needs again, though a
         // command's words are mostly the tool's own, so they weigh least
         for command in &commands {
+            // (not the names the command's code binds itself: `d` of `d = json.load(…)`)
+            let locals = local_bindings(command);
             for (w, plain) in code_names(command) {
-                if !plain && worth_naming(w) {
+                if !plain && worth_naming(w) && !is_local(w, &locals) {
                     idents.add(w, COMMAND_NAME_WEIGHT, at, n);
                 }
             }
@@ -289,8 +291,13 @@ pub(super) fn identifiers(walk: &Walk) -> Vec<String> {
                 if touched.iter().any(|p| p == text) || sent_text(text) {
                     continue;
                 }
+                // code the call runs (a page's script, a query) names its own variables' members
+                // as a file is named: `uploadRes.json()`, `d.name`; those are the snippet's own
+                let locals = local_bindings(text);
                 for token in text.split_whitespace() {
-                    if let Some(t) = crate::names::path_mention(token).filter(|t| worth_naming(t)) {
+                    if let Some(t) = crate::names::path_mention(token)
+                        .filter(|t| worth_naming(t) && !is_local(t, &locals))
+                    {
                         if seen.insert(t) {
                             idents.add(t, ARG_MENTION_WEIGHT, at, n);
                         }
