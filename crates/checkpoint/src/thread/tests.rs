@@ -338,6 +338,36 @@ fn the_names_a_snippet_binds_are_its_own() {
 }
 
 #[test]
+fn a_place_in_a_file_names_the_file() {
+    for (place, file) in [
+        ("src/db.js:135", Some("src/db.js")),
+        ("encrypt.ts:55:9", Some("encrypt.ts")),
+        (
+            "tests/api/server.test.js:80",
+            Some("tests/api/server.test.js"),
+        ),
+        ("bill.tail8b4599.ts.net:8737", None),
+        ("localhost:3000", None),
+        ("https://example.com/a.js:80", None),
+        ("src/db.js", None),
+        ("Foo.bar:baz", None),
+    ] {
+        assert_eq!(file_of_place(place), file, "{place}");
+    }
+    // a review's threads name their places: the files are the identifiers, each once
+    let e = extract(&[
+        user("address the review threads"),
+        agent("1. Thread PRRT_kwDOA — `src/api/routes/guilds.js:108`: validate the limit.\n2. Thread PRRT_kwDOB — `src/api/routes/guilds.js:249`: the same in `src/db.js:135`."),
+    ]);
+    assert_has(&e.identifiers, &["src/api/routes/guilds.js", "src/db.js"]);
+    assert!(
+        !e.identifiers.iter().any(|i| i.contains(".js:")),
+        "{:?}",
+        e.identifiers
+    );
+}
+
+#[test]
 fn the_variables_of_code_the_agent_ran_are_no_identifiers() {
     let page = "async () => {\n  const uploadRes = await fetch('/ipfs/upload', { method: 'POST' });\n  const body = uploadRes.ok ? await uploadRes.json() : await uploadRes.text();\n  return JSON.stringify({ status: uploadRes.status, names: devices.map((d) => d.name), body });\n}";
     let e = extract(&[

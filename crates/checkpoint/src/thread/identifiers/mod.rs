@@ -375,6 +375,21 @@ pub(super) fn identifiers(walk: &Walk) -> Vec<String> {
             u.score /= (tokens as f64 / NAME_TOKENS).max(1.0).sqrt();
         }
     }
+    // a place in a file (`src/db.js:135`, `encrypt.ts:55:9`: a review's thread, a stack frame)
+    // names the file, which the agent opens as written; its line is where, not what
+    let placed: Vec<(String, String)> = idents
+        .items
+        .keys()
+        .filter_map(|k| Some((k.clone(), file_of_place(k)?.to_string())))
+        .collect();
+    for (k, file) in placed {
+        if let Some(u) = idents.items.remove(&k) {
+            let f = idents.items.entry(file).or_default();
+            f.score += u.score;
+            f.uses += u.uses;
+            f.last = f.last.max(u.last);
+        }
+    }
     // an abbreviation the agent wrote as a name (`31f9c941...` in a table) is a fragment of the
     // full id it means, which a later call needs whole: its uses count for the full id
     for (_, prefix, full) in &abbreviated {

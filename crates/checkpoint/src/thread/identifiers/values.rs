@@ -283,6 +283,33 @@ pub(in crate::thread) fn file_name_of(path: &str) -> &str {
     name.split(':').next().unwrap_or(name)
 }
 
+/// The file of a place in it, `path:line` or `path:line:column` (`src/db.js:135` ->
+/// `src/db.js`): a path with a directory, or a file name with one dot (`encrypt.ts:55`; not a
+/// host's port, `bill.tail8b4599.ts.net:8737`, nor a URL's).
+pub(in crate::thread) fn file_of_place(name: &str) -> Option<&str> {
+    let number = |s: &str| !s.is_empty() && s.len() <= 6 && s.chars().all(|c| c.is_ascii_digit());
+    let (mut file, last) = name.rsplit_once(':')?;
+    if !number(last) {
+        return None;
+    }
+    // (a column after the line)
+    if let Some((f, line)) = file.rsplit_once(':') {
+        if !number(line) {
+            return None;
+        }
+        file = f;
+    }
+    let base = file.rsplit('/').next().unwrap_or(file);
+    let has_ext = base.rsplit_once('.').is_some_and(|(n, e)| {
+        !n.is_empty()
+            && (1..=8).contains(&e.len())
+            && e.starts_with(|c: char| c.is_ascii_alphabetic())
+            && e.chars().all(|c| c.is_ascii_alphanumeric())
+    });
+    let one_dot = base.trim_start_matches('.').matches('.').count() == 1;
+    (has_ext && !file.contains(':') && (file.contains('/') || one_dot)).then_some(file)
+}
+
 /// A file path as a tool result prints one (`apps/web/src/auth.ts`, `.github/workflows/ci.yml`):
 /// directories without a dot inside their names, a last name with a short extension. Not
 /// `JSON.stringify/JSON.parse`, `keygen.ts/sign.ts`.
