@@ -742,15 +742,15 @@ try {
     assert.match(text, /backfill the rows/, 'and the plan')
     // OpenClaw's progress card, the plan after the change: its open steps next, its done step progress (issue 51)
     assert.match(text, /\n- Next action: 1\. Backfill in batches of 500; 2\. Verify the tenant counts\n/, `the progress card's open steps as the next action: ${text.slice(text.indexOf('## Open TODOs'), text.indexOf('## Open TODOs') + 400)}`)
-    assert.match(text.slice(text.indexOf('## Progress'), text.indexOf('## Decisions')), /\n- agent: done: Draft the schema migration\n/, `the step it marked done, in the Progress: ${text.slice(text.indexOf('## Progress'), text.indexOf('## Progress') + 800)}`)
-    assert.ok(text.slice(text.indexOf('## Progress'), text.indexOf('## Decisions')).includes(`\n- agent: ${PROGRESS_NOTE}\n`), `and the card's note, the agent's own status: ${text.slice(text.indexOf('## Progress'), text.indexOf('## Progress') + 1200)}`)
+    assert.match(text.slice(text.indexOf('## Progress'), text.indexOf('## Decisions')), /\n- done: Draft the schema migration\n/, `the step it marked done, in the Progress: ${text.slice(text.indexOf('## Progress'), text.indexOf('## Progress') + 800)}`)
+    assert.ok(text.slice(text.indexOf('## Progress'), text.indexOf('## Decisions')).includes(`\n- ${PROGRESS_NOTE}\n`), `and the card's note, the agent's own status: ${text.slice(text.indexOf('## Progress'), text.indexOf('## Progress') + 1200)}`)
     assert.match(text, /Identifiers: [^\n]*backfillUserRows\(\)/, 'and the function its write defined')
     // the class of the error the script threw (in its result only) is an identifier of the compaction's checkpoint;
     // the summary says it (here with the failure left open)
     const compacted = checkpoints(`agent:main:explicit:${S3}`).find((y) => /trigger: "compaction"/.test(y)) ?? ''
     assert.match(compacted, /\n  identifiers:\n(?:    - .*\n)*    - "SyntaxError"\n/, `the error's class among the checkpoint's identifiers: ${compacted.match(/\n  identifiers:\n(?:    - .*\n)*/)?.[0]}`)
     assert.match(text, /SyntaxError: Expected property name/, 'and the summary says it')
-    assert.match(text, /## Progress\n[^#]*- agent: committed [0-9a-f]{7} on [^\s:]+: feat: backfill user rows in batches\n/, `and what the agent committed: ${text.slice(text.indexOf('## Progress'), text.indexOf('## Progress') + 600)}`)
+    assert.match(text, /## Progress\n[^#]*\n- committed [0-9a-f]{7} on [^\s:]+: feat: backfill user rows in batches\n/, `and what the agent committed: ${text.slice(text.indexOf('## Progress'), text.indexOf('## Progress') + 600)}`)
     // the full id of the job the agent named by its first digits, with what it is: its name in the listing's row
     assert.match(text, new RegExp(`\\nValues: [^\\n]*tenant-backfill: ${JOB_ID}`), `and the full id of the job the agent named by its first digits, named as the listing names it: ${text.slice(text.indexOf('## Exact identifiers'), text.indexOf('## Exact identifiers') + 900)}`)
     // the parked read's JSON carries its tool call's id (metadata.toolCallId): plumbing, never an identifier
@@ -771,7 +771,7 @@ try {
     assert.deepEqual(markers.filter((id) => summaryText.slice(0, summaryText.indexOf('</checkpoint-data>')).includes(id)), [], `no marker id in the summary: ${summaryText.slice(summaryText.indexOf('## Exact identifiers'), summaryText.indexOf('## Exact identifiers') + 600)}`)
     assert.doesNotMatch(text, /Unresolved tool failure: exec ls old-tenants/, 'the failure of a turn the user moved on from is no TODO')
     // what the agent sent with the message tool is what it said: in the Progress, as it wrote it
-    assert.match(text.slice(text.indexOf('## Progress'), text.indexOf('## Decisions')), new RegExp(`\\n- agent: ${SENT_REPORT.split('; ')[0]}`), `the report the agent sent: ${text.slice(text.indexOf('## Progress'), text.indexOf('## Progress') + 800)}`)
+    assert.match(text.slice(text.indexOf('## Progress'), text.indexOf('## Decisions')), new RegExp(`\\n- ${SENT_REPORT.split('; ')[0]}`), `the report the agent sent: ${text.slice(text.indexOf('## Progress'), text.indexOf('## Progress') + 800)}`)
     // made before the user changed the plan (t20): said so (issue 51)
     assert.match(text, /## Decisions\n- \(before the plan changed\) [^\n]*keep the old table for a week \(re: The migration is written\.\)/, `the decision, made before the plan changed: ${text.slice(text.indexOf('## Decisions'), text.indexOf('## Decisions') + 300)}`)
     // a name the listing's command wrote as code is among the names the checkpoint on disk keeps (issue 51)
@@ -796,7 +796,7 @@ try {
     assert.match(again, /\| compactions: 2\n/, `the second compaction's summary: ${again.slice(again.indexOf('Checkpoint cp_'), again.indexOf('Checkpoint cp_') + 200)}`)
     assert.match(again, /\n- Next action: 1\. Backfill in batches of 500; 2\. Verify the tenant counts\n/, `the card's open steps, still the next action: ${again.slice(again.indexOf('## Goal'), again.indexOf('## Goal') + 1200)}`)
     const progress = again.slice(again.indexOf('## Progress'), again.indexOf('## Decisions'))
-    assert.match(progress, /\n- agent: done: Draft the schema migration\n/, `and its done step, still progress: ${progress}`)
+    assert.match(progress, /\n- done: Draft the schema migration\n/, `and its done step, still progress: ${progress}`)
     assert.equal(progress.split('\n').filter((l) => l.includes('chunk-36jrqfj4.js')).length, 1, `the pasted trace one statement of the Progress: ${progress}`)
   })
 

@@ -342,7 +342,10 @@ pub(super) fn compose(
             &pre.exchange_hidden,
             Piece::Exchange,
         )
-        .map(|e| format!("{}: {}", e.role.as_str(), clean(&e.gist, GIST_CHARS)))
+        .map(|e| match e.role {
+            Role::User => format!("user: {}", clean(&e.gist, GIST_CHARS)),
+            _ => clean(&e.gist, GIST_CHARS),
+        })
         .collect();
     if summary.is_some() || !exchanges.is_empty() {
         o.push_str("\n## Progress\n");

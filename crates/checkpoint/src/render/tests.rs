@@ -394,11 +394,9 @@ fn blank_summary_renders_no_thread_line_and_gists_stay_short() {
     }];
     let text = render(&cp, RenderOptions::default()).unwrap();
     assert!(!text.contains("Thread:"), "{text}");
-    let line = text.lines().find(|l| l.starts_with("- agent: ")).unwrap();
-    assert!(
-        line.chars().count() <= "- agent: ".len() + GIST_CHARS,
-        "{line}"
-    );
+    // the agent's words without a speaker (the user's are marked `user:`)
+    let line = text.lines().find(|l| l.starts_with("- long")).unwrap();
+    assert!(line.chars().count() <= "- ".len() + GIST_CHARS, "{line}");
 }
 
 #[test]
