@@ -664,9 +664,10 @@ try {
   // a job id only the listing's output states (the command builds it from its digits reversed), in a table as a CLI
   // prints one (`openclaw cron list`: the id column as wide as the id, then the job's name): 350 lines after it (over a
   // short result's 2,000 characters, under the 4,096 bytes that are parked). The command names a field as code
-  // (`tenant_shards`): a name the agent's next command may need (issue 51)
+  // (`tenant_shards`): a name the agent's next command may need (issue 51); the variable it binds to read it
+  // (`shardCount`) is the snippet's own
   const JOB_ID = '5f0c2a9e-8d31-4c7b-9a52-3e1f6b0d7c48'
-  const LIST_JOBS = `node -e "const h='${[...JOB_ID.replaceAll('-', '')].reverse().join('')}'.split('').reverse().join(''); const tenant_shards = 1; console.log('ID                                   Name             Schedule   Shards'); console.log([h.slice(0, 8), h.slice(8, 12), h.slice(12, 16), h.slice(16, 20), h.slice(20)].join('-') + ' tenant-backfill  0 2 * * *  ' + tenant_shards); for (let i = 0; i < 350; i++) console.log('row ' + i)"`
+  const LIST_JOBS = `node -e "const h='${[...JOB_ID.replaceAll('-', '')].reverse().join('')}'.split('').reverse().join(''); const shardCount = new Map([['tenant_shards', 1]]).get('tenant_shards'); console.log('ID                                   Name             Schedule   Shards'); console.log([h.slice(0, 8), h.slice(8, 12), h.slice(12, 16), h.slice(16, 20), h.slice(20)].join('-') + ' tenant-backfill  0 2 * * *  ' + shardCount); for (let i = 0; i < 350; i++) console.log('row ' + i)"`
   const SENT_REPORT = 'Schema migration drafted for the tenant split; the backfill runs next'
   const PROGRESS_NOTE = 'The tenant counts wait on the shard map export.'
   const PROGRESS_PLAN = [
@@ -781,6 +782,7 @@ try {
     // the failures above were bundled by the checkpoint at 80 % before it, and are still open in it
     assert.ok(written.some((y) => /trigger: "auto-80pct"/.test(y) && /Unresolved tool failure: exec ls verify-tenants/.test(y)), `a checkpoint at 80 % with the failures: ${written.map((y) => y.match(/trigger: "[^"]+"/)?.[0]).join(', ')}`)
     assert.match(compaction, /\n {2}identifiers:\n(?: {4}- .*\n)*? {4}- "tenant_shards"\n/, `the command's code name among its identifiers: ${compaction.slice(compaction.indexOf('identifiers:'), compaction.indexOf('identifiers:') + 600)}`)
+    assert.doesNotMatch(compaction, /\n {4}- "shardCount"\n/, `not the variable the command's code binds: ${compaction.slice(compaction.indexOf('identifiers:'), compaction.indexOf('identifiers:') + 600)}`)
     // a second compaction, whose messages no longer hold the progress card: its open steps are still the next action
     // and its done step still progress, carried by the checkpoint before it (`working.open_tasks`)
     // (a reply longer than the 2,000 tokens the compaction keeps: the message with the trace before it is compacted)
