@@ -100,6 +100,13 @@ fn worst_case_inputs_timed() {
         many.push(json!({"role": "assistant", "content": [{"type": "text", "text": format!("Done with `someName{i}` in src/mod{i}/file{i}.ts at http://localhost:{}", 3000 + i % 1000)}]}));
     }
     timed("5,000 turns (25,000 messages)", &many);
+    // a page script of 200,000 arrows, unclosed parameter lists and keywords, each of which
+    // the local bindings read around (a window, not the whole text)
+    let script = ")=>(function(catch(for x let ".repeat(40_000);
+    timed(
+        "evaluate 1.2 MB of arrows and keywords",
+        &[call("browser_evaluate", json!({"function": script}))],
+    );
 }
 
 /// A checkpoint file near the 4 MB read limit (a hand-edited or damaged one) with long lists:

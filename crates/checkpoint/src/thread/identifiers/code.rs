@@ -761,7 +761,7 @@ pub(in crate::thread) fn local_bindings(code: &str) -> HashSet<&str> {
             match rest.chars().next() {
                 Some(open @ ('{' | '[')) => {
                     let close = if open == '{' { '}' } else { ']' };
-                    if let Some(end) = rest.find(close) {
+                    if let Some(end) = ahead(rest).find(close) {
                         items(&rest[1..end], &mut out);
                     }
                 }
@@ -769,7 +769,7 @@ pub(in crate::thread) fn local_bindings(code: &str) -> HashSet<&str> {
                 // bind a list of names up to `in` or `:` (`for each file in` is prose)
                 Some(_) if kw == "for" || kw == "lambda" => {
                     let stop = if kw == "for" { " in " } else { ":" };
-                    if let Some(end) = rest.find(stop) {
+                    if let Some(end) = ahead(rest).find(stop) {
                         let names = rest[..end].split(',').map(str::trim);
                         if names
                             .clone()
@@ -814,19 +814,21 @@ pub(in crate::thread) fn local_bindings(code: &str) -> HashSet<&str> {
                 continue;
             }
             let rest = &code[i + kw.len()..];
-            let Some(open) = rest.find('(') else { continue };
+            let Some(open) = ahead(rest).find('(') else {
+                continue;
+            };
             // (only a name, or nothing, between the keyword and its parenthesis)
             if !rest[..open].trim().chars().all(is_ident) {
                 continue;
             }
-            if let Some(close) = closing_paren(&rest[open..]) {
+            if let Some(close) = closing_paren(ahead(&rest[open..])) {
                 items(&rest[open + 1..open + close], &mut out);
             }
         }
     }
     // arrow functions' parameters: `d =>`, `(a, b) =>`, `async (e) =>`
     for (i, _) in code.match_indices("=>") {
-        let before = code[..i].trim_end();
+        let before = behind(code[..i].trim_end());
         if let Some(head) = before.strip_suffix(')') {
             // the matching `(`: the last one at depth 0 going back
             let mut depth = 0usize;
@@ -888,6 +890,28 @@ pub(in crate::thread) fn local_bindings(code: &str) -> HashSet<&str> {
         out.remove(k);
     }
     out
+}
+
+/// Bytes of code [`local_bindings`] reads around a keyword: a declaration, a parameter list or
+/// a loop's head is short, and a text with thousands of keywords is read in linear time.
+const BINDING_WINDOW: usize = 200;
+
+/// The first [`BINDING_WINDOW`] bytes of `s` (at a character boundary).
+fn ahead(s: &str) -> &str {
+    let mut end = s.len().min(BINDING_WINDOW);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// The last [`BINDING_WINDOW`] bytes of `s` (at a character boundary).
+fn behind(s: &str) -> &str {
+    let mut start = s.len().saturating_sub(BINDING_WINDOW);
+    while !s.is_char_boundary(start) {
+        start += 1;
+    }
+    &s[start..]
 }
 
 /// What follows a declared name (`const x = 1`, `let x: T`, `let a, b;`, `for (const x of`):
