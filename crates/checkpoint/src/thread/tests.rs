@@ -141,6 +141,14 @@ fn assert_has(list: &[String], names: &[&str]) {
     }
 }
 
+/// Asserts that no item of `list` holds `part`.
+fn assert_none_holds(list: &[String], part: &str) {
+    assert!(
+        !list.iter().any(|i| i.contains(part)),
+        "no {part} in {list:?}"
+    );
+}
+
 fn call_with(name: &str, args: Value) -> Value {
     json!({"role": "assistant", "content": [{"type": "toolCall", "id": "t", "name": name, "arguments": args}], "stopReason": "toolUse"})
 }
@@ -360,11 +368,7 @@ fn a_place_in_a_file_names_the_file() {
         agent("1. Thread PRRT_kwDOA — `src/api/routes/guilds.js:108`: validate the limit.\n2. Thread PRRT_kwDOB — `src/api/routes/guilds.js:249`: the same in `src/db.js:135`."),
     ]);
     assert_has(&e.identifiers, &["src/api/routes/guilds.js", "src/db.js"]);
-    assert!(
-        !e.identifiers.iter().any(|i| i.contains(".js:")),
-        "{:?}",
-        e.identifiers
-    );
+    assert_none_holds(&e.identifiers, ".js:");
 }
 
 #[test]
@@ -373,9 +377,12 @@ fn the_variables_of_code_the_agent_ran_are_no_identifiers() {
     let e = extract(&[
         user("check the upload endpoint"),
         call_with("browser_evaluate", json!({"function": page})),
-        json!({"role": "toolResult", "toolCallId": "t", "toolName": "browser_evaluate", "content": [{"type": "text", "text": "{\"status\":500}"}]}),
-        json!({"role": "assistant", "content": [{"type": "toolCall", "id": "b", "name": "bash", "arguments": {"command": "curl -s localhost:3000/posts | python3 -c \"import json,sys; d=json.load(sys.stdin); print(d.get('post_id'), d.get('items'))\""}}], "stopReason": "toolUse"}),
-        json!({"role": "toolResult", "toolCallId": "b", "toolName": "bash", "content": [{"type": "text", "text": "1db881b3"}]}),
+        result_of("{\"status\":500}"),
+        call_with(
+            "bash",
+            json!({"command": "curl -s localhost:3000/posts | python3 -c \"import json,sys; d=json.load(sys.stdin); print(d.get('post_id'), d.get('items'))\""}),
+        ),
+        result_of("1db881b3"),
         agent("The upload returns 500 from `/ipfs/upload`."),
     ]);
     for local in [
@@ -408,11 +415,7 @@ fn openclaws_reply_directives_are_no_identifiers_in_text_or_thinking() {
         ], "stopReason": "stop"}),
     ]);
     assert_has(&e.identifiers, &["publishDigest"]);
-    assert!(
-        !e.identifiers.iter().any(|i| i.contains("reply_to")),
-        "{:?}",
-        e.identifiers
-    );
+    assert_none_holds(&e.identifiers, "reply_to");
 }
 
 #[test]
@@ -471,11 +474,7 @@ fn a_fragment_of_source_is_no_identifier() {
         agent("Added `buildSummaryHeader()`, with `${refSection}\\n\\n` and `[${totalBatches} batches]` in the template, `console.error('Failed to load:', err)` when it throws, `[],\"listeners\":}` in its output and `/tmp/shot-$(date` as its file."),
     ]);
     assert_has(&e.identifiers, &["buildSummaryHeader()"]);
-    assert!(
-        !e.identifiers.iter().any(|i| i.contains("${")),
-        "{:?}",
-        e.identifiers
-    );
+    assert_none_holds(&e.identifiers, "${");
     // nor a snippet of several parts, which a list separated by commas would split, nor a piece
     // cut out of a longer text
     assert!(
@@ -647,11 +646,7 @@ fn exact_values_are_urls_ports_ids_hashes_versions_and_service_ids() {
         agent("Resolved."),
     ]);
     assert_has(&e.identifiers, &["PRRT_kwDORICdSM5u-f_t"]);
-    assert!(
-        !e.identifiers.iter().any(|i| i.contains("N0wcqRIDDt")),
-        "{:?}",
-        e.identifiers
-    );
+    assert_none_holds(&e.identifiers, "N0wcqRIDDt");
 }
 
 #[test]
