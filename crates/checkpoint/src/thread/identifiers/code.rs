@@ -718,9 +718,11 @@ pub fn dependencies<'a>(file_name: &str, text: &'a str) -> Vec<&'a str> {
 /// `let { a, b }`, `var`), a function's or a lambda's parameters (`(a, b) =>`, `d =>`,
 /// `function f(a)`, `def f(a)`, `lambda a:`), a loop's, a handler's or an import's own name
 /// (`for x in`, `for (const x of`, `catch (e)`, `except E as e`, `with open(p) as f`), and a
-/// name assigned at the start of a line with spaces around `=` (`d = json.load(sys.stdin)`: a
-/// shell's `NAME=value`, without spaces, is configuration). A name such code binds, and its
-/// members (`uploadRes.status`, `d.name`), is the snippet's own, which nothing outside it names.
+/// name assigned at a statement's start (a line's, or after `;`) with spaces around `=`, or
+/// without them the result of a call (`d=json.load(sys.stdin)`: a shell's `NAME=value` is
+/// configuration). A name such code binds, and its members (`uploadRes.status`, `d.name`), is
+/// the snippet's own, which nothing outside it names. Prose binds nothing (`let me know`, `for
+/// each file in`, `such as config.json`).
 pub(in crate::thread) fn local_bindings(code: &str) -> HashSet<&str> {
     let mut out: HashSet<&str> = HashSet::new();
     let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
