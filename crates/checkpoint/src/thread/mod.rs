@@ -165,6 +165,15 @@ impl Tally {
         u.uses += 1;
         u.last = u.last.max(at);
     }
+    /// Counts `from`'s uses for `into` (one item written two ways), `from` gone.
+    fn merge(&mut self, from: &str, into: String) {
+        if let Some(u) = self.items.remove(from) {
+            let f = self.items.entry(into).or_default();
+            f.score += u.score;
+            f.uses += u.uses;
+            f.last = f.last.max(u.last);
+        }
+    }
     /// Items by score (ties: the later first), at most `max`.
     fn ranked(&self, max: usize) -> Vec<String> {
         let mut v: Vec<(&String, &Use)> = self.items.iter().collect();

@@ -725,15 +725,12 @@ pub fn dependencies<'a>(file_name: &str, text: &'a str) -> Vec<&'a str> {
 /// each file in`, `such as config.json`).
 pub(in crate::thread) fn local_bindings(code: &str) -> HashSet<&str> {
     let mut out: HashSet<&str> = HashSet::new();
-    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
     // the names of a parameter or destructuring list: each item's first word (`a = 1`, `b: T`,
     // `...rest` give `a`, `b`, `rest`)
     fn items<'a>(inner: &'a str, out: &mut HashSet<&'a str>) {
         for item in inner.split(',') {
             let item = item.trim_start_matches(|c: char| c.is_whitespace() || c == '.' || c == '*');
-            let end = item
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
-                .unwrap_or(item.len());
+            let end = item.find(|c: char| !is_ident(c)).unwrap_or(item.len());
             let name = &item[..end];
             if !name.is_empty() && name.starts_with(|c: char| !c.is_ascii_digit()) {
                 out.insert(name);
@@ -742,9 +739,7 @@ pub(in crate::thread) fn local_bindings(code: &str) -> HashSet<&str> {
     }
     fn word_after(rest: &str) -> Option<&str> {
         let rest = rest.trim_start();
-        let end = rest
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
-            .unwrap_or(rest.len());
+        let end = rest.find(|c: char| !is_ident(c)).unwrap_or(rest.len());
         let w = &rest[..end];
         (!w.is_empty() && w.starts_with(|c: char| !c.is_ascii_digit())).then_some(w)
     }
@@ -892,6 +887,11 @@ pub(in crate::thread) fn local_bindings(code: &str) -> HashSet<&str> {
         out.remove(k);
     }
     out
+}
+
+/// A character of a name code binds: ASCII letters and digits, `_`, `$`.
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '$'
 }
 
 /// Bytes of code [`local_bindings`] reads around a keyword: a declaration, a parameter list or

@@ -383,12 +383,7 @@ pub(super) fn identifiers(walk: &Walk) -> Vec<String> {
         .filter_map(|k| Some((k.clone(), file_of_place(k)?.to_string())))
         .collect();
     for (k, file) in placed {
-        if let Some(u) = idents.items.remove(&k) {
-            let f = idents.items.entry(file).or_default();
-            f.score += u.score;
-            f.uses += u.uses;
-            f.last = f.last.max(u.last);
-        }
+        idents.merge(&k, file);
     }
     // an abbreviation the agent wrote as a name (`31f9c941...` in a table) is a fragment of the
     // full id it means, which a later call needs whole: its uses count for the full id
@@ -403,12 +398,7 @@ pub(super) fn identifiers(walk: &Walk) -> Vec<String> {
             .cloned()
             .collect();
         for k in fragments {
-            if let Some(u) = idents.items.remove(&k) {
-                let f = idents.items.entry(full.clone()).or_default();
-                f.score += u.score;
-                f.uses += u.uses;
-                f.last = f.last.max(u.last);
-            }
+            idents.merge(&k, full.clone());
         }
     }
     // a function's bare name and its `name/arity` or `name()` are one item: the bare name's
