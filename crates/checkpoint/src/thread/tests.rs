@@ -1471,6 +1471,28 @@ fn identifiers_commands_and_active_files_are_ranked() {
 }
 
 #[test]
+fn a_name_used_in_several_turns_outranks_one_used_as_much_in_one() {
+    // `alpha_field` in two turns (the routine a cron run repeats each run), `beta_field` twice
+    // in the second, later: used as often, and more lately, but in one turn
+    let msgs = vec![
+        user("check the forum"),
+        agent("Read `alpha_field` of each post."),
+        user("check it again"),
+        agent("Now `beta_field`."),
+        agent("Still `beta_field`."),
+        agent("And `alpha_field`."),
+    ];
+    assert_eq!(extract(&msgs).identifiers, ["alpha_field", "beta_field"]);
+    // the same uses in one turn: the later ones rank first
+    let mut one_turn = msgs;
+    one_turn[2] = agent("Looking again.");
+    assert_eq!(
+        extract(&one_turn).identifiers,
+        ["beta_field", "alpha_field"]
+    );
+}
+
+#[test]
 fn the_latest_exact_values_follow_the_most_used_names() {
     let names: Vec<String> = (0..14).map(|i| format!("`helperNumber{i}()`")).collect();
     let mut msgs = vec![user("write the helpers")];

@@ -134,6 +134,18 @@ impl<'m> Walk<'m> {
         }
     }
 
+    /// The turn of each message: how many user messages came before it or are it (a turn starts
+    /// at each message of the user's, a request, a reply or a host's prompt: a cron run, a
+    /// heartbeat).
+    pub fn turns(&self) -> Vec<usize> {
+        let mut turn = 0;
+        let next = |l: &Line| {
+            turn += usize::from(matches!(l, Line::User { .. }));
+            turn
+        };
+        self.lines.iter().map(next).collect()
+    }
+
     /// The named tool calls of the agent's messages, with the message index.
     pub fn calls(&self) -> impl Iterator<Item = (usize, &'m str, &'m Value)> + '_ {
         let agent = |&(at, _): &(usize, _)| matches!(self.lines[at], Line::Agent { .. });

@@ -64,13 +64,14 @@ pub(super) fn mention_weight(span: &str) -> f64 {
     }
 }
 
-/// Identifiers of the work itself, ranked by how often and how recently the agent used them:
+/// Identifiers of the work itself, ranked by how often, how recently and in how many turns the
+/// agent used them ([`Tally::by_turn`]):
 /// the names its edits and writes define ([`definitions`], weighing most), the agent's code spans
 /// (plain words and snippets weighing less), the file names it wrote about (less), and the names
 /// its edits and writes use (a name the edit did not replace weighs more than one it kept).
 pub(super) fn identifiers(walk: &Walk) -> Vec<String> {
     let n = walk.lines.len();
-    let mut idents = Tally::default();
+    let mut idents = Tally::by_turn(walk);
     let mut defined: Vec<String> = Vec::new();
     let mut defined_set: HashSet<String> = HashSet::new();
     // how often each word occurs in what the agent wrote (its messages and the texts of its
