@@ -200,12 +200,23 @@ fn split_sentences(text: &str) -> Vec<String> {
     out
 }
 
+/// What the agent wrote with a tool rather than in its messages, said where it wrote it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Note<'a> {
+    /// The index of the message it was written at (its call's result).
+    pub at: usize,
+    pub text: &'a str,
+    /// A status report (OpenClaw's progress card's `markdown`), read as a turn's closing report;
+    /// else (a commit's message) as the agent's other replies.
+    pub report: bool,
+}
+
 /// The document: the user's requests and everything the agent wrote, sentence by sentence, in
-/// order, with the status `notes` the agent wrote with a tool (message index, in order; text:
-/// OpenClaw's progress card's `markdown`) as reports of their message. Acknowledgements, short answers and
-/// host text are not in it ([`Said`]), nor a sentence naming the host's no-op replies
-/// ([`NO_OP_REPLIES`]: a cron prompt's `If nothing changed, respond exactly NO_REPLY.`).
-pub fn document(lines: &[Line], notes: &[(usize, &str)]) -> Vec<Sentence> {
+/// order, with the `notes` it wrote with a tool (in order) said at their message.
+/// Acknowledgements, short answers and host text are not in it ([`Said`]), nor a sentence naming
+/// the host's no-op replies ([`NO_OP_REPLIES`]: a cron prompt's `If nothing changed, respond
+/// exactly NO_REPLY.`).
+pub fn document(lines: &[Line], notes: &[Note]) -> Vec<Sentence> {
     // the agent's last message with text in each turn
     let mut turn_of = vec![0usize; lines.len()];
     let mut last_agent: Vec<Option<usize>> = vec![None];
@@ -233,8 +244,8 @@ pub fn document(lines: &[Line], notes: &[(usize, &str)]) -> Vec<Sentence> {
         // what was said at this message: (who, text, closing, worked)
         let mut said: Vec<(Role, &str, bool, bool)> = Vec::new();
         // (a status note is the agent's report, said where it wrote it)
-        while let Some((_, note)) = notes.next_if(|(n, _)| *n <= at) {
-            said.push((Role::Agent, note, true, true));
+        while let Some(note) = notes.next_if(|n| n.at <= at) {
+            said.push((Role::Agent, note.text, note.report, note.report));
         }
         match line {
             Line::User {

@@ -12,5 +12,5 @@
 mod document;
 mod rank;
 
-pub use document::{document, sentences_of, Sentence, SENTENCE_CHARS};
+pub use document::{document, sentences_of, Note, Sentence, SENTENCE_CHARS};
 pub use rank::{salience, select, terms, Ranking};

@@ -333,7 +333,7 @@ pub const INFORMATIVE_TERMS: f64 = 20.0;
 /// ([`INFORMATIVE_TERMS`]). Not when it was said: like a summary, the briefing covers the whole
 /// span compacted (its first task as much as its last); a tight budget keeps the later of equally
 /// salient ones (the render's drop order).
-pub(super) fn briefing(lines: &[Line], notes: &[(usize, &str)]) -> Vec<((usize, usize), Exchange)> {
+pub(super) fn briefing(lines: &[Line], notes: &[Note]) -> Vec<((usize, usize), Exchange)> {
     let doc = crate::briefing::document(lines, notes);
     let prior: Vec<f64> = doc
         .iter()

@@ -2,6 +2,7 @@
 //! agent messages: topic, summary, key exchanges, status, the last tool call, tools and files used.
 //! No LLM and no keywords: only structure (roles, lengths, order), so it works in any language.
 
+use crate::briefing::Note;
 use crate::model::{Exchange, Role, Status, Task, ToolCall};
 use context_state::dialogue::{read_dialogue, Line, Said};
 use context_state::substance::{code_spans, is_path_like, looks_around, shell_commands};
@@ -307,12 +308,16 @@ pub fn extract_with(messages: &[Value], carried: &Carried<'_>) -> Extracted {
     tool_use(&walk, &mut out);
     // what the agent did, in its own records: the commits it made, the tasks it marked done
     let done = [commits(&walk), done_tasks(&tasks)].concat();
-    thread(
-        &turns(&walk),
-        &done,
-        &briefing(lines, &status_notes(&walk)),
-        &mut out,
-    );
+    // what the agent wrote with a tool: its progress card's notes, its commits' messages
+    let messages = commit_messages(&walk);
+    let mut notes = status_notes(&walk);
+    notes.extend(messages.iter().map(|(at, text)| Note {
+        at: *at,
+        text,
+        report: false,
+    }));
+    notes.sort_by_key(|n| n.at);
+    thread(&turns(&walk), &done, &briefing(lines, &notes), &mut out);
     if out.task.is_none() {
         out.topic = heartbeat_topic(&walk);
     }

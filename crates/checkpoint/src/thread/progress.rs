@@ -115,6 +115,24 @@ pub(super) fn commits(walk: &Walk) -> Vec<(usize, String)> {
         .collect()
 }
 
+/// The messages of the agent's commands that ran ([`context_state::substance::command_messages`]:
+/// a commit's body), at the result of each (message index): what the agent wrote of its work and
+/// why, for the people who read the history (`Bumped to 30s, consistent with content-load
+/// timeouts`), where its replies while it worked say what it does next.
+pub(super) fn commit_messages(walk: &Walk) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (at, _, result) in walk.results() {
+        let Some((_, args)) = result.call.filter(|_| result.failure.is_none()) else {
+            continue;
+        };
+        if let Some(command) = args.get("command").and_then(Value::as_str) {
+            let messages = context_state::substance::command_messages(command);
+            out.extend(messages.into_iter().map(|m| (at, m)));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,6 +144,48 @@ mod tests {
     }
     fn output(id: &str, text: &str) -> Value {
         json!({"role": "toolResult", "toolCallId": id, "toolName": "bash", "content": [{"type": "text", "text": text}], "isError": false})
+    }
+
+    #[test]
+    fn a_commits_body_is_the_agents_word_on_what_it_did_and_why() {
+        let commit = "git commit -am \"$(cat <<'EOF'\nfix(e2e): raise the breadcrumb timeout\n\nThe helper waited 15s, too little for a cold IPNS resolve in CI.\n\nCo-Authored-By: Claude <noreply@anthropic.com>\nEOF\n)\"";
+        let messages = vec![
+            user("the e2e job times out on the runners, fix it"),
+            bash("c1", commit),
+            output(
+                "c1",
+                "[main 1a2b3c4] fix(e2e): raise the breadcrumb timeout",
+            ),
+            agent("Pushed."),
+        ];
+        let said: Vec<String> = extract(&messages)
+            .key_exchanges
+            .into_iter()
+            .map(|x| x.gist)
+            .collect();
+        assert!(
+            said.iter()
+                .any(|g| g == "The helper waited 15s, too little for a cold IPNS resolve in CI."),
+            "{said:?}"
+        );
+        // the subject is the commit's own line, the signature nobody's
+        assert_eq!(
+            said.iter()
+                .filter(|g| g.contains("raise the breadcrumb"))
+                .count(),
+            1
+        );
+        assert!(
+            !said.iter().any(|g| g.contains("Co-Authored-By")),
+            "{said:?}"
+        );
+        // a commit that failed (a hook refused it) wrote nothing
+        let mut refused = messages.clone();
+        refused[2] = json!({"role": "toolResult", "toolCallId": "c1", "toolName": "bash", "content": [{"type": "text", "text": "pre-commit failed"}], "isError": true});
+        assert!(!extract(&refused)
+            .key_exchanges
+            .iter()
+            .any(|x| x.gist.contains("cold IPNS")));
     }
 
     #[test]

@@ -153,7 +153,7 @@ pub(super) fn task_changes(walk: &Walk, carried: &[Task]) -> Vec<TaskChange> {
 /// The status notes the agent wrote with its plan tool, with the message index of the result that
 /// says the write succeeded, in order: the `markdown` of OpenClaw's progress card ("what happened,
 /// what is blocked, or what comes next"), its `explanation` in Codex's `update_plan`.
-pub(super) fn status_notes<'w>(walk: &'w Walk) -> Vec<(usize, &'w str)> {
+pub(super) fn status_notes<'w>(walk: &'w Walk) -> Vec<Note<'w>> {
     walk.results()
         .filter_map(|(at, _, result)| match result {
             Outcome {
@@ -164,7 +164,11 @@ pub(super) fn status_notes<'w>(walk: &'w Walk) -> Vec<(usize, &'w str)> {
                 ["markdown", "explanation"]
                     .iter()
                     .find_map(|k| args.get(*k).and_then(Value::as_str))
-                    .map(|note| (at, note))
+                    .map(|text| Note {
+                        at,
+                        text,
+                        report: true,
+                    })
             }
             _ => None,
         })
@@ -336,7 +340,11 @@ mod tests {
         // and its note is the agent's status report
         assert_eq!(
             status_notes(&Walk::new(&msgs)),
-            [(2, "The failure is isolated to session ownership.")]
+            [Note {
+                at: 2,
+                text: "The failure is isolated to session ownership.",
+                report: true
+            }]
         );
     }
 }

@@ -397,3 +397,135 @@ pub fn without_heredocs(cmd: &str) -> String {
 pub fn command_core(cmd: &str) -> String {
     command_parts(cmd).join(" && ")
 }
+
+/// Flags whose value is a message: a commit's or a tag's (`git commit -m`, `--message=`). A pull
+/// request's body was measured too and not kept: its test plan is steps for a reviewer, not what
+/// was done (docs/restore.md).
+const MESSAGE_FLAGS: &[&str] = &["-m", "--message"];
+
+/// The messages a shell command carries ([`MESSAGE_FLAGS`]' values: `git commit -m "…"`, the
+/// here-document of `-m "$(cat <<'EOF' … EOF)"`), each as paragraphs ([`unwrapped`]), without the
+/// trailers a tool signs with (`Co-Authored-By: … <…>`, `Generated with …`). Of a commit's
+/// message, the body alone: its subject is the commit's own line.
+pub fn command_messages(cmd: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let words = shell_words(cmd);
+    let mut subject = false;
+    for (i, w) in words.iter().enumerate() {
+        let value = match w.split_once('=') {
+            Some((flag, v)) if MESSAGE_FLAGS.contains(&flag) => v,
+            _ if MESSAGE_FLAGS.contains(&w.as_str()) || short_flags_ending_in_m(w) => {
+                match words.get(i + 1) {
+                    Some(v) => v.as_str(),
+                    None => continue,
+                }
+            }
+            _ => continue,
+        };
+        let commit = words[..i]
+            .windows(2)
+            .any(|p| p[0] == "git" && p[1] == "commit");
+        // a text, not a name (`python3 -m pytest`); a commit's first is its subject, whatever it is
+        if (subject || !commit) && without_messages(&["", value]).len() > 1 {
+            continue;
+        }
+        let text = unquoted(value);
+        let mut lines: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !signature(l))
+            .collect();
+        // (a commit's subject, its message's first line, is said by the commit itself)
+        if commit && !subject && !lines.is_empty() {
+            lines.remove(0);
+            subject = true;
+        }
+        let message = unwrapped(&lines);
+        if !message.is_empty() {
+            out.push(message);
+        }
+    }
+    out
+}
+
+/// Short flags written together, the last `-m` (`git commit -am "…"`).
+fn short_flags_ending_in_m(word: &str) -> bool {
+    word.strip_prefix('-').is_some_and(|f| {
+        f.len() > 1 && f.ends_with('m') && f.chars().all(|c| c.is_ascii_lowercase())
+    })
+}
+
+/// A message's lines as paragraphs: a line wrapped at a width (git's 72 columns) joined to the one
+/// before it, unless a blank line, a list item or a heading starts it; an HTML comment (a
+/// template's note, `<!-- This is an auto-generated comment … -->`) left out.
+fn unwrapped(lines: &[&str]) -> String {
+    let mut out = String::new();
+    for line in lines
+        .iter()
+        .filter(|l| !(l.starts_with("<!--") && l.ends_with("-->")))
+    {
+        let starts = line.is_empty()
+            || line.starts_with(['-', '*', '+', '#', '|', '>'])
+            || line
+                .split_once(['.', ')'])
+                .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+        if !out.is_empty() {
+            out.push(if starts || out.ends_with('\n') {
+                '\n'
+            } else {
+                ' '
+            });
+        }
+        out.push_str(line);
+    }
+    out.trim().to_string()
+}
+
+/// A shell word's text: without its quotes, and a `$(cat <<'EOF' … EOF)` substitution's
+/// here-document body.
+fn unquoted(value: &str) -> String {
+    let inner = match value.chars().next() {
+        Some(q @ ('"' | '\'')) if value.len() >= 2 && value.ends_with(q) => {
+            &value[1..value.len() - 1]
+        }
+        _ => value,
+    };
+    if let Some(sub) = inner.trim().strip_prefix("$(") {
+        // the here-document's lines, up to its delimiter
+        let Some((head, body)) = sub.split_once('\n') else {
+            return String::new();
+        };
+        let Some(at) = head.find("<<") else {
+            return String::new();
+        };
+        let word: String = head[at + 2..]
+            .trim_start_matches(['-', '~'])
+            .trim()
+            .chars()
+            .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+            .take_while(|c| !c.is_whitespace() && *c != ')')
+            .collect();
+        return body
+            .lines()
+            .take_while(|l| l.trim() != word)
+            .collect::<Vec<_>>()
+            .join("\n");
+    }
+    if value.starts_with('"') {
+        inner.replace("\\\"", "\"").replace("\\n", "\n")
+    } else {
+        inner.to_string()
+    }
+}
+
+/// A line a tool signs a message with: a trailer naming a person by address (`Co-Authored-By:
+/// Claude <noreply@anthropic.com>`, the address redacted or not), or `Generated with …`.
+fn signature(line: &str) -> bool {
+    let trailer = line.split_once(": ").is_some_and(|(key, value)| {
+        !key.is_empty()
+            && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+            && value.contains('<')
+            && value.trim_end().ends_with('>')
+    });
+    trailer || line.contains("Generated with")
+}

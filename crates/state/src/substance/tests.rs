@@ -539,3 +539,38 @@ fn code_spans_outside_fences() {
     let t = r"Include \`outputType\` and the path (e.g., \`packages/api/AGENTS.md\`).";
     assert_eq!(code_spans(t), ["outputType", "packages/api/AGENTS.md"]);
 }
+
+#[test]
+fn a_commits_message_is_its_body_in_paragraphs_without_its_signature() {
+    // Claude Code's form: a here-document in a substitution, wrapped at 72 columns, signed
+    let heredoc = "git add -A && git commit -m \"$(cat <<'EOF'\nfix(e2e): increase timeouts\n\nThe helper had a 15s timeout which is too\ntight for cold IPNS resolution in CI.\n\n- Bumped to 30s\n- Added a 90s test timeout\n\n🤖 Generated with [Claude Code](https://claude.com/claude-code)\n\nCo-Authored-By: Claude <noreply@anthropic.com>\nEOF\n)\"";
+    assert_eq!(
+        command_messages(heredoc),
+        ["The helper had a 15s timeout which is too tight for cold IPNS resolution in CI.\n\n- Bumped to 30s\n- Added a 90s test timeout"]
+    );
+    // flags written together (`-am`); `-m` twice: the second is a paragraph of the body;
+    // `--message=`; the address redacted
+    assert_eq!(
+        command_messages("git commit -am \"fix: tiers\n\nThe fourth tier.\""),
+        ["The fourth tier."]
+    );
+    assert_eq!(
+        command_messages(
+            "git commit -m \"feat: tiers\" -m \"Adds the fourth tier, as the parents asked.\""
+        ),
+        ["Adds the fourth tier, as the parents asked."]
+    );
+    assert_eq!(
+        command_messages("git tag -a v1.2 --message='Release with the importer'"),
+        ["Release with the importer"]
+    );
+    assert_eq!(
+        command_messages("git commit -m 'wip' -m 'Co-Authored-By: [redacted] <[REDACTED_EMAIL]>'"),
+        Vec::<String>::new()
+    );
+    // a subject alone says nothing more than the commit's own line; no message, none
+    assert!(command_messages("git commit -m \"fix: the parser\"").is_empty());
+    // a flag's name, not a text: a module (`python3 -m pytest`)
+    assert!(command_messages("python3 -m pytest -q").is_empty());
+    assert!(command_messages("ls -la").is_empty());
+}
