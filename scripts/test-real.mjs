@@ -670,6 +670,7 @@ try {
   const LIST_JOBS = `node -e "const h='${[...JOB_ID.replaceAll('-', '')].reverse().join('')}'.split('').reverse().join(''); const shardCount = new Map([['tenant_shards', 1]]).get('tenant_shards'); console.log('ID                                   Name             Schedule   Shards'); console.log([h.slice(0, 8), h.slice(8, 12), h.slice(12, 16), h.slice(16, 20), h.slice(20)].join('-') + ' tenant-backfill  0 2 * * *  ' + shardCount); for (let i = 0; i < 350; i++) console.log('row ' + i)"`
   const SENT_REPORT = 'Schema migration drafted for the tenant split; the backfill runs next'
   const COMMIT_BODY = 'Batches of 500 keep each transaction under the lock timeout.'
+  const NOTE_LINE = 'The users table keeps its 14 columns and gains the tenant id.'
   const PROGRESS_NOTE = 'The tenant counts wait on the shard map export.'
   const PROGRESS_PLAN = [
     { step: 'Draft the schema migration', status: 'completed' },
@@ -684,6 +685,8 @@ try {
       // committed: git's `[branch hash] subject` is progress in the agent's own words (issue 27, "progress"), and the
       // message's body what it did and why (issue 51)
       { toolCalls: [{ name: 'exec', arguments: { command: `git init -q . && git add backfill.ts && git -c user.name=ctx -c user.email=ctx@example.com commit -m 'feat: backfill user rows in batches' -m '${COMMIT_BODY}'` } }] },
+      // a note the agent keeps in a prose document: what it wrote of its work, in the Progress (issue 51)
+      { toolCalls: [{ name: 'write', arguments: { path: 'NOTES.md', content: `# Backfill\n\n${NOTE_LINE}\n` } }] },
       // a listing longer than a short result (its ids are data, not what a call returned), then the agent naming one
       // of its ids by the first digits, as agents do in a report: the restore gives the full id (issue 27)
       { toolCalls: [{ name: 'exec', arguments: { command: LIST_JOBS } }] },
@@ -755,6 +758,7 @@ try {
     assert.match(text, /SyntaxError: Expected property name/, 'and the summary says it')
     assert.match(text, /## Progress\n[^#]*\n- committed [0-9a-f]{7} on [^\s:]+: feat: backfill user rows in batches\n/, `and what the agent committed: ${text.slice(text.indexOf('## Progress'), text.indexOf('## Progress') + 600)}`)
     assert.ok(text.slice(text.indexOf('## Progress'), text.indexOf('## Decisions')).includes(`\n- ${COMMIT_BODY}\n`), `and why, in its commit's message: ${text.slice(text.indexOf('## Progress'), text.indexOf('## Progress') + 1200)}`)
+    assert.ok(text.slice(text.indexOf('## Progress'), text.indexOf('## Decisions')).includes(`\n- ${NOTE_LINE}\n`), `and the note it wrote in a prose document: ${text.slice(text.indexOf('## Progress'), text.indexOf('## Progress') + 1600)}`)
     // the full id of the job the agent named by its first digits, with what it is: its name in the listing's row
     assert.match(text, new RegExp(`\\nValues: [^\\n]*tenant-backfill: ${JOB_ID}`), `and the full id of the job the agent named by its first digits, named as the listing names it: ${text.slice(text.indexOf('## Exact identifiers'), text.indexOf('## Exact identifiers') + 900)}`)
     // the parked read's JSON carries its tool call's id (metadata.toolCallId): plumbing, never an identifier

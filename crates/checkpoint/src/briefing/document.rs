@@ -207,7 +207,8 @@ pub struct Note<'a> {
     pub at: usize,
     pub text: &'a str,
     /// A status report (OpenClaw's progress card's `markdown`), read as a turn's closing report;
-    /// else (a commit's message) as the agent's other replies.
+    /// else (what it wrote of its work: a commit's message, a prose document) as the agent's other
+    /// replies.
     pub report: bool,
 }
 

@@ -308,10 +308,10 @@ pub fn extract_with(messages: &[Value], carried: &Carried<'_>) -> Extracted {
     tool_use(&walk, &mut out);
     // what the agent did, in its own records: the commits it made, the tasks it marked done
     let done = [commits(&walk), done_tasks(&tasks)].concat();
-    // what the agent wrote with a tool: its progress card's notes, its commits' messages
-    let messages = commit_messages(&walk);
+    // what the agent wrote with a tool: its progress card's notes, what it wrote of its work
+    let written = writings(&walk);
     let mut notes = status_notes(&walk);
-    notes.extend(messages.iter().map(|(at, text)| Note {
+    notes.extend(written.iter().map(|(at, text)| Note {
         at: *at,
         text,
         report: false,

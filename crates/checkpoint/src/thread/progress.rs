@@ -115,19 +115,62 @@ pub(super) fn commits(walk: &Walk) -> Vec<(usize, String)> {
         .collect()
 }
 
-/// The messages of the agent's commands that ran ([`context_state::substance::command_messages`]:
-/// a commit's body), at the result of each (message index): what the agent wrote of its work and
-/// why, for the people who read the history (`Bumped to 30s, consistent with content-load
-/// timeouts`), where its replies while it worked say what it does next.
-pub(super) fn commit_messages(walk: &Walk) -> Vec<(usize, String)> {
+/// The extensions of prose documents: markdown and plain text (a memory file, a diary, a
+/// changelog, a README, a skill's description).
+const PROSE_DOCUMENTS: &[&str] = &[".md", ".markdown", ".mdx", ".txt", ".rst"];
+
+/// Most characters read of the text one write adds to a prose document: the briefing ranks the
+/// latest 800 sentences (`briefing::rank::MAX_POOL`), which one long document must not fill.
+pub const WRITTEN_PROSE_CHARS: usize = 8_000;
+
+/// What the agent wrote of its work with a tool that succeeded, besides its replies, at the
+/// result of each (message index): the bodies of its commits' messages
+/// ([`context_state::substance::command_messages`]: `Bumped to 30s, consistent with
+/// content-load timeouts`) and the text it added to a prose document ([`PROSE_DOCUMENTS`]: the
+/// day's entry of a memory file, a changelog's, at most [`WRITTEN_PROSE_CHARS`]: an edit's lines
+/// that were not in the text it replaced, a write's that were not in the file as the agent last
+/// wrote it). While it works, its replies say what it does next; these say what it did and why,
+/// for the people who read the history.
+pub(super) fn writings(walk: &Walk) -> Vec<(usize, String)> {
     let mut out = Vec::new();
+    // the text each prose document was last written with whole
+    let mut written: HashMap<String, String> = HashMap::new();
     for (at, _, result) in walk.results() {
-        let Some((_, args)) = result.call.filter(|_| result.failure.is_none()) else {
+        let Some((name, args)) = result.call.filter(|_| result.failure.is_none()) else {
             continue;
         };
         if let Some(command) = args.get("command").and_then(Value::as_str) {
             let messages = context_state::substance::command_messages(command);
             out.extend(messages.into_iter().map(|m| (at, m)));
+            continue;
+        }
+        let prose = |p: &String| {
+            let p = p.to_ascii_lowercase();
+            PROSE_DOCUMENTS.iter().any(|e| p.ends_with(e))
+        };
+        let paths = extract_paths(args);
+        if classify_tool(name) != Access::Write || !paths.iter().any(prose) {
+            continue;
+        }
+        for (new, old) in edit_texts(args) {
+            let before = match (old.is_empty(), paths.first()) {
+                (true, Some(path)) => written.insert(path.clone(), new.to_string()),
+                _ => None,
+            };
+            let old = before.as_deref().unwrap_or(&old);
+            // (blank lines kept: they part its paragraphs)
+            let added = new
+                .lines()
+                .filter(|l| l.trim().is_empty() || !old.contains(*l));
+            let text = added.collect::<Vec<_>>().join("\n");
+            let text = text.trim();
+            let mut end = text.len().min(WRITTEN_PROSE_CHARS);
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            if !text[..end].trim().is_empty() {
+                out.push((at, text[..end].to_string()));
+            }
         }
     }
     out
@@ -144,6 +187,62 @@ mod tests {
     }
     fn output(id: &str, text: &str) -> Value {
         json!({"role": "toolResult", "toolCallId": id, "toolName": "bash", "content": [{"type": "text", "text": text}], "isError": false})
+    }
+
+    #[test]
+    fn what_the_agent_adds_to_a_prose_document_is_its_word_on_its_work() {
+        let call = |id: &str, name: &str, args: Value| json!({"role": "assistant", "content": [{"type": "toolCall", "id": id, "name": name, "arguments": args}], "stopReason": "toolUse"});
+        let ok = |id: &str| output(id, "Successfully wrote the file.");
+        let day1 = "# 2026-04-08\n\n- Replied to six new comments on the security post.\n";
+        let day2 = format!("{day1}- Karma rose from 4586 to 4695, over the day's target.\n");
+        let messages = vec![
+            user("run the forum routine"),
+            call(
+                "w1",
+                "write",
+                json!({"path": "memory/2026-04-08.md", "content": day1}),
+            ),
+            ok("w1"),
+            // the file written again whole: only its new line is what the agent added
+            call(
+                "w2",
+                "write",
+                json!({"path": "memory/2026-04-08.md", "content": day2}),
+            ),
+            ok("w2"),
+            // an edit's new lines, not those it kept
+            call(
+                "e1",
+                "edit",
+                json!({"path": "CHANGELOG.md", "oldText": "## v4.9.0", "newText": "## v4.9.0\n\nMerged the four requests of the users into one release."}),
+            ),
+            ok("e1"),
+            // code is no prose document; a failed edit added nothing
+            call(
+                "e2",
+                "write",
+                json!({"path": "src/routine.ts", "content": "// Replied to everyone in the routine today."}),
+            ),
+            ok("e2"),
+            call(
+                "e3",
+                "edit",
+                json!({"path": "NOTES.md", "oldText": "x", "newText": "x\nThe edit that never happened."}),
+            ),
+            json!({"role": "toolResult", "toolCallId": "e3", "toolName": "edit", "content": [{"type": "text", "text": "Could not find the exact text"}], "isError": true}),
+        ];
+        let w = writings(&Walk::new(&messages));
+        let texts: Vec<&str> = w.iter().map(|(_, t)| t.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                day1.trim_end(),
+                "- Karma rose from 4586 to 4695, over the day's target.",
+                "Merged the four requests of the users into one release.",
+            ]
+        );
+        // said where the write succeeded
+        assert_eq!(w.iter().map(|(at, _)| *at).collect::<Vec<_>>(), [2, 4, 6]);
     }
 
     #[test]
