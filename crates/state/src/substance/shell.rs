@@ -371,11 +371,7 @@ pub fn without_heredocs(cmd: &str) -> String {
                 continue;
             }
             let after = after.trim_start();
-            let word: String = after
-                .chars()
-                .take_while(|c| !c.is_whitespace() && !matches!(c, ';' | '|' | '&' | ')' | '>'))
-                .filter(|c| !matches!(c, '\'' | '"' | '\\'))
-                .collect();
+            let word = heredoc_delimiter(after);
             if !word.is_empty() {
                 pending.push(word);
             }
@@ -391,6 +387,16 @@ pub fn without_heredocs(cmd: &str) -> String {
         }
     }
     out
+}
+
+/// The delimiter of a here-document, read after its `<<` (and `-` or `~`): `'EOF'` is `EOF`.
+fn heredoc_delimiter(after: &str) -> String {
+    after
+        .trim_start()
+        .chars()
+        .take_while(|c| !c.is_whitespace() && !matches!(c, ';' | '|' | '&' | ')' | '>'))
+        .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+        .collect()
 }
 
 /// A shell line's working commands joined with ` && ` (see [`command_parts`]).
@@ -498,13 +504,7 @@ fn unquoted(value: &str) -> String {
         let Some(at) = head.find("<<") else {
             return String::new();
         };
-        let word: String = head[at + 2..]
-            .trim_start_matches(['-', '~'])
-            .trim()
-            .chars()
-            .filter(|c| !matches!(c, '\'' | '"' | '\\'))
-            .take_while(|c| !c.is_whitespace() && *c != ')')
-            .collect();
+        let word = heredoc_delimiter(head[at + 2..].trim_start_matches(['-', '~']));
         return body
             .lines()
             .take_while(|l| l.trim() != word)
@@ -519,7 +519,8 @@ fn unquoted(value: &str) -> String {
 }
 
 /// A line a tool signs a message with: a trailer naming a person by address (`Co-Authored-By:
-/// Claude <noreply@anthropic.com>`, the address redacted or not), or `Generated with …`.
+/// Claude <noreply@anthropic.com>`, the address redacted or not), or a link to the tool that
+/// generated it (`🤖 Generated with [Claude Code](https://claude.com/claude-code)`).
 fn signature(line: &str) -> bool {
     let trailer = line.split_once(": ").is_some_and(|(key, value)| {
         !key.is_empty()
@@ -527,5 +528,8 @@ fn signature(line: &str) -> bool {
             && value.contains('<')
             && value.trim_end().ends_with('>')
     });
-    trailer || line.contains("Generated with")
+    let credit = line
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .starts_with("Generated with [");
+    trailer || credit
 }
