@@ -568,6 +568,11 @@ fn a_commits_message_is_its_body_in_paragraphs_without_its_signature() {
         command_messages("git commit -m 'wip' -m 'Co-Authored-By: [redacted] <[REDACTED_EMAIL]>'"),
         Vec::<String>::new()
     );
+    // a body's own line that says it was generated is no credit line
+    assert_eq!(
+        command_messages("git commit -m 'perf: report' -m 'Generated with the new parser, the report is a third smaller.'"),
+        ["Generated with the new parser, the report is a third smaller."]
+    );
     // a subject alone says nothing more than the commit's own line; no message, none
     assert!(command_messages("git commit -m \"fix: the parser\"").is_empty());
     // a flag's name, not a text: a module (`python3 -m pytest`)
