@@ -227,6 +227,15 @@ impl Tally {
     }
 }
 
+/// The first `max` bytes of `s`, cut back to a character boundary.
+pub(crate) fn head_bytes(s: &str, max: usize) -> &str {
+    let mut end = s.len().min(max);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
 /// Moves `item` to the end of `list` (deduplicated, least recently used first).
 pub(crate) fn touch(list: &mut Vec<String>, item: &str) {
     if let Some(i) = list.iter().position(|x| x == item) {

@@ -163,13 +163,9 @@ pub(super) fn writings(walk: &Walk) -> Vec<(usize, String)> {
                 .lines()
                 .filter(|l| l.trim().is_empty() || !old.contains(*l));
             let text = added.collect::<Vec<_>>().join("\n");
-            let text = text.trim();
-            let mut end = text.len().min(WRITTEN_PROSE_CHARS);
-            while !text.is_char_boundary(end) {
-                end -= 1;
-            }
-            if !text[..end].trim().is_empty() {
-                out.push((at, text[..end].to_string()));
+            let text = head_bytes(text.trim(), WRITTEN_PROSE_CHARS).trim_end();
+            if !text.is_empty() {
+                out.push((at, text.to_string()));
             }
         }
     }

@@ -900,11 +900,7 @@ const BINDING_WINDOW: usize = 200;
 
 /// The first [`BINDING_WINDOW`] bytes of `s` (at a character boundary).
 fn ahead(s: &str) -> &str {
-    let mut end = s.len().min(BINDING_WINDOW);
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    &s[..end]
+    head_bytes(s, BINDING_WINDOW)
 }
 
 /// The last [`BINDING_WINDOW`] bytes of `s` (at a character boundary).

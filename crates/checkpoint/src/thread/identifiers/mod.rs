@@ -219,13 +219,9 @@ pub(super) fn identifiers(walk: &Walk) -> Vec<String> {
         if at < turn {
             continue;
         }
-        let mut end = text.len().min(RESULT_FILE_CHARS);
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
         let mut seen: HashSet<&str> = HashSet::new();
         // (split at JSON's quotes and commas too: `{"path":"src/auth.js","line":167}`)
-        let tokens = text[..end].split(|c: char| {
+        let tokens = head_bytes(text, RESULT_FILE_CHARS).split(|c: char| {
             c.is_whitespace()
                 || matches!(
                     c,
