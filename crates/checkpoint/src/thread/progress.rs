@@ -128,8 +128,8 @@ pub const WRITTEN_PROSE_CHARS: usize = 8_000;
 /// ([`context_state::substance::command_messages`]: `Bumped to 30s, consistent with
 /// content-load timeouts`) and the text it added to a prose document ([`PROSE_DOCUMENTS`]: the
 /// day's entry of a memory file, a changelog's, at most [`WRITTEN_PROSE_CHARS`]: an edit's lines
-/// that were not in the text it replaced, a write's that were not in the file as the agent last
-/// wrote it). While it works, its replies say what it does next; these say what it did and why,
+/// that are no line of the text it replaced, a write's no line of the file as the agent last
+/// wrote it: [`added_lines`]). While it works, its replies say what it does next; these say what it did and why,
 /// for the people who read the history.
 pub(super) fn writings(walk: &Walk) -> Vec<(usize, String)> {
     let mut out = Vec::new();
@@ -158,11 +158,7 @@ pub(super) fn writings(walk: &Walk) -> Vec<(usize, String)> {
                 _ => None,
             };
             let old = before.as_deref().unwrap_or(&old);
-            // (blank lines kept: they part its paragraphs)
-            let added = new
-                .lines()
-                .filter(|l| l.trim().is_empty() || !old.contains(*l));
-            let text = added.collect::<Vec<_>>().join("\n");
+            let text = added_lines(&new, old);
             let text = head_bytes(text.trim(), WRITTEN_PROSE_CHARS).trim_end();
             if !text.is_empty() {
                 out.push((at, text.to_string()));
@@ -170,6 +166,26 @@ pub(super) fn writings(walk: &Walk) -> Vec<(usize, String)> {
         }
     }
     out
+}
+
+/// The lines of `new` that are no line of `old`, blank lines kept (they part its paragraphs),
+/// up to about [`WRITTEN_PROSE_CHARS`]: one pass over each text, whatever their sizes (a line
+/// looked up in the whole old text took time in proportion to both).
+fn added_lines(new: &str, old: &str) -> String {
+    let old: HashSet<&str> = old.lines().collect();
+    let mut text = String::new();
+    for line in new.lines() {
+        if text.len() > WRITTEN_PROSE_CHARS {
+            break;
+        }
+        let blank = line.trim().is_empty();
+        // (the blank lines before the first added one are none of it)
+        if (blank && !text.is_empty()) || (!blank && !old.contains(line)) {
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    text
 }
 
 #[cfg(test)]
@@ -183,6 +199,24 @@ mod tests {
     }
     fn output(id: &str, text: &str) -> Value {
         json!({"role": "toolResult", "toolCallId": id, "toolName": "bash", "content": [{"type": "text", "text": text}], "isError": false})
+    }
+
+    #[test]
+    fn the_lines_a_write_adds_are_those_no_line_of_the_old_text_is() {
+        let old = "# Notes\n\n- Karma rose from 4586 to 4695.\n- Replied to six comments.\n";
+        // a line cut short is a changed line, not one the old text holds; a blank line parts the
+        // added paragraphs, and those before the first added line are none of it
+        let new =
+            "# Notes\n\n- Karma rose from 4586\n- Replied to six comments.\n\n- Posted v4.9.0.\n";
+        assert_eq!(
+            added_lines(new, old),
+            "- Karma rose from 4586\n\n- Posted v4.9.0.\n"
+        );
+        // a long text is read up to about the cap, in one pass
+        let long: String = (0..100_000).map(|i| format!("line {i}\n")).collect();
+        let added = added_lines(&long, &long[..long.len() / 2]);
+        assert!(added.starts_with("line 5"), "{}", &added[..20]);
+        assert!(added.len() <= WRITTEN_PROSE_CHARS + 20);
     }
 
     #[test]
