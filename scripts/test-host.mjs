@@ -101,6 +101,7 @@ const oc = await internals([
   { name: 'runBeforeCompactionHooks', via: 'testing' },
   { name: 'runAfterCompactionHooks', via: 'testing' },
   { name: 'buildBeforeCompactionHookMetrics', via: 'testing' },
+  { name: 'buildInboundUserContextPrefix' },
 ])
 const { upsertSessionEntry } = await import(pathToFileURL(join(dist, 'plugin-sdk/session-store-runtime.js')).href)
 // The binding, to read what the plugin wrote (checkpoints are files; its scratchpad registry lives in the
@@ -374,6 +375,23 @@ await check("a restore rendered for replace mode passes OpenClaw's own compactio
   assert.match(restore, /Task: Set up a weekly report/, 'the task, not the greeting')
   // the same audit fails a text without the sections: the check can fail
   assert.equal(api.auditSummaryQuality({ summary: 'Task: x', structuralSummary: 'Task: x', identifiers, latestAsk }).ok, false)
+})
+
+await check("a channel user's id, as OpenClaw's own inbound metadata gives it, is a value of the restore with the user's name, and the metadata is not", async () => {
+  // a Telegram direct chat: each user message as OpenClaw's reply pipeline builds it, its context blocks
+  // (buildInboundUserContextPrefix) before the user's words
+  const channel = { Provider: 'telegram', Surface: 'telegram', OriginatingChannel: 'telegram', ChatType: 'direct', OriginatingTo: 'telegram:5479949022' }
+  const sender = { SenderId: '5479949022', SenderName: 'Henri', SenderUsername: 'henri_p' }
+  const wrapped = (words, id) => userMessage(`${oc.buildInboundUserContextPrefix({ ...channel, ...sender, MessageSid: id, Body: words })}\n\n${words}`)
+  const first = wrapped('Send me the weekly sales report every Monday.', '42')
+  assert.match(JSON.stringify(first), /5479949022/, "the host's block carries the sender's id")
+  const messages = [first, assistantMessage('Scheduled: every Monday at 09:00, sent to you here.'), wrapped('Add the refunds to it.', '43'), assistantMessage('Added the refunds to the report.')]
+  const key = 'agent:main:telegram:direct:5479949022'
+  native.writeCheckpointSync({ stateDir, sessionKey: key, trigger: 'compaction', tokenUsage: { inputTokens: 150000, contextWindow: 200000 }, messages })
+  const restore = native.renderCheckpoint({ stateDir, sessionKey: key }, { mode: 'post-compaction', maxTokens: 800 })
+  assert.match(restore, /^Values: user Henri: 5479949022$/m, restore)
+  assert.match(restore, /Task: Send me the weekly sales report every Monday\./, restore)
+  assert.ok(!/openclaw:ctx|Conversation info|henri_p/.test(restore), restore)
 })
 
 await check("OpenClaw's memory flush (trigger 'memory', an internal session) is left alone: no prepend, no capture, no checkpoint, nothing on disk", async () => {

@@ -30,7 +30,18 @@ pub(super) fn named_values(walk: &Walk, values: &[String]) -> Vec<String> {
         .filter(|v| is_value(v))
         .map(|v| (v.as_str(), None))
         .collect();
-    let mut open = wanted.len();
+    // the id of a user the host's metadata names is that user's, by the name it gives (the latest)
+    let listed: HashSet<&str> = values.iter().map(String::as_str).collect();
+    for (_, who) in senders(walk) {
+        if let Some(id) = listed.get(who.id.as_str()) {
+            let role = match &who.name {
+                Some(name) => format!("user {}", cut_to(name, RECORD_ROLE_CHARS)),
+                None => "user".to_string(),
+            };
+            wanted.insert(id, Some(role));
+        }
+    }
+    let mut open = wanted.values().filter(|r| r.is_none()).count();
     let texts = walk.lines.iter().rev().filter_map(|l| match l {
         Line::Agent { text, .. } | Line::User { text, .. } => Some(text.as_str()),
         Line::Other => None,
@@ -78,6 +89,19 @@ pub(super) fn named_values(walk: &Walk, values: &[String]) -> Vec<String> {
         }
     }
     shown(values, &wanted)
+}
+
+/// The senders of the user's messages on a channel, as the host's metadata names them
+/// ([`context_state::wrappers::sender`]), with each message's index, in order.
+pub(super) fn senders<'w>(
+    walk: &'w Walk,
+) -> impl Iterator<Item = (usize, context_state::wrappers::Sender)> + 'w {
+    walk.lines
+        .iter()
+        .zip(&walk.messages)
+        .enumerate()
+        .filter(|(_, (line, _))| matches!(line, Line::User { .. }))
+        .filter_map(|(at, (_, m))| Some((at, context_state::wrappers::sender(&m.text)?)))
 }
 
 /// Names the values of `wanted` that a line of `text` holds by the record the line is part of:
@@ -550,6 +574,30 @@ mod tests {
                 "Why agents forget: 46b99688-5397-424d-9c71-242a8b00d7e2",
             ]
         );
+    }
+
+    #[test]
+    fn a_channel_users_id_is_named_by_the_name_the_hosts_metadata_gives() {
+        // a Telegram chat as OpenClaw 2026.9 wraps it: the sender in the context block, the
+        // user's words after it
+        let wrapped = |words: &str| json!({"role": "user", "content": format!("Conversation info: ⟦openclaw:ctx⟧\n```json\n{{\"chat_id\":\"telegram:5479949022\",\"sender\":{{\"id\":\"5479949022\",\"name\":\"Henri (PDG)\",\"username\":\"henri_p\"}}}}\n```\n\n{words}")});
+        let msgs = vec![
+            wrapped("send me the weekly sales report every Monday"),
+            agent("Scheduled: every Monday at 09:00, sent to you here."),
+            wrapped("and add the refunds"),
+            agent("Added the refunds to the report."),
+        ];
+        let ex = extract(&msgs);
+        assert!(
+            ex.named_values
+                .contains(&"user Henri (PDG): 5479949022".to_string()),
+            "{:?}",
+            ex.named_values
+        );
+        // the Control UI's sender is the host's: no value
+        let ui = json!({"role": "user", "content": "Sender (untrusted metadata):\n```json\n{\n  \"label\": \"openclaw-control-ui\",\n  \"id\": \"openclaw-control-ui\"\n}\n```\n\nfix the report"});
+        let ex = extract(&[ui, agent("Fixed.")]);
+        assert!(!format!("{:?}{:?}", ex.named_values, ex.identifiers).contains("control-ui"));
     }
 
     #[test]

@@ -893,6 +893,72 @@ fn remove_inbound_context(text: &str, senders: &mut Vec<String>) -> String {
     out.join("\n")
 }
 
+/// Who sent a message on a channel, as OpenClaw's inbound metadata says: the sender's id on the
+/// channel (a Telegram user's number, a Feishu `ou_…` open id) and name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sender {
+    pub id: String,
+    pub name: Option<String>,
+}
+
+/// Longest sender id or name read (characters): a longer one is no id.
+const SENDER_CHARS: usize = 64;
+
+/// The sender of a user message, from OpenClaw's inbound context blocks (inbound-meta-*.mjs
+/// buildInboundUserContextPrefix): the `sender` object of the `Conversation info:` block
+/// (`{"id", "name", "username"}`), or in an earlier release's blocks `sender_id` and `sender`, and
+/// the `Sender (untrusted metadata):` block's `id` and `name`. `None` without a block, or when the
+/// id has no digit: the Control UI's `openclaw-control-ui` is the host's, no person's. The blocks
+/// of a chat's history and of a message replied to name other senders and are not read.
+pub fn sender(text: &str) -> Option<Sender> {
+    if !text.contains("```") {
+        return None;
+    }
+    let (mut id, mut name): (Option<String>, Option<String>) = (None, None);
+    let field = |v: &serde_json::Value, key: &str| -> Option<String> {
+        let s = v.get(key)?.as_str()?.trim();
+        (!s.is_empty() && s.chars().count() <= SENDER_CHARS).then(|| s.to_string())
+    };
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if !context_header(line) {
+            continue;
+        }
+        let header = line.trim_start();
+        let sender_block = header.starts_with("Sender ");
+        if !(sender_block || header.starts_with("Conversation info")) {
+            continue;
+        }
+        if !lines
+            .next()
+            .is_some_and(|l| l.trim_start().starts_with("```"))
+        {
+            continue;
+        }
+        let body: Vec<&str> = lines
+            .by_ref()
+            .take_while(|l| !l.trim_start().starts_with("```"))
+            .collect();
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(&body.join("\n")) else {
+            continue;
+        };
+        let (i, n) = match v.get("sender") {
+            _ if sender_block => (field(&v, "id"), field(&v, "name")),
+            Some(s @ serde_json::Value::Object(_)) => (
+                field(s, "id"),
+                field(s, "name").or_else(|| field(s, "username")),
+            ),
+            _ => (field(&v, "sender_id"), field(&v, "sender")),
+        };
+        id = id.or(i);
+        name = name.or(n);
+    }
+    let id = id.filter(|i| i.chars().any(|c| c.is_ascii_digit()))?;
+    // (a name that is only the id says nothing more)
+    let name = name.filter(|n| *n != id);
+    Some(Sender { id, name })
+}
+
 /// Without OpenClaw's leading envelope header (`[WebChat Ann 2026-01-05 10:00] `, `[Mon
 /// 2026-01-05 10:00 UTC] `; envelope-*.mjs formatAgentEnvelope, user-envelope-display-*.mjs
 /// stripEnvelope): a bracket at the start holding a date and time, a channel label, or a weekday

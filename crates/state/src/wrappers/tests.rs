@@ -502,3 +502,36 @@ fn any_cut_of_the_hosts_wrapper_is_read_without_a_panic() {
         let _ = strip_external_content(&text[i..]);
     }
 }
+
+#[test]
+fn the_sender_of_a_channel_message_is_read_from_the_hosts_context_blocks() {
+    // OpenClaw 2026.9's blocks: the sender an object of `Conversation info:`, JSON on one line
+    let current = format!(
+        "Conversation info: {INBOUND_CONTEXT_MARKER}\n```json\n{{\"chat_id\":\"telegram:5479949022\",\"message_id\":\"42\",\"sender\":{{\"id\":\"5479949022\",\"name\":\"Henri (PDG)\",\"username\":\"henri_p\"}}}}\n```\n\nChat history since last reply {INBOUND_CONTEXT_MARKER}\n[{{\"sender\":\"Ann\",\"body\":\"hi\"}}]\n\nsend me the weekly report"
+    );
+    assert_eq!(
+        sender(&current),
+        Some(Sender {
+            id: "5479949022".into(),
+            name: Some("Henri (PDG)".into())
+        })
+    );
+    // an earlier release's: `sender_id` and `sender`, then a `Sender` block (a Feishu open id)
+    let legacy = "System: [[phone]:19:57 GMT+8] Feishu[default] DM | haidong (ou_f70eb8) [msg:om_x1]\n\nConversation info (untrusted metadata):\n```json\n{\n  \"message_id\": \"om_x1\",\n  \"sender_id\": \"ou_f70eb83737eac4282ce8bee3202593c7\",\n  \"sender\": \"haidong\"\n}\n```\n\nSender (untrusted metadata):\n```json\n{\n  \"label\": \"haidong (ou_f70eb83737eac4282ce8bee3202593c7)\",\n  \"id\": \"ou_f70eb83737eac4282ce8bee3202593c7\",\n  \"name\": \"haidong\"\n}\n```\n\n把这4个需求合并到一起";
+    assert_eq!(
+        sender(legacy),
+        Some(Sender {
+            id: "ou_f70eb83737eac4282ce8bee3202593c7".into(),
+            name: Some("haidong".into())
+        })
+    );
+    // the Control UI's sender is the host's, no person's; no block, no sender; a pasted code
+    // block is no context block
+    let control_ui = "Sender (untrusted metadata):\n```json\n{\n  \"label\": \"openclaw-control-ui\",\n  \"id\": \"openclaw-control-ui\"\n}\n```\n\n[Wed 2026-04-08 18:58 GMT+8] 你当前版本是多少？";
+    assert_eq!(sender(control_ui), None);
+    assert_eq!(sender("fix the parser"), None);
+    assert_eq!(
+        sender("```json\n{\"sender_id\": \"123456\"}\n```\nwhat is this?"),
+        None
+    );
+}

@@ -181,6 +181,12 @@ pub(super) fn identifiers(walk: &Walk) -> Vec<String> {
             }
         }
     }
+    // the id of the user a channel's message is from, as the host's metadata gives it (a
+    // Telegram user's number, a Feishu open id): whom the agent answers and reports to, in every
+    // turn, where the user's words are stripped of that metadata
+    for (at, who) in super::roles::senders(walk) {
+        idents.add(&who.id, EXACT_VALUE_WEIGHT, at, n);
+    }
     // the ids the agent names by their first digits (`ID: b1918bcf...`): the full id it means
     let abbreviated = abbreviated_ids(walk);
     for (at, _, v) in &abbreviated {
