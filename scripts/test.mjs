@@ -324,14 +324,15 @@ if (!skip('RELIABILITY')) {
 }
 
 if (!quick) {
-  // Two at a time beside test:real, test:codex first beside the light stages, test:claude-cli last: with all six at
-  // once on a 2-core machine, test:codex's turn 1 failed 96 s in with "codex app-server request timed out" (and the
-  // turns after it, on the same session) although its requestTimeoutMs is 180 s: some of the harness's requests
-  // wait the default 60 s whatever the config says (call sites of @openclaw/codex 2026.9.5 that pass no timeout).
-  // Alone the turn takes 41 s. The side stages together take less time than test:real: the wall time barely moves.
+  // Two at a time beside test:real, test:claude-cli last; test:codex alone once they are done. Some of the Codex
+  // harness's requests wait the default 60 s whatever its requestTimeoutMs says (call sites of @openclaw/codex
+  // 2026.9.5 that pass no timeout), and on a 2-core machine its turns failed with "codex app-server request timed
+  // out" (and the turns after them, on the same session) beside other real-host stages: turn 1, 96 s in, with all
+  // six at once; turn 2 with test:real and plugin-install beside it. Alone a turn takes 41 s; running it last adds
+  // its few minutes to the wall time.
+  const codex = !skip('CODEX') && side('test:codex', 'scripts/test-codex.mjs', pluginBuilt && hostReady)
   const jobs = [
     !skip('REAL') && serial && side('test:real', 'scripts/test-real.mjs', packed && hostReady),
-    !skip('CODEX') && side('test:codex', 'scripts/test-codex.mjs', pluginBuilt && hostReady),
     !skip('HOST') && side('test:host', 'scripts/test-host.mjs', hostReady),
     !skip('INSTALL') && side('install', 'scripts/test-install.mjs', packed, false),
     !skip('PLUGIN_INSTALL') && side('plugin-install', 'scripts/test-plugin-install.mjs', packed && hostReady),
@@ -340,6 +341,7 @@ if (!quick) {
   const parallel = Number(process.env.TEST_PARALLEL || 3)
   await pool(jobs, Math.max(1, parallel - (serial ? 0 : 1)))
   await longest
+  if (codex) await codex()
   rmSync(copies, { recursive: true, force: true })
 }
 
