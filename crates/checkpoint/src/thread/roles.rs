@@ -91,17 +91,15 @@ pub(super) fn named_values(walk: &Walk, values: &[String]) -> Vec<String> {
     shown(values, &wanted)
 }
 
-/// The senders of the user's messages on a channel, as the host's metadata names them
-/// ([`context_state::wrappers::sender`]), with each message's index, in order.
+/// The senders of the user's messages on a channel, as the host's metadata names them (read
+/// once by the walk: [`Message::sender`]), with each message's index, in order.
 pub(super) fn senders<'w>(
     walk: &'w Walk,
-) -> impl Iterator<Item = (usize, context_state::wrappers::Sender)> + 'w {
-    walk.lines
+) -> impl Iterator<Item = (usize, &'w context_state::wrappers::Sender)> + 'w {
+    walk.messages
         .iter()
-        .zip(&walk.messages)
         .enumerate()
-        .filter(|(_, (line, _))| matches!(line, Line::User { .. }))
-        .filter_map(|(at, (_, m))| Some((at, context_state::wrappers::sender(&m.text)?)))
+        .filter_map(|(at, m)| Some((at, m.sender.as_ref()?)))
 }
 
 /// Names the values of `wanted` that a line of `text` holds by the record the line is part of:

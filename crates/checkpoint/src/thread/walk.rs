@@ -35,6 +35,9 @@ pub(super) struct Message<'m> {
     pub thinking: String,
     pub sent_at: Option<u64>,
     pub stop: Option<&'m str>,
+    /// Who sent a user message on a channel, as the host's metadata in its text says
+    /// ([`context_state::wrappers::sender`]); `None` for the other messages.
+    pub sender: Option<context_state::wrappers::Sender>,
 }
 
 /// The messages read once: one [`Line`] and one [`Message`] per message, in order.
@@ -105,6 +108,14 @@ impl<'m> Walk<'m> {
                 }
                 (false, t) => t,
             };
+            let text = unwrapped(match m.get("content") {
+                Some(Value::String(s)) => Cow::Borrowed(s.trim()),
+                _ => one_or(trimmed.collect(), |t| t.join("\n")),
+            });
+            let sender = match line {
+                Line::User { .. } => context_state::wrappers::sender(&text),
+                _ => None,
+            };
             Message {
                 result: is_result.then(|| Outcome {
                     text: unwrapped(one_or(texts(Some("text"), "text").collect(), |_| {
@@ -115,14 +126,12 @@ impl<'m> Walk<'m> {
                 }),
                 calls,
                 answers,
-                text: unwrapped(match m.get("content") {
-                    Some(Value::String(s)) => Cow::Borrowed(s.trim()),
-                    _ => one_or(trimmed.collect(), |t| t.join("\n")),
-                }),
+                text,
                 // a reply drafted in the thinking carries the channel's directives too
                 thinking: context_state::wrappers::strip_directive_tags(&thinking).into_owned(),
                 sent_at: context_state::sent_at(m),
                 stop: m.get("stopReason").and_then(Value::as_str),
+                sender,
             }
         };
         Walk {
